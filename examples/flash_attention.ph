@@ -1,0 +1,13 @@
+// Flash attention through the standard library's `attention`: one CTA per BR rows of queries.
+@tensorcore
+@launch(128)
+@autotune(D in [64], BR in [64], BC in [32])
+@aligned(Nq = BR)
+kernel flash_attention(Q: tensor<f16>[Nq, D], K: tensor<f16>[Nk, D], V: tensor<f16>[Nk, D],
+                       O: tensor<f16>[Nq, D], scale: f32) {
+  let row = ctx.block.x * BR
+  let q = Q[row :+ BR, :]
+  var acc: tile<f32>[BR, D] = 0.0
+  attention(acc, q, K, V, scale, BR, BC)
+  O[row :+ BR, :] = acc
+}

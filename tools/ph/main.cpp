@@ -1,0 +1,42 @@
+//===- main.cpp - The `ph` command line driver -----------------------------===//
+#include "Commands.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace ph::driver;
+
+static const char *usage =
+    "usage: ph <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  check FILE...                  diagnostics as file:line:col: severity[code]: message (--json)\n"
+    "  emit FILE --kernel K --stage S print a stage: kir|tile|cpu|llvm|gpu|ptx [--config BR=64,...]\n"
+    "  run FILE --kernel K            run a kernel [--target auto|gpu|cpu|interp] [--size N=4096]...\n"
+    "                                 [--arg scale=0.125] [--in Q=q.npy] [--out O=o.npy] [--seed S]\n"
+    "                                 [--check] [--json]\n"
+    "  build FILE [--kernel K]        cubins + manifest.json [--target sm_90|sm_80|cpu] [-o DIR]\n"
+    "  bench FILE --kernel K          time every autotune variant (median, TFLOP/s or GB/s)\n"
+    "\n"
+    "`ph <command> --help` describes a command's options.\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string cmd = argv[1];
+  Args args(argv + 2, argv + argc);
+  if (cmd == "check") return checkCommand(args);
+  if (cmd == "emit") return emitCommand(args);
+  if (cmd == "run") return runCommand(args);
+  if (cmd == "build") return buildCommand(args);
+  if (cmd == "bench") return benchCommand(args);
+  if (cmd == "--version") {
+    std::puts("ph 0.1.0");
+    return 0;
+  }
+  std::fprintf(stderr, "ph: unknown command `%s`\n\n%s", cmd.c_str(), usage);
+  return 2;
+}
