@@ -1,0 +1,68 @@
+//===- Launch.h - Host tensors and binding a launch's arguments -*- C++ -*-===//
+//
+// What every target (the fp64 interpreter, the CPU JIT, the CUDA runtime)
+// needs to run one specialised kernel: host tensors, the size symbols bound
+// from their shapes (with @aligned and autotune checks), the scalar
+// arguments, and the grid. No MLIR, no CUDA: ph-run links this too.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/KernelIR.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace ph {
+
+/// A dense, row-major host array of f16/bf16 (stored as raw 16-bit), f32 or i32.
+struct HostTensor {
+  Elem elem = Elem::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  int64_t numElements() const;
+  double get(int64_t i) const;          // element i converted to double
+  void set(int64_t i, double v);        // rounds to nearest even for 16-bit types
+  static HostTensor zeros(Elem e, std::vector<int64_t> shape);
+};
+
+uint16_t floatToHalf(float f);
+float halfToFloat(uint16_t h);
+uint16_t floatToBf16(float f);
+float bf16ToFloat(uint16_t b);
+
+/// The arguments of one launch, in the kernel's own orders
+/// (Kernel::tensors, Kernel::sizes, Kernel::scalars).
+struct LaunchArgs {
+  std::vector<HostTensor *> tensors;
+  std::vector<int64_t> sizes;
+  std::vector<double> scalars;
+  int64_t grid[3] = {1, 1, 1};
+};
+
+/// What the user gave on the command line (or the editor in a run request).
+struct LaunchRequest {
+  std::map<std::string, int64_t> sizes;   // --size N=4096
+  std::map<std::string, double> scalars;  // --arg scale=0.125
+  std::map<std::string, HostTensor> inputs; // --in Q=q.npy (already read)
+  uint64_t seed = 0;
+};
+
+/// Binds every size symbol from the inputs' shapes and `--size`, checks that
+/// tensors agree, that @aligned holds and that autotune constants match, then
+/// allocates the tensors not given (inputs drawn uniformly from [-1, 1) with
+/// the seed, never zeros; outputs poisoned with NaN) and computes the grid.
+/// Returns an error message naming the tensors and sizes involved, or "".
+std::string bindLaunch(const kir::Kernel &k, const LaunchRequest &req,
+                       std::vector<HostTensor> &storage, LaunchArgs &out);
+
+/// A deterministic default for a scalar the user did not give (`scale` gets
+/// 1/sqrt(D) when a size or constant named D exists, else 1).
+double defaultScalar(const kir::Kernel &k, const std::string &name);
+
+} // namespace ph
