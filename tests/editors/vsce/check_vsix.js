@@ -1,0 +1,52 @@
+// check_vsix.js - checks an unpacked .vsix (argv[2]) and the result-table renderer.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { createRequire } = require('module');
+const dir = process.argv[2];
+let passes = 0, failures = 0;
+function check(cond, what) { cond ? passes++ : failures++; console.log(`${cond ? 'ok  ' : 'FAIL'} ${what}`); }
+
+const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'extension', 'package.json'), 'utf8'));
+check(JSON.stringify(pkg.activationEvents) === '["onLanguage:ph"]', 'activationEvents is ["onLanguage:ph"]');
+check(pkg.main === './out/extension.js' && fs.existsSync(path.join(dir, 'extension', 'out', 'extension.js')), 'main bundle is packaged');
+const lang = (pkg.contributes.languages || []).find((l) => l.id === 'ph');
+check(lang && lang.extensions.includes('.ph'), 'contributes the ph language for .ph');
+check(lang && fs.existsSync(path.join(dir, 'extension', lang.configuration)), 'language configuration is packaged');
+const gr = (pkg.contributes.grammars || []).find((g) => g.scopeName === 'source.ph');
+check(gr && JSON.parse(fs.readFileSync(path.join(dir, 'extension', gr.path), 'utf8')).scopeName === 'source.ph', 'grammar source.ph is packaged');
+const sn = (pkg.contributes.snippets || [])[0];
+const snippets = sn && JSON.parse(fs.readFileSync(path.join(dir, 'extension', sn.path), 'utf8'));
+check(snippets && ['kernel', 'fn', 'flash attention loop'].every((k) => k in snippets), 'snippets kernel, fn and the flash-attention loop');
+const cmds = pkg.contributes.commands.map((c) => c.command);
+for (const c of ['ph.runKernel', 'ph.benchmarkKernel', 'ph.compileFile', 'ph.showIRAtCursor', 'ph.restartServer'])
+  check(cmds.includes(c), `command ${c}`);
+// The server's own commands are registered by the language client; declaring them too would clash.
+check(!cmds.some((c) => ['ph.run', 'ph.compile', 'ph.showIR'].includes(c)), 'server command ids are not redeclared');
+const props = pkg.contributes.configuration.properties;
+check(props['ph.path'] && props['ph.path'].default === 'ph-lsp', 'setting ph.path defaults to ph-lsp');
+for (const s of ['ph.target', 'ph.compileOnSave', 'ph.outputDir', 'ph.sizes', 'ph.trace.server']) check(s in props, `setting ${s}`);
+check(!fs.existsSync(path.join(dir, 'extension', 'node_modules')), 'no node_modules in the package');
+const bundle = fs.readFileSync(path.join(dir, 'extension', 'out', 'extension.js'), 'utf8');
+check(bundle.includes('workspace/executeCommand') && bundle.includes('ph/status'), 'bundle holds the language client and ph/status');
+const [major, minor] = pkg.engines.vscode.replace(/^\^/, '').split('.').map(Number);
+check(major === 1 && minor <= 100, `engines.vscode ${pkg.engines.vscode} accepts Code 1.100 (code-server 4.100.3)`);
+
+// The result table renderer, bundled on the fly from its TypeScript source.
+const ext = path.resolve(__dirname, '..', '..', '..', 'vscode-extension');
+const esbuild = createRequire(path.join(ext, 'package.json'))('esbuild');
+const out = path.join(dir, 'results.js');
+esbuild.buildSync({ entryPoints: [path.join(ext, 'src', 'results.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'error' });
+const { formatTable, resultRows, summaryLine } = require(out);
+const result = { kernel: 'flash_attention', target: 'cpu', variants: [
+  { config: { BR: 64, BC: 32 }, time_ms: 1.25, tflops: 12.5, maxError: 0.00012 },
+  { config: { BR: 64, BC: 64 }, time_ms: 0.98765, tflops: 15.9, maxError: 0.0001 }] };
+const table = formatTable(resultRows(result)).split('\n');
+check(/^kernel\s+\| config\s+\| target \| time_ms \| tflops \| maxError$/.test(table[0]), `table header: ${table[0]}`);
+check(table[2].includes('flash_attention') && table[2].includes('BR=64 BC=32') && table[2].includes('1.250'), `table row: ${table[2]}`);
+check(table.length === 5 && table[4] === '', 'one line per variant');
+check(summaryLine(result) === 'flash_attention, 0.9877 ms, 15.900 TFLOP/s, err 1.000e-4', `status summary: ${summaryLine(result)}`);
+check(summaryLine({ summary: 'no GPU: ran on the CPU' }) === 'no GPU: ran on the CPU', 'server summary wins');
+check(formatTable(resultRows(null)) === '(no result)\n', 'empty result');
+console.log(`${passes} passed, ${failures} failed`);
+process.exit(failures === 0 ? 0 : 1);
