@@ -1,0 +1,391 @@
+-- ph/init.lua - Neovim client of ph-lsp: starts the server for `ph` buffers (vim.lsp.config on
+-- 0.11+, vim.lsp.start on 0.8+, vim.lsp.start_client on 0.7), restarts it when it crashes,
+-- and adds :PhRun, :PhBench, :PhCompile, :PhShowIR and :PhRestart.
+local config = require('ph.config')
+local M = {
+  cfg = nil,           -- the merged server configuration
+  client_id = nil,     -- the running client (0.7 / 0.8 paths)
+  status = nil,        -- the last ph/status notification's params
+  last_result = nil,   -- the last command's result (tests read it)
+  last_error = nil,
+  crashes = {},
+}
+
+local uv = vim.loop
+local islist = vim.islist or vim.tbl_islist
+local function notify(msg, level) vim.notify('[ph] ' .. msg, level or vim.log.levels.INFO) end
+
+--------------------------------------------------------------------------------------------
+-- Clients and buffers
+--------------------------------------------------------------------------------------------
+
+local function get_clients()
+  if vim.lsp.get_clients then return vim.lsp.get_clients({ name = 'ph' }) end
+  local out = {}
+  for _, c in pairs(vim.lsp.get_active_clients()) do if c.name == 'ph' then table.insert(out, c) end end
+  return out
+end
+
+--- The ph-lsp client attached to `bufnr` (or any ph client).
+function M.client(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  for _, c in ipairs(get_clients()) do
+    if vim.lsp.buf_is_attached(bufnr, c.id) then return c end
+  end
+  return get_clients()[1]
+end
+
+local function ph_buffers()
+  local out = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].filetype == 'ph' then table.insert(out, b) end
+  end
+  return out
+end
+
+function M.on_status(err, params)
+  M.status = params
+  local gpu = params and (params.gpu or params)
+  local name = type(gpu) == 'table' and gpu.name or (type(gpu) == 'string' and gpu or nil)
+  M.status_text = name and ('GPU ' .. name .. (gpu.arch and (' ' .. gpu.arch) or '')) or 'no GPU'
+  vim.api.nvim_exec_autocmds('User', { pattern = 'PhStatus', modeline = false })
+end
+
+--- For a statusline: `%{v:lua.require'ph'.statusline()}`.
+function M.statusline() return M.status_text or '' end
+
+local start -- forward declaration
+
+-- A crash restarts the server (five in three minutes stop it) and says which file was open.
+local function on_exit(code, signal)
+  if M.stopping then return end
+  if code == 0 and signal == 0 then return end
+  local now = uv.now()
+  local recent = {}
+  for _, t in ipairs(M.crashes) do if now - t < 180000 then table.insert(recent, t) end end
+  table.insert(recent, now)
+  M.crashes = recent
+  vim.schedule(function()
+    local file = vim.fn.expand('%:~:.')
+    local where = (vim.bo.filetype == 'ph' and file ~= '') and (' while ' .. file .. ' was open') or ''
+    if #recent >= 5 then
+      notify(('ph-lsp stopped%s: 5 crashes in 3 minutes; :PhRestart when fixed'):format(where), vim.log.levels.ERROR)
+      return
+    end
+    notify(('ph-lsp crashed (exit %d, signal %d)%s; restarting'):format(code, signal, where), vim.log.levels.WARN)
+    M.client_id = nil
+    for _, b in ipairs(ph_buffers()) do start(b) end
+  end)
+end
+
+local function client_config(bufnr)
+  local cfg = M.cfg
+  return {
+    name = 'ph',
+    cmd = cfg.cmd,
+    root_dir = config.root_dir(vim.api.nvim_buf_get_name(bufnr), cfg.root_markers),
+    settings = cfg.settings,
+    init_options = cfg.settings.ph,
+    handlers = { ['ph/status'] = M.on_status },
+    on_exit = on_exit,
+    on_attach = M.opts.on_attach,
+    capabilities = M.opts.capabilities,
+  }
+end
+
+-- Attaches `bufnr` to ph-lsp, starting it if needed.
+start = function(bufnr)
+  if vim.lsp.start then -- 0.8+: reuses a client with the same name and root
+    return vim.lsp.start(client_config(bufnr), { bufnr = bufnr })
+  end
+  -- 0.7: one client for all ph buffers.
+  if not M.client_id or not vim.lsp.get_client_by_id(M.client_id) then
+    M.client_id = vim.lsp.start_client(client_config(bufnr))
+    if not M.client_id then
+      notify('could not start ' .. table.concat(M.cfg.cmd, ' ') .. ' (is it on PATH? see :help ph)', vim.log.levels.ERROR)
+      return nil
+    end
+  end
+  vim.lsp.buf_attach_client(bufnr, M.client_id)
+  return M.client_id
+end
+M.start = start
+
+--------------------------------------------------------------------------------------------
+-- Commands
+--------------------------------------------------------------------------------------------
+
+local function cell(v)
+  if v == nil or v == vim.NIL then return '' end
+  if type(v) == 'number' then
+    if v == math.floor(v) and math.abs(v) < 1e15 then return string.format('%d', v) end
+    local a = math.abs(v)
+    if a ~= 0 and (a < 1e-3 or a >= 1e6) then return string.format('%.3e', v) end
+    return string.format(a < 1 and '%.4f' or '%.3f', v)
+  end
+  if type(v) == 'boolean' then return v and 'yes' or 'no' end
+  if type(v) == 'table' then
+    if islist(v) then return table.concat(vim.tbl_map(cell, v), ',') end
+    local parts = {}
+    for k, x in pairs(v) do table.insert(parts, k .. '=' .. cell(x)) end
+    table.sort(parts)
+    return table.concat(parts, ' ')
+  end
+  return tostring(v)
+end
+
+local preferred = { 'kernel', 'config', 'configuration', 'target', 'gpu', 'time_ms', 'timeMs', 'median_ms',
+  'tflops', 'TFLOPs', 'gbps', 'GBps', 'percentOfPeak', 'maxError', 'max_error', 'error', 'check', 'ok', 'status' }
+
+--- The rows of a run result: its `variants`/`results`/`rows` list, or the result itself.
+function M.result_rows(result)
+  if type(result) ~= 'table' then return result == nil and {} or { { result = result } } end
+  if islist(result) then return result end
+  for _, key in ipairs({ 'variants', 'results', 'rows', 'kernels' }) do
+    local v = result[key]
+    if type(v) == 'table' and #v > 0 and type(v[1]) == 'table' then
+      local rows = {}
+      for _, row in ipairs(v) do
+        local r = {}
+        for k, x in pairs(result) do if k ~= key and type(x) ~= 'table' then r[k] = x end end
+        for k, x in pairs(row) do r[k] = x end
+        table.insert(rows, r)
+      end
+      return rows
+    end
+  end
+  return { result }
+end
+
+--- A fixed-width table (a list of lines) of result rows.
+function M.format_table(rows)
+  if #rows == 0 then return { '(no result)' } end
+  local keys, seen = {}, {}
+  for _, k in ipairs(preferred) do
+    for _, r in ipairs(rows) do if r[k] ~= nil and not seen[k] then seen[k] = true; table.insert(keys, k) end end
+  end
+  local rest = {}
+  for _, r in ipairs(rows) do
+    for k in pairs(r) do if not seen[k] and k ~= 'summary' and k ~= 'message' then seen[k] = true; table.insert(rest, k) end end
+  end
+  table.sort(rest)
+  vim.list_extend(keys, rest)
+  local width, cells = {}, {}
+  for i, k in ipairs(keys) do width[i] = #k end
+  for _, r in ipairs(rows) do
+    local line = {}
+    for i, k in ipairs(keys) do line[i] = cell(r[k]); width[i] = math.max(width[i], #line[i]) end
+    table.insert(cells, line)
+  end
+  local function fmt(cs)
+    local out = {}
+    for i, c in ipairs(cs) do out[i] = c .. string.rep(' ', width[i] - #c) end
+    return (table.concat(out, ' | '):gsub('%s+$', ''))
+  end
+  local lines = { fmt(keys) }
+  local rule = {}
+  for i in ipairs(keys) do rule[i] = string.rep('-', width[i]) end
+  table.insert(lines, table.concat(rule, '-+-'))
+  for _, cs in ipairs(cells) do table.insert(lines, fmt(cs)) end
+  return lines
+end
+
+-- A scratch buffer in a split, reused by name; returns the buffer.
+local function scratch(name, lines, filetype, vertical)
+  local buf = vim.fn.bufnr(name)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].buftype = 'nofile'
+  if filetype then vim.bo[buf].filetype = filetype end
+  if vim.fn.bufwinnr(buf) == -1 then
+    local cur = vim.api.nvim_get_current_win()
+    vim.cmd((vertical and 'vertical ' or 'botright ') .. 'sbuffer ' .. buf)
+    if not vertical then vim.cmd('resize ' .. math.min(#lines + 1, 15)) end
+    vim.api.nvim_set_current_win(cur)
+  end
+  return buf
+end
+
+-- Arguments naming the kernel at the cursor, plus `extra`.
+local function cursor_args(client, extra)
+  local win = vim.api.nvim_get_current_win()
+  local params = vim.lsp.util.make_position_params(win, client.offset_encoding or 'utf-16')
+  local s = M.cfg.settings.ph
+  return vim.tbl_extend('force', { uri = params.textDocument.uri, position = params.position,
+    target = s.target, sizes = s.sizes }, extra or {})
+end
+
+-- `:PhRun cpu N=256 D=64` -> target and sizes.
+local function parse_fargs(fargs, extra)
+  local sizes = vim.deepcopy(M.cfg.settings.ph.sizes or {})
+  local any_size = false
+  for _, a in ipairs(fargs or {}) do
+    local k, v = a:match('^([%w_]+)=(%d+)$')
+    if k then sizes[k] = tonumber(v); any_size = true
+    elseif a:match('^target=') then extra.target = a:sub(8)
+    elseif a ~= '' then extra.target = a end
+  end
+  if any_size then extra.sizes = sizes end
+  return extra
+end
+
+local show_ir -- forward
+
+--- Sends workspace/executeCommand `command` for the buffer's client; `on_result(result)`.
+function M.execute(command, args, on_result)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then notify('ph-lsp is not running for this buffer', vim.log.levels.ERROR); return end
+  M.last_result, M.last_error = nil, nil
+  local started = uv.hrtime()
+  client.request('workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
+    local secs = (uv.hrtime() - started) / 1e9
+    if err then
+      M.last_error = err
+      notify(('%s failed: %s'):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    M.last_result = result
+    if on_result then on_result(result, secs) end
+    vim.api.nvim_exec_autocmds('User', { pattern = 'PhResult', modeline = false })
+  end, bufnr)
+end
+
+local function show_run(title)
+  return function(result, secs)
+    local lines = { ('%s (%.2f s)'):format(title, secs) }
+    vim.list_extend(lines, M.format_table(M.result_rows(result)))
+    if type(result) == 'table' and type(result.message) == 'string' then
+      vim.list_extend(lines, vim.split(result.message, '\n'))
+    end
+    scratch('ph://results', lines, 'phresults', false)
+    local summary = type(result) == 'table' and (result.summary or result.message) or nil
+    notify(type(summary) == 'string' and summary or lines[#lines])
+  end
+end
+
+function M.run(fargs)
+  local c = M.client(); if not c then return notify('ph-lsp is not running', vim.log.levels.ERROR) end
+  M.execute('ph.run', cursor_args(c, parse_fargs(fargs, {})), show_run('ph.run'))
+end
+
+function M.bench(fargs)
+  local c = M.client(); if not c then return notify('ph-lsp is not running', vim.log.levels.ERROR) end
+  M.execute('ph.run', cursor_args(c, parse_fargs(fargs, { bench = true })), show_run('ph.run (bench)'))
+end
+
+function M.compile()
+  local c = M.client(); if not c then return notify('ph-lsp is not running', vim.log.levels.ERROR) end
+  local s = M.cfg.settings.ph
+  M.execute('ph.compile', { uri = vim.uri_from_bufnr(0), outputDir = s.outputDir, target = s.target },
+    show_run('ph.compile'))
+end
+
+M.stages = { 'tile', 'gpu', 'llvm', 'ptx', 'sass' }
+local ft_of_stage = { tile = 'mlir', gpu = 'mlir', llvm = 'llvm', ptx = 'ptx', sass = 'asm' }
+local ns = vim.api.nvim_create_namespace('ph_ir')
+
+-- Normalises a ph.showIR result into its text and, per IR line, the 0-based .ph line.
+function M.parse_ir(result)
+  if type(result) == 'string' then return result, {} end
+  local r = result or {}
+  local text = r.text or r.ir or r.content or vim.inspect(result)
+  local map = {}
+  local per = r.sourceLines or r.lineMap
+  if type(per) == 'table' then
+    for i, s in ipairs(per) do if type(s) == 'number' and s >= 0 then map[i - 1] = s end end
+  end
+  local pairs_ = r.map or r.lines or r.mapping
+  if type(pairs_) == 'table' then
+    for _, p in ipairs(pairs_) do
+      local ir = p[1] or p.irLine or p.ir
+      local src = p[2] or p.srcLine or p.sourceLine or p.src or p.line
+      if type(ir) == 'number' and type(src) == 'number' then map[ir] = src end
+    end
+  end
+  return text, map
+end
+
+show_ir = function(src_buf, stage, result)
+  local text, map = M.parse_ir(result)
+  local kernel = type(result) == 'table' and result.kernel or 'kernel'
+  local name = ('ph-ir://%s.%s.%s'):format(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(src_buf), ':t:r'),
+    kernel, stage)
+  local buf = scratch(name, vim.split(text, '\n'), ft_of_stage[stage], true)
+  vim.b[buf].ph_ir_map = map
+  -- Highlight, in the IR, the lines that came from the source line under the cursor.
+  local group = vim.api.nvim_create_augroup('ph_ir_' .. buf, { clear = true })
+  vim.api.nvim_create_autocmd('CursorMoved', { group = group, buffer = src_buf, callback = function()
+    if not vim.api.nvim_buf_is_valid(buf) then return true end
+    local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+    vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    for ir, s in pairs(map) do
+      if s == line then vim.api.nvim_buf_add_highlight(buf, ns, 'Visual', ir, 0, -1) end
+    end
+  end })
+  return buf
+end
+
+function M.show_ir(stage)
+  stage = (stage and stage ~= '') and stage or 'tile'
+  local c = M.client(); if not c then return notify('ph-lsp is not running', vim.log.levels.ERROR) end
+  local src_buf = vim.api.nvim_get_current_buf()
+  M.execute('ph.showIR', cursor_args(c, { stage = stage }), function(result)
+    M.last_ir_buf = show_ir(src_buf, stage, result)
+  end)
+end
+
+function M.restart()
+  M.crashes = {}
+  M.stopping = true
+  for _, c in ipairs(get_clients()) do c.stop() end
+  M.client_id = nil
+  vim.defer_fn(function()
+    M.stopping = false
+    for _, b in ipairs(ph_buffers()) do start(b) end
+    notify('ph-lsp restarted')
+  end, 500)
+end
+
+--------------------------------------------------------------------------------------------
+-- Setup
+--------------------------------------------------------------------------------------------
+
+--- require('ph').setup{ cmd = {'/path/to/ph-lsp'}, target = 'cpu', sizes = {N = 256}, on_attach = fn }
+function M.setup(opts)
+  M.opts = opts or {}
+  M.cfg = config.build(M.opts)
+  local group = vim.api.nvim_create_augroup('ph', { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufRead', 'BufNewFile' }, { group = group, pattern = '*.ph',
+    command = 'setfiletype ph' })
+  if vim.lsp.config and vim.lsp.enable and not M.opts.no_lsp_config then
+    -- 0.11+: the declarative form; vim.lsp.enable attaches on FileType.
+    local c = client_config(0)
+    c.root_dir = nil
+    c.root_markers = M.cfg.root_markers
+    c.filetypes = M.cfg.filetypes
+    vim.lsp.config('ph', c)
+    vim.lsp.enable('ph')
+  else
+    vim.api.nvim_create_autocmd('FileType', { group = group, pattern = 'ph',
+      callback = function(ev) start(ev.buf) end })
+    for _, b in ipairs(ph_buffers()) do start(b) end
+  end
+  local cmd = vim.api.nvim_create_user_command
+  cmd('PhRun', function(a) M.run(a.fargs) end,
+    { nargs = '*', desc = 'Run the kernel at the cursor: [target] [NAME=SIZE ...]' })
+  cmd('PhBench', function(a) M.bench(a.fargs) end,
+    { nargs = '*', desc = 'Benchmark every autotune variant of the kernel at the cursor' })
+  cmd('PhCompile', function() M.compile() end, { desc = 'Compile the file to cubin' })
+  cmd('PhShowIR', function(a) M.show_ir(a.args) end, { nargs = '?', desc = 'Show IR: tile|gpu|llvm|ptx|sass',
+    complete = function() return M.stages end })
+  cmd('PhRestart', function() M.restart() end, { desc = 'Restart ph-lsp' })
+end
+
+return M

@@ -1,0 +1,45 @@
+" syntax/ph.vim - highlighting for Ph without the language server (mirrors the TextMate grammar).
+if exists('b:current_syntax') | finish | endif
+
+syn keyword phKernel      kernel fn nextgroup=phFuncName skipwhite
+syn match   phFuncName    /\h\w*/ contained
+syn keyword phDeclare     let var
+syn keyword phRepeat      for
+syn keyword phIn          in
+syn keyword phType        tensor tile
+syn keyword phScalarType  f16 bf16 f32 i32
+syn match   phShape       /\(>\s*\)\@<=\[[^\]]*\]/ contains=phNumber,phFloat,phSizeName,phOperator
+syn match   phSizeName    /\h\w*/ contained
+syn match   phBuiltin     /\<\(dot_t\|dot\|rowmax\|rowsum\|tmax\|tmin\|exp2\|exp\|log\|sqrt\|rsqrt\|abs\|mask_cols\|causal_mask\|extent\|range\)\ze\s*(/
+syn match   phStdFunc     /\<\(online_softmax\|attention\|rope_pairs\|rope\)\ze\s*(/
+syn match   phCtx         /\<ctx\(\.block\(\.[xyz]\>\)\?\)\?/
+syn match   phDecorator   /@\s*\h\w*/
+syn match   phSlice       /:+/
+syn match   phOperator    /[-+*\/%]=\?\|=/
+syn match   phNumber      /\<\d\+\>/
+syn match   phFloat       /\(\([=(\[,:]\s\?\)\@<=-\)\?\<\d\+\(\.\d\+\([eE][-+]\?\d\+\)\?\|[eE][-+]\?\d\+\)\>/
+syn match   phCommentCode /`[^`]*`/ contained
+syn match   phDocComment  /\/\/\/.*$/ contains=phCommentCode,@Spell
+syn match   phComment     /\/\/\(\/\)\@!.*$/ contains=@Spell
+
+hi def link phKernel      Keyword
+hi def link phFuncName    Function
+hi def link phDeclare     Keyword
+hi def link phRepeat      Repeat
+hi def link phIn          Keyword
+hi def link phType        Type
+hi def link phScalarType  Type
+hi def link phSizeName    Constant
+hi def link phBuiltin     Function
+hi def link phStdFunc     Function
+hi def link phCtx         Special
+hi def link phDecorator   PreProc
+hi def link phSlice       Operator
+hi def link phOperator    Operator
+hi def link phNumber      Number
+hi def link phFloat       Float
+hi def link phComment     Comment
+hi def link phDocComment  SpecialComment
+hi def link phCommentCode String
+
+let b:current_syntax = 'ph'
