@@ -35,6 +35,10 @@ uint16_t floatToHalf(float f);
 float halfToFloat(uint16_t h);
 uint16_t floatToBf16(float f);
 float bf16ToFloat(uint16_t b);
+/// Rounds `v` to the nearest value of `e`, straight from double (no double
+/// rounding through float): ties to even for f16, bf16 and f32; for i32,
+/// toward zero and wrapped to 32 bits (non-finite values give INT32_MIN).
+double roundToElem(double v, Elem e);
 
 /// The arguments of one launch, in the kernel's own orders
 /// (Kernel::tensors, Kernel::sizes, Kernel::scalars).
@@ -64,5 +68,9 @@ std::string bindLaunch(const kir::Kernel &k, const LaunchRequest &req,
 /// A deterministic default for a scalar the user did not give (`scale` gets
 /// 1/sqrt(D) when a size or constant named D exists, else 1).
 double defaultScalar(const kir::Kernel &k, const std::string &name);
+/// The same, also looking at the sizes bound at launch (in Kernel::sizes
+/// order), so that `scale` gets 1/sqrt(D) when D is a run-time size.
+double defaultScalar(const kir::Kernel &k, const std::string &name,
+                     const std::vector<int64_t> &sizes);
 
 } // namespace ph
