@@ -1,0 +1,73 @@
+//===- Tool.h - Run, check and benchmark variants (ph-run, ph bench) -*- C++ -*-===//
+//
+// The command-line behaviour shared by `ph-run DIR` (cubins read from a build
+// folder) and `ph bench FILE` / `ph run --target gpu` (cubins compiled in the
+// same process): option parsing, binding inputs, one checked run, or the
+// benchmark table over every autotune configuration.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/KernelIR.h"
+#include "ph/Launch.h"
+#include "ph/Runtime/GpuRun.h"
+#include "ph/Runtime/Manifest.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ph {
+class SourceManager;
+}
+
+namespace ph::rt {
+
+/// Exit code of every GPU command on a machine without a usable GPU (the
+/// message says why); ctest treats it as "skipped".
+constexpr int kExitNoGpu = 77;
+
+/// One compiled kernel variant: what the manifest says, its cubin, and, when
+/// the frontend is at hand, the checked kernel (for the interpreter and for
+/// counting work).
+struct Variant {
+  ManifestKernel meta;
+  std::vector<uint8_t> cubin;
+  std::shared_ptr<const kir::Kernel> kernel; // may be null
+};
+
+struct ToolOptions {
+  std::string kernel;
+  std::vector<std::pair<std::string, int64_t>> config; // --config BR=64,BC=32
+  LaunchRequest request;
+  std::map<std::string, std::string> outPaths; // --out O=o.npy
+  std::map<std::string, std::string> refPaths; // --ref O=ref.npy
+  bool check = false;
+  bool bench = false;
+  bool json = false;
+  bool info = false;
+  /// Largest launch (in dot FLOPs plus elements touched) checked with the
+  /// interpreter during --bench; bigger ones are compared only with --ref.
+  double interpLimit = 4e8;
+  BenchOptions benchOptions;
+};
+
+/// Parses the options shared by ph-run and ph bench from `args` (the others
+/// are left in `rest`). Returns "" or an error.
+std::string parseToolOptions(const std::vector<std::string> &args, ToolOptions &opt,
+                             std::vector<std::string> &rest);
+extern const char *kToolOptionsHelp;
+
+/// Keeps the variants whose configuration agrees with `opt.config`.
+std::vector<const Variant *> selectVariants(const std::vector<Variant> &all, const ToolOptions &opt);
+
+/// Runs once (the first selected variant) or benchmarks every one; prints a
+/// report on stdout (JSON with --json). Returns the process exit code.
+int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt,
+               const SourceManager *sources = nullptr);
+
+/// `ph-run --info`: the device, or why there is none.
+int printDeviceInfo(bool json);
+
+} // namespace ph::rt

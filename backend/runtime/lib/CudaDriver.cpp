@@ -1,0 +1,318 @@
+//===- CudaDriver.cpp - dlopen("libcuda.so.1") and thin wrappers ----------===//
+//
+// The few driver entry points Ph uses, declared here with their ABI names (the
+// `_v2` symbols that cuda.h's macros select), so neither cuda.h nor libcuda is
+// needed to build. Enum values are the driver ABI's and never change.
+//
+//===----------------------------------------------------------------------===//
+#include "ph/Runtime/CudaDriver.h"
+
+#include <cstdlib>
+#include <type_traits>
+#include <dlfcn.h>
+
+namespace ph::rt {
+
+namespace {
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using Ptr = void *;
+
+// Device attributes (cuda.h's CUdevice_attribute).
+enum : int {
+  kMaxThreadsPerBlock = 1,
+  kSharedPerBlock = 8,
+  kClockRate = 13,
+  kSmCount = 16,
+  kMemClockRate = 36,
+  kBusWidth = 37,
+  kL2Size = 38,
+  kCcMajor = 75,
+  kCcMinor = 76,
+  kSharedPerSM = 81,
+  kSharedPerBlockOptin = 97,
+};
+// Function attributes (CUfunction_attribute).
+enum : int {
+  kFuncMaxThreads = 0,
+  kFuncSharedSize = 1,
+  kFuncLocalSize = 3,
+  kFuncNumRegs = 4,
+  kFuncBinaryVersion = 6,
+  kFuncMaxDynamicShared = 8,
+};
+} // namespace
+
+struct Cuda::Api {
+  CUresult (*init)(unsigned);
+  CUresult (*driverGetVersion)(int *);
+  CUresult (*deviceGetCount)(int *);
+  CUresult (*deviceGet)(CUdevice *, int);
+  CUresult (*deviceGetName)(char *, int, CUdevice);
+  CUresult (*deviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*deviceTotalMem)(size_t *, CUdevice);
+  CUresult (*primaryCtxRetain)(Ptr *, CUdevice);
+  CUresult (*ctxSetCurrent)(Ptr);
+  CUresult (*ctxSynchronize)();
+  CUresult (*memAlloc)(CUdeviceptr *, size_t);
+  CUresult (*memFree)(CUdeviceptr);
+  CUresult (*memcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*memcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*memsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*moduleLoadData)(Ptr *, const void *);
+  CUresult (*moduleUnload)(Ptr);
+  CUresult (*moduleGetFunction)(Ptr *, Ptr, const char *);
+  CUresult (*funcSetAttribute)(Ptr, int, int);
+  CUresult (*funcGetAttribute)(int *, int, Ptr);
+  CUresult (*launchKernel)(Ptr, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           Ptr, void **, void **);
+  CUresult (*eventCreate)(Ptr *, unsigned);
+  CUresult (*eventRecord)(Ptr, Ptr);
+  CUresult (*eventSynchronize)(Ptr);
+  CUresult (*eventElapsedTime)(float *, Ptr, Ptr);
+  CUresult (*eventDestroy)(Ptr);
+  CUresult (*getErrorName)(CUresult, const char **);
+  CUresult (*getErrorString)(CUresult, const char **);
+};
+
+std::string DeviceInfo::arch() const { return "sm_" + std::to_string(major * 10 + minor); }
+
+double DeviceInfo::peakBandwidth() const {
+  // DDR: two transfers a clock over the whole bus.
+  return 2.0 * memClockKHz * 1e3 * (busWidthBits / 8.0);
+}
+
+double DeviceInfo::peakFp32Flops() const {
+  // FP32 lanes per SM: 64 on sm_80 (A100) and sm_60/70, 128 on sm_86/89/90.
+  int lanes = (major == 8 && minor == 0) || major < 8 ? 64 : 128;
+  return 2.0 * lanes * smCount * clockKHz * 1e3;
+}
+
+double DeviceInfo::peakTensorF16Flops() const {
+  // Dense f16 FLOP per SM per clock: 2048 on sm_80/86/89, 4096 on sm_90.
+  int perClock = major >= 9 ? 4096 : major == 8 ? 2048 : 1024;
+  return double(perClock) * smCount * clockKHz * 1e3;
+}
+
+Cuda &Cuda::get() {
+  static Cuda instance;
+  return instance;
+}
+
+std::string Cuda::check(int result, const char *call) const {
+  if (result == 0) return "";
+  const char *name = nullptr, *text = nullptr;
+  if (api_ && api_->getErrorName) api_->getErrorName(result, &name);
+  if (api_ && api_->getErrorString) api_->getErrorString(result, &text);
+  return std::string(call) + " failed: " + (name ? name : "CUDA error " + std::to_string(result)) +
+         (text ? std::string(" (") + text + ")" : std::string());
+}
+
+Cuda::Cuda() : api_(std::make_unique<Api>()) {
+  const char *override = std::getenv("PH_LIBCUDA");
+  lib_ = dlopen(override ? override : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib_) {
+    why_ = "no GPU: the CUDA driver (libcuda.so.1) could not be loaded";
+    if (const char *e = dlerror()) why_ += std::string(" (") + e + ")";
+    return;
+  }
+  bool missing = false;
+  std::string missingName;
+  auto sym = [&](auto &fn, const char *name, const char *fallback = nullptr) {
+    void *p = dlsym(lib_, name);
+    if (!p && fallback) p = dlsym(lib_, fallback);
+    if (!p && !missing) {
+      missing = true;
+      missingName = name;
+    }
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+  };
+  Api &a = *api_;
+  sym(a.init, "cuInit");
+  sym(a.driverGetVersion, "cuDriverGetVersion");
+  sym(a.deviceGetCount, "cuDeviceGetCount");
+  sym(a.deviceGet, "cuDeviceGet");
+  sym(a.deviceGetName, "cuDeviceGetName");
+  sym(a.deviceGetAttribute, "cuDeviceGetAttribute");
+  sym(a.deviceTotalMem, "cuDeviceTotalMem_v2");
+  sym(a.primaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  sym(a.ctxSetCurrent, "cuCtxSetCurrent");
+  sym(a.ctxSynchronize, "cuCtxSynchronize");
+  sym(a.memAlloc, "cuMemAlloc_v2");
+  sym(a.memFree, "cuMemFree_v2");
+  sym(a.memcpyHtoD, "cuMemcpyHtoD_v2");
+  sym(a.memcpyDtoH, "cuMemcpyDtoH_v2");
+  sym(a.memsetD8, "cuMemsetD8_v2");
+  sym(a.moduleLoadData, "cuModuleLoadData");
+  sym(a.moduleUnload, "cuModuleUnload");
+  sym(a.moduleGetFunction, "cuModuleGetFunction");
+  sym(a.funcSetAttribute, "cuFuncSetAttribute");
+  sym(a.funcGetAttribute, "cuFuncGetAttribute");
+  sym(a.launchKernel, "cuLaunchKernel");
+  sym(a.eventCreate, "cuEventCreate");
+  sym(a.eventRecord, "cuEventRecord");
+  sym(a.eventSynchronize, "cuEventSynchronize");
+  sym(a.eventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
+  sym(a.eventDestroy, "cuEventDestroy_v2");
+  sym(a.getErrorName, "cuGetErrorName");
+  sym(a.getErrorString, "cuGetErrorString");
+  if (missing) {
+    why_ = "no GPU: the CUDA driver lacks `" + missingName + "` (driver too old?)";
+    return;
+  }
+  if (std::string e = check(a.init(0), "cuInit"); !e.empty()) {
+    why_ = "no GPU: " + e;
+    return;
+  }
+  int count = 0;
+  if (std::string e = check(a.deviceGetCount(&count), "cuDeviceGetCount"); !e.empty() || count == 0) {
+    why_ = e.empty() ? "no GPU: the CUDA driver found no device" : "no GPU: " + e;
+    return;
+  }
+  int ordinal = 0;
+  if (const char *o = std::getenv("PH_DEVICE")) ordinal = std::atoi(o);
+  CUdevice dev = 0;
+  if (std::string e = check(a.deviceGet(&dev, ordinal), "cuDeviceGet"); !e.empty()) {
+    why_ = "no GPU: " + e;
+    return;
+  }
+  char name[256] = {};
+  a.deviceGetName(name, sizeof name, dev);
+  info_.ordinal = ordinal;
+  info_.name = name;
+  a.driverGetVersion(&info_.driverVersion);
+  auto attr = [&](int which) {
+    int v = 0;
+    a.deviceGetAttribute(&v, which, dev);
+    return v;
+  };
+  info_.major = attr(kCcMajor);
+  info_.minor = attr(kCcMinor);
+  info_.smCount = attr(kSmCount);
+  info_.maxThreadsPerBlock = attr(kMaxThreadsPerBlock);
+  info_.sharedPerBlock = attr(kSharedPerBlock);
+  info_.sharedPerBlockOptin = attr(kSharedPerBlockOptin);
+  info_.sharedPerSM = attr(kSharedPerSM);
+  info_.clockKHz = attr(kClockRate);
+  info_.memClockKHz = attr(kMemClockRate);
+  info_.busWidthBits = attr(kBusWidth);
+  info_.l2Bytes = attr(kL2Size);
+  size_t mem = 0;
+  a.deviceTotalMem(&mem, dev);
+  info_.totalMem = mem;
+  if (std::string e = check(a.primaryCtxRetain(&ctx_, dev), "cuDevicePrimaryCtxRetain"); !e.empty()) {
+    why_ = "no GPU: " + e;
+    return;
+  }
+  if (std::string e = check(a.ctxSetCurrent(ctx_), "cuCtxSetCurrent"); !e.empty()) {
+    why_ = "no GPU: " + e;
+    return;
+  }
+  ok_ = true;
+}
+
+#define PH_NEED_GPU()                                                                              \
+  if (!ok_) return why_;
+
+std::string Cuda::alloc(DevicePtr &ptr, size_t bytes) {
+  PH_NEED_GPU();
+  CUdeviceptr p = 0;
+  std::string e = check(api_->memAlloc(&p, bytes ? bytes : 1), "cuMemAlloc");
+  ptr = p;
+  return e;
+}
+std::string Cuda::free(DevicePtr ptr) {
+  PH_NEED_GPU();
+  return ptr ? check(api_->memFree(ptr), "cuMemFree") : "";
+}
+std::string Cuda::copyToDevice(DevicePtr dst, const void *src, size_t bytes) {
+  PH_NEED_GPU();
+  return bytes ? check(api_->memcpyHtoD(dst, src, bytes), "cuMemcpyHtoD") : "";
+}
+std::string Cuda::copyToHost(void *dst, DevicePtr src, size_t bytes) {
+  PH_NEED_GPU();
+  return bytes ? check(api_->memcpyDtoH(dst, src, bytes), "cuMemcpyDtoH") : "";
+}
+std::string Cuda::memset8(DevicePtr dst, uint8_t value, size_t bytes) {
+  PH_NEED_GPU();
+  return bytes ? check(api_->memsetD8(dst, value, bytes), "cuMemsetD8") : "";
+}
+std::string Cuda::synchronize() {
+  PH_NEED_GPU();
+  return check(api_->ctxSynchronize(), "cuCtxSynchronize (a kernel failed)");
+}
+std::string Cuda::eventCreate(void *&event) {
+  PH_NEED_GPU();
+  return check(api_->eventCreate(&event, 0), "cuEventCreate");
+}
+std::string Cuda::eventRecord(void *event) {
+  PH_NEED_GPU();
+  return check(api_->eventRecord(event, nullptr), "cuEventRecord");
+}
+std::string Cuda::eventElapsedMs(void *start, void *end, float &ms) {
+  PH_NEED_GPU();
+  if (std::string e = check(api_->eventSynchronize(end), "cuEventSynchronize"); !e.empty()) return e;
+  return check(api_->eventElapsedTime(&ms, start, end), "cuEventElapsedTime");
+}
+void Cuda::eventDestroy(void *event) {
+  if (ok_ && event) api_->eventDestroy(event);
+}
+
+std::unique_ptr<Module> Module::load(const std::vector<uint8_t> &image, const std::string &symbol,
+                                     int dynamicShared, std::string &error) {
+  Cuda &cu = Cuda::get();
+  if (!cu.available()) {
+    error = cu.whyUnavailable();
+    return nullptr;
+  }
+  std::unique_ptr<Module> m(new Module());
+  if ((error = cu.check(cu.api_->moduleLoadData(&m->module_, image.data()), "cuModuleLoadData")) != "")
+    return nullptr;
+  if ((error = cu.check(cu.api_->moduleGetFunction(&m->func_, m->module_, symbol.c_str()),
+                        ("cuModuleGetFunction(`" + symbol + "`)").c_str())) != "")
+    return nullptr;
+  if (dynamicShared > 48 * 1024) {
+    if (dynamicShared > cu.device().sharedPerBlockOptin) {
+      error = "the kernel needs " + std::to_string(dynamicShared) + " bytes of shared memory, but " +
+              cu.device().name + " allows at most " + std::to_string(cu.device().sharedPerBlockOptin);
+      return nullptr;
+    }
+    if ((error = cu.check(cu.api_->funcSetAttribute(m->func_, kFuncMaxDynamicShared, dynamicShared),
+                          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)")) != "")
+      return nullptr;
+  }
+  return m;
+}
+
+Module::~Module() {
+  Cuda &cu = Cuda::get();
+  if (module_ && cu.available()) cu.api_->moduleUnload(module_);
+}
+
+std::string Module::launch(const int64_t grid[3], int threads, int dynamicShared, void **params) {
+  Cuda &cu = Cuda::get();
+  for (int i = 0; i < 3; ++i)
+    if (grid[i] < 1 || grid[i] > (i == 0 ? 2147483647LL : 65535))
+      return "grid dimension " + std::to_string(i) + " is " + std::to_string(grid[i]) +
+             ", outside what CUDA can launch";
+  std::string e = cu.check(cu.api_->launchKernel(func_, unsigned(grid[0]), unsigned(grid[1]),
+                                                 unsigned(grid[2]), unsigned(threads), 1, 1,
+                                                 unsigned(dynamicShared), nullptr, params, nullptr),
+                           "cuLaunchKernel");
+  return e;
+}
+
+FuncAttributes Module::attributes() const {
+  Cuda &cu = Cuda::get();
+  FuncAttributes fa;
+  if (!cu.available()) return fa;
+  cu.api_->funcGetAttribute(&fa.registers, kFuncNumRegs, func_);
+  cu.api_->funcGetAttribute(&fa.localBytes, kFuncLocalSize, func_);
+  cu.api_->funcGetAttribute(&fa.staticShared, kFuncSharedSize, func_);
+  cu.api_->funcGetAttribute(&fa.maxThreads, kFuncMaxThreads, func_);
+  cu.api_->funcGetAttribute(&fa.binaryVersion, kFuncBinaryVersion, func_);
+  return fa;
+}
+
+} // namespace ph::rt

@@ -1,0 +1,369 @@
+//===- Tool.cpp - The shared behaviour of ph-run and ph bench -------------===//
+#include "ph/Runtime/Tool.h"
+
+#include "ph/Interpreter.h"
+#include "ph/Npy.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+namespace ph::rt {
+
+using json = nlohmann::ordered_json;
+
+const char *kToolOptionsHelp =
+    "  --kernel K          the kernel (default: the only one)\n"
+    "  --config BR=64,...  only the autotune configurations that agree\n"
+    "  --size N=4096       bind a size symbol (repeatable)\n"
+    "  --arg scale=0.125   a scalar argument (repeatable; default 1/sqrt(D) for `scale`)\n"
+    "  --in Q=q.npy        an input from a .npy file (default: uniform [-1, 1) from --seed)\n"
+    "  --out O=o.npy       write a result to a .npy file\n"
+    "  --ref O=r.npy       compare a result with a .npy file (e.g. PyTorch's)\n"
+    "  --seed S            random inputs' seed (default 0)\n"
+    "  --check             compare every result with the fp64 interpreter on the same inputs\n"
+    "  --bench             time every configuration: warm-up, then the median of CUDA-event timed\n"
+    "                      launches over fresh random input sets, with FLOP/s or GB/s\n"
+    "  --warmup N --iters N  benchmark launches (default 10 and 100)\n"
+    "  --json              machine-readable output\n";
+
+static bool splitAssign(const std::string &s, std::string &name, std::string &value) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  name = s.substr(0, eq);
+  value = s.substr(eq + 1);
+  return true;
+}
+
+static std::string parseConfigList(const std::string &text, std::vector<std::pair<std::string, int64_t>> &out) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string n, v;
+    if (!splitAssign(item, n, v)) return "`--config` expects NAME=VALUE[,NAME=VALUE...], found `" + text + "`";
+    char *end = nullptr;
+    long long x = std::strtoll(v.c_str(), &end, 10);
+    if (!end || *end) return "`--config " + text + "`: `" + v + "` is not an integer";
+    out.emplace_back(n, x);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return "";
+}
+
+std::string parseToolOptions(const std::vector<std::string> &args, ToolOptions &opt,
+                             std::vector<std::string> &rest) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&](std::string &out) -> bool {
+      if (i + 1 >= args.size()) return false;
+      out = args[++i];
+      return true;
+    };
+    std::string v, n, x;
+    if (a == "--check") opt.check = true;
+    else if (a == "--bench") opt.bench = true;
+    else if (a == "--json") opt.json = true;
+    else if (a == "--info") opt.info = true;
+    else if (a == "--kernel" || a == "--config" || a == "--size" || a == "--arg" || a == "--in" ||
+             a == "--out" || a == "--ref" || a == "--seed" || a == "--warmup" || a == "--iters") {
+      if (!value(v)) return "`" + a + "` needs a value";
+      if (a == "--kernel") opt.kernel = v;
+      else if (a == "--config") {
+        if (std::string e = parseConfigList(v, opt.config); !e.empty()) return e;
+      } else if (a == "--seed") opt.request.seed = std::strtoull(v.c_str(), nullptr, 10);
+      else if (a == "--warmup") opt.benchOptions.warmup = std::atoi(v.c_str());
+      else if (a == "--iters") opt.benchOptions.iterations = std::max(1, std::atoi(v.c_str()));
+      else {
+        if (!splitAssign(v, n, x)) return "`" + a + "` expects NAME=VALUE, found `" + v + "`";
+        char *end = nullptr;
+        if (a == "--size") {
+          long long s = std::strtoll(x.c_str(), &end, 10);
+          if (!end || *end || s < 0) return "`--size " + v + "`: `" + x + "` is not a size";
+          opt.request.sizes[n] = s;
+        } else if (a == "--arg") {
+          double d = std::strtod(x.c_str(), &end);
+          if (!end || *end) return "`--arg " + v + "`: `" + x + "` is not a number";
+          opt.request.scalars[n] = d;
+        } else if (a == "--in") {
+          HostTensor t;
+          if (std::string e = npy::read(x, t); !e.empty()) return e;
+          opt.request.inputs[n] = std::move(t);
+        } else if (a == "--out") opt.outPaths[n] = x;
+        else opt.refPaths[n] = x;
+      }
+    } else rest.push_back(a);
+  }
+  return "";
+}
+
+std::vector<const Variant *> selectVariants(const std::vector<Variant> &all, const ToolOptions &opt) {
+  std::vector<const Variant *> out;
+  for (const Variant &v : all) {
+    if (!opt.kernel.empty() && v.meta.sig.name != opt.kernel) continue;
+    bool agrees = true;
+    for (auto &[n, x] : opt.config)
+      for (auto &[cn, cx] : v.meta.sig.config)
+        if (cn == n && cx != x) agrees = false;
+    if (agrees) out.push_back(&v);
+  }
+  return out;
+}
+
+int printDeviceInfo(bool asJson) {
+  Cuda &cu = Cuda::get();
+  if (!cu.available()) {
+    if (asJson) std::cout << json{{"gpu", false}, {"reason", cu.whyUnavailable()}}.dump(2) << "\n";
+    else std::cerr << cu.whyUnavailable() << "\n";
+    return kExitNoGpu;
+  }
+  const DeviceInfo &d = cu.device();
+  if (asJson) {
+    std::cout << json{{"gpu", true},
+                      {"name", d.name},
+                      {"arch", d.arch()},
+                      {"sms", d.smCount},
+                      {"sharedPerBlockOptin", d.sharedPerBlockOptin},
+                      {"sharedPerSM", d.sharedPerSM},
+                      {"clockMHz", d.clockKHz / 1000},
+                      {"memClockMHz", d.memClockKHz / 1000},
+                      {"busWidthBits", d.busWidthBits},
+                      {"l2Bytes", d.l2Bytes},
+                      {"totalMem", d.totalMem},
+                      {"driverVersion", d.driverVersion}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+  std::printf("%s: %s, %d SMs, %d MHz, %.1f GiB, L2 %d KiB, shared memory %d B/block (opt-in %d), driver %d\n",
+              d.name.c_str(), d.arch().c_str(), d.smCount, d.clockKHz / 1000, d.totalMem / 1073741824.0,
+              d.l2Bytes / 1024, d.sharedPerBlock, d.sharedPerBlockOptin, d.driverVersion);
+  std::printf("ceilings: %.0f GB/s memory, %.1f TFLOP/s FP32, %.0f TFLOP/s dense f16 tensor\n",
+              d.peakBandwidth() / 1e9, d.peakFp32Flops() / 1e12, d.peakTensorF16Flops() / 1e12);
+  return 0;
+}
+
+namespace {
+
+/// Bound tensors that can be copied with their LaunchArgs.
+struct Bound {
+  std::vector<HostTensor> storage;
+  LaunchArgs args;
+
+  Bound() = default;
+  Bound(const Bound &o) : storage(o.storage), args(o.args) {
+    for (HostTensor *&t : args.tensors) t = &storage[size_t(t - o.storage.data())];
+  }
+  Bound &operator=(const Bound &) = delete;
+};
+
+std::string shapeText(const std::vector<int64_t> &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+/// Compares the written tensors of `got` with the interpreter's (`ref`) and
+/// with --ref files; prints one line per comparison. Returns false on a mismatch.
+bool checkOutputs(const kir::Kernel &sig, const Bound &got, const Bound *ref, const ToolOptions &opt,
+                  json &report, std::string &text) {
+  bool ok = true;
+  for (size_t i = 0; i < sig.tensors.size(); ++i) {
+    if (!sig.tensors[i].written) continue;
+    const std::string &name = sig.tensors[i].name;
+    const HostTensor &out = *got.args.tensors[i];
+    auto one = [&](const HostTensor &r, const std::string &against) {
+      Comparison c = compare(out, r);
+      ok = ok && c.ok;
+      report[name][against] = {{"ok", c.ok}, {"relL2", c.relL2}, {"maxAbs", c.maxAbs},
+                               {"worst", c.worst}, {"nonFinite", c.nonFinite}, {"tolerance", c.tolerance}};
+      text += "  " + name + " vs " + against + ": " + (c.ok ? "ok, " : "MISMATCH, ") + c.summary() + "\n";
+    };
+    if (ref) one(*ref->args.tensors[i], "interpreter");
+    if (auto it = opt.refPaths.find(name); it != opt.refPaths.end()) {
+      HostTensor r;
+      if (std::string e = npy::read(it->second, r); !e.empty()) {
+        ok = false;
+        text += "  " + name + ": " + e + "\n";
+      } else one(r, it->second);
+    }
+  }
+  return ok;
+}
+
+std::string writeOutputs(const kir::Kernel &sig, const Bound &b, const ToolOptions &opt) {
+  for (auto &[name, path] : opt.outPaths) {
+    bool found = false;
+    for (size_t i = 0; i < sig.tensors.size(); ++i)
+      if (sig.tensors[i].name == name) {
+        found = true;
+        if (std::string e = npy::write(path, *b.args.tensors[i]); !e.empty()) return e;
+      }
+    if (!found) return "`--out " + name + "=...`: the kernel has no tensor `" + name + "`";
+  }
+  return "";
+}
+
+double interpWork(const KernelCost &c, const Bound &b) {
+  double elems = 0;
+  for (const HostTensor *t : b.args.tensors) elems += double(t->numElements());
+  return c.dotFlops + c.elementwiseFlops + elems;
+}
+
+} // namespace
+
+int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt, const SourceManager *sources) {
+  if (variants.empty()) {
+    std::cerr << "error: no kernel variant matches the options\n";
+    return 2;
+  }
+  Cuda &cu = Cuda::get();
+  if (!cu.available()) {
+    std::cerr << cu.whyUnavailable() << "\n";
+    return kExitNoGpu;
+  }
+  const DeviceInfo &dev = cu.device();
+  InterpOptions io;
+  io.sources = sources;
+  const std::string kernelName = variants.front()->meta.sig.name;
+
+  if (!opt.bench) {
+    const Variant &v = *variants.front();
+    const kir::Kernel &sig = v.meta.sig;
+    Bound b;
+    if (std::string e = bindLaunch(sig, opt.request, b.storage, b.args); !e.empty()) {
+      std::cerr << "error: " << e << "\n";
+      return 1;
+    }
+    std::unique_ptr<Bound> ref;
+    if (opt.check) {
+      if (!v.kernel) {
+        std::cerr << "error: --check needs the kernel's source (the manifest has none)\n";
+        return 1;
+      }
+      ref = std::make_unique<Bound>(b);
+    }
+    FuncAttributes fa;
+    if (std::string e = runCubin(v.meta, v.cubin, b.args, &fa); !e.empty()) {
+      std::cerr << "error: " << e << "\n";
+      return 1;
+    }
+    if (ref)
+      if (std::string e = interpret(*v.kernel, ref->args, io); !e.empty()) {
+        std::cerr << "error: the interpreter failed: " << e << "\n";
+        return 1;
+      }
+    json report;
+    std::string text;
+    bool ok = checkOutputs(sig, b, ref.get(), opt, report, text);
+    if (std::string e = writeOutputs(sig, b, opt); !e.empty()) {
+      std::cerr << "error: " << e << "\n";
+      return 1;
+    }
+    if (opt.json) {
+      json j{{"kernel", sig.name}, {"config", sig.configName()}, {"device", dev.name},
+             {"grid", {b.args.grid[0], b.args.grid[1], b.args.grid[2]}}, {"threads", sig.threads},
+             {"registers", fa.registers}, {"sharedBytes", v.meta.dynamicShared + fa.staticShared},
+             {"checks", report}, {"ok", ok}};
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::printf("%s [%s] on %s: grid (%lld, %lld, %lld) x %d threads, %d registers, %d B shared memory\n",
+                  sig.name.c_str(), sig.configName().c_str(), dev.name.c_str(), (long long)b.args.grid[0],
+                  (long long)b.args.grid[1], (long long)b.args.grid[2], sig.threads, fa.registers,
+                  v.meta.dynamicShared + fa.staticShared);
+      for (size_t i = 0; i < sig.tensors.size(); ++i) {
+        if (!sig.tensors[i].written) continue;
+        const HostTensor &t = *b.args.tensors[i];
+        double s = 0;
+        for (int64_t k = 0; k < t.numElements(); ++k) s += t.get(k) * t.get(k);
+        std::printf("  %s: %s %s, L2 norm %.6g, first %.6g\n", sig.tensors[i].name.c_str(), elemName(t.elem),
+                    shapeText(t.shape).c_str(), std::sqrt(s), t.numElements() ? t.get(0) : 0.0);
+      }
+      std::fputs(text.c_str(), stdout);
+    }
+    return ok ? 0 : 1;
+  }
+
+  // --bench: every configuration.
+  std::vector<BenchRow> rows;
+  bool allOk = true;
+  json details = json::array();
+  for (const Variant *v : variants) {
+    const kir::Kernel &sig = v->meta.sig;
+    Bound first;
+    LaunchRequest req = opt.request;
+    if (std::string e = bindLaunch(sig, req, first.storage, first.args); !e.empty()) {
+      std::cerr << "error: [" << sig.configName() << "] " << e << "\n";
+      return 1;
+    }
+    int sets = opt.request.inputs.empty() ? inputSetsFor(sig, first.args) : 1;
+    std::vector<std::unique_ptr<Bound>> bound;
+    bound.push_back(std::make_unique<Bound>(first));
+    for (int s = 1; s < sets; ++s) {
+      auto b = std::make_unique<Bound>();
+      req.seed = opt.request.seed + 1000003ULL * uint64_t(s);
+      if (std::string e = bindLaunch(sig, req, b->storage, b->args); !e.empty()) {
+        std::cerr << "error: " << e << "\n";
+        return 1;
+      }
+      bound.push_back(std::move(b));
+    }
+    KernelCost cost = countCost(v->kernel ? *v->kernel : sig, first.args);
+    bool interp = v->kernel && (opt.check || interpWork(cost, first) <= opt.interpLimit);
+    std::unique_ptr<Bound> ref;
+    if (interp) ref = std::make_unique<Bound>(first);
+    std::vector<LaunchArgs> argSets;
+    for (auto &b : bound) argSets.push_back(b->args);
+    BenchResult r;
+    if (std::string e = benchCubin(v->meta, v->cubin, argSets, opt.benchOptions, r); !e.empty()) {
+      std::cerr << "error: [" << sig.configName() << "] " << e << "\n";
+      return 1;
+    }
+    if (ref)
+      if (std::string e = interpret(*v->kernel, ref->args, io); !e.empty()) {
+        std::cerr << "error: the interpreter failed: " << e << "\n";
+        return 1;
+      }
+    json report;
+    std::string text;
+    bool ok = checkOutputs(sig, *bound.front(), ref.get(), opt, report, text);
+    allOk = allOk && ok;
+    BenchRow row = makeRow(sig.configName(), r, cost, v->meta, dev);
+    if (!ref && opt.refPaths.empty()) row.check = "unchecked (too large for the interpreter; give --ref)";
+    else {
+      double worst = 0;
+      for (auto &[tname, against] : report.items())
+        for (auto &[aname, c] : against.items()) worst = std::max(worst, c.value("relL2", 0.0));
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%s %.1e", ok ? "ok" : "MISMATCH", worst);
+      row.check = buf;
+    }
+    if (!text.empty() && !opt.json) std::fputs(text.c_str(), stderr);
+    if (std::string e = writeOutputs(sig, *bound.front(), opt); !e.empty()) {
+      std::cerr << "error: " << e << "\n";
+      return 1;
+    }
+    details.push_back({{"config", sig.configName()}, {"launches", r.launches}, {"inputSets", r.inputSets},
+                       {"minMs", r.minMs}, {"maxMs", r.maxMs}, {"dotFlops", cost.dotFlops},
+                       {"bytes", cost.bytes}, {"grid", {first.args.grid[0], first.args.grid[1], first.args.grid[2]}},
+                       {"checks", report}});
+    rows.push_back(row);
+  }
+  if (opt.json) {
+    json j = json::parse(rowsToJson(rows, dev, kernelName));
+    j["details"] = details;
+    j["ok"] = allOk;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::string sizes;
+    for (auto &[n, x] : opt.request.sizes) sizes += (sizes.empty() ? "" : ", ") + n + "=" + std::to_string(x);
+    std::cout << formatTable(rows, dev, kernelName + (sizes.empty() ? "" : " (" + sizes + ")"));
+  }
+  return allOk ? 0 : 1;
+}
+
+} // namespace ph::rt
