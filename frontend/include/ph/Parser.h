@@ -1,0 +1,21 @@
+//===- Parser.h - Builds the syntax tree -------------------------*- C++ -*-===//
+#pragma once
+
+#include "ph/AST.h"
+#include "ph/Diagnostic.h"
+#include "ph/Token.h"
+
+#include <memory>
+#include <vector>
+
+namespace ph {
+
+/// The deepest nesting of expressions and blocks the parser accepts; deeper
+/// input gets a diagnostic instead of a deeper stack.
+constexpr unsigned kMaxNesting = 200;
+
+/// Parses a whole file. Never fails: returns a valid tree (with Error nodes)
+/// and reports what it could not read. Runs in time linear in the tokens.
+std::unique_ptr<ast::Module> parse(const std::vector<Token> &tokens, FileId file, DiagnosticSink &diags);
+
+} // namespace ph

@@ -1,0 +1,65 @@
+//===- CheckerState.h - State shared by the resolver and elaborator -*- C++ -*-===//
+//
+// Checking runs in two passes over the modules: the resolver binds every name
+// to a symbol (scopes, occurrences, unknown names, `let` assignments), then the
+// elaborator specialises each kernel per autotune configuration, inlining `fn`
+// calls, computing types and shapes and building kir::Kernels.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/Analysis.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ph::check {
+
+struct KernelDecorators {
+  int threads = 128;
+  bool tensorcore = false;
+  std::vector<std::pair<ast::Ident, std::vector<int64_t>>> autotune;
+  std::vector<std::pair<ast::Ident, const ast::Expr *>> aligned; // N = B
+  const ast::Decorator *grid = nullptr;
+};
+
+struct State {
+  Analysis &A;
+  DiagnosticSink &diags;
+  const AnalyzeOptions &options;
+  std::unordered_map<std::string, const ast::Decl *> functions; // every `fn` by name
+  std::unordered_map<const ast::Decl *, uint32_t> declSymbol;
+  std::unordered_map<const ast::Expr *, uint32_t> exprSymbol;   // Name exprs and Call callees
+  std::unordered_map<const ast::Stmt *, uint32_t> stmtSymbol;   // Let and For
+  std::unordered_map<const ast::Param *, uint32_t> paramSymbol;
+  std::unordered_map<std::string, uint32_t> builtinSymbol;
+  std::unordered_map<const ast::Decl *, KernelDecorators> decorators;
+
+  State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o) : A(a), diags(d), options(o) {}
+
+  uint32_t addSymbol(Symbol s) {
+    A.symbols.push_back(std::move(s));
+    return static_cast<uint32_t>(A.symbols.size() - 1);
+  }
+  void addOccurrence(SourceRange r, uint32_t sym, bool def, bool write = false) {
+    A.occurrences.push_back({r, sym, def, write});
+  }
+  uint32_t builtin(const std::string &name);
+  std::string text(SourceRange r) const {
+    return A.sources.file(r.file).text().substr(r.begin, r.end - r.begin);
+  }
+};
+
+/// The closest of `candidates` to `name` by edit distance (at most 2 edits, or
+/// a third of the name), or "".
+std::string closestName(const std::string &name, const std::vector<std::string> &candidates);
+
+bool isBuiltinFunction(const std::string &name);
+/// Number of arguments a builtin takes; -1 for a variable count (range: 2 or 3).
+int builtinArity(const std::string &name);
+
+void resolve(State &st);
+void elaborate(State &st);
+
+} // namespace ph::check

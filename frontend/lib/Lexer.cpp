@@ -1,0 +1,197 @@
+//===- Lexer.cpp - Turns source text into tokens ---------------------------===//
+#include "ph/Lexer.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
+namespace ph {
+
+const char *tokSpelling(Tok kind) {
+  switch (kind) {
+  case Tok::Eof: return "end of file";
+  case Tok::Error: return "invalid token";
+  case Tok::Ident: return "identifier";
+  case Tok::IntLit: return "integer";
+  case Tok::FloatLit: return "number";
+  case Tok::DocComment: return "`///` comment";
+  case Tok::KwKernel: return "`kernel`";
+  case Tok::KwFn: return "`fn`";
+  case Tok::KwLet: return "`let`";
+  case Tok::KwVar: return "`var`";
+  case Tok::KwFor: return "`for`";
+  case Tok::KwIn: return "`in`";
+  case Tok::KwTensor: return "`tensor`";
+  case Tok::KwTile: return "`tile`";
+  case Tok::LParen: return "`(`";
+  case Tok::RParen: return "`)`";
+  case Tok::LBracket: return "`[`";
+  case Tok::RBracket: return "`]`";
+  case Tok::LBrace: return "`{`";
+  case Tok::RBrace: return "`}`";
+  case Tok::LAngle: return "`<`";
+  case Tok::RAngle: return "`>`";
+  case Tok::Comma: return "`,`";
+  case Tok::Colon: return "`:`";
+  case Tok::ColonPlus: return "`:+`";
+  case Tok::Dot: return "`.`";
+  case Tok::At: return "`@`";
+  case Tok::Semi: return "`;`";
+  case Tok::Newline: return "end of line";
+  case Tok::Plus: return "`+`";
+  case Tok::Minus: return "`-`";
+  case Tok::Star: return "`*`";
+  case Tok::Slash: return "`/`";
+  case Tok::Percent: return "`%`";
+  case Tok::Assign: return "`=`";
+  case Tok::PlusAssign: return "`+=`";
+  case Tok::MinusAssign: return "`-=`";
+  case Tok::StarAssign: return "`*=`";
+  case Tok::SlashAssign: return "`/=`";
+  }
+  return "token";
+}
+
+static Tok keyword(std::string_view s) {
+  if (s == "kernel") return Tok::KwKernel;
+  if (s == "fn") return Tok::KwFn;
+  if (s == "let") return Tok::KwLet;
+  if (s == "var") return Tok::KwVar;
+  if (s == "for") return Tok::KwFor;
+  if (s == "in") return Tok::KwIn;
+  if (s == "tensor") return Tok::KwTensor;
+  if (s == "tile") return Tok::KwTile;
+  return Tok::Ident;
+}
+
+static bool isIdentStart(unsigned char c) { return std::isalpha(c) || c == '_'; }
+static bool isIdentChar(unsigned char c) { return std::isalnum(c) || c == '_'; }
+
+std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags) {
+  const std::string &t = file.text();
+  const uint32_t n = static_cast<uint32_t>(t.size());
+  std::vector<Token> out;
+  out.reserve(n / 3 + 1);
+  auto push = [&](Tok k, uint32_t b, uint32_t e) {
+    out.push_back(Token{k, SourceRange{id, b, e}, std::string_view(t).substr(b, e - b)});
+  };
+  uint32_t i = 0;
+  while (i < n) {
+    unsigned char c = t[i];
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++i;
+      continue;
+    }
+    if (c == '\n') {
+      push(Tok::Newline, i, i + 1);
+      ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < n && t[i + 1] == '/') {
+      uint32_t b = i;
+      while (i < n && t[i] != '\n') ++i;
+      // `///` documents the declaration below; `////...` is a plain comment.
+      if (i - b >= 3 && t[b + 2] == '/' && (i - b == 3 || t[b + 3] != '/')) push(Tok::DocComment, b, i);
+      continue;
+    }
+    if (isIdentStart(c)) {
+      uint32_t b = i;
+      while (i < n && isIdentChar(t[i])) ++i;
+      push(keyword(std::string_view(t).substr(b, i - b)), b, i);
+      continue;
+    }
+    if (std::isdigit(c) || (c == '.' && i + 1 < n && std::isdigit((unsigned char)t[i + 1]))) {
+      uint32_t b = i;
+      bool isFloatLit = false, bad = false;
+      while (i < n && std::isdigit((unsigned char)t[i])) ++i;
+      if (i < n && t[i] == '.' && !(i + 1 < n && t[i + 1] == '.')) {
+        isFloatLit = true;
+        ++i;
+        while (i < n && std::isdigit((unsigned char)t[i])) ++i;
+      }
+      if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+        isFloatLit = true;
+        ++i;
+        if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
+        if (i >= n || !std::isdigit((unsigned char)t[i])) bad = true;
+        while (i < n && std::isdigit((unsigned char)t[i])) ++i;
+      }
+      // A number running into letters (`12ab`) is one malformed literal.
+      while (i < n && isIdentChar(t[i])) {
+        bad = true;
+        ++i;
+      }
+      if (bad) {
+        diags.report(DiagKind::MalformedNumber, {id, b, i}, {t.substr(b, i - b)});
+        push(Tok::Error, b, i);
+        continue;
+      }
+      if (!isFloatLit) {
+        // 2^31 - 1 is the largest i32; longer spellings are checked without overflow.
+        std::string_view digits = std::string_view(t).substr(b, i - b);
+        if (digits.size() > 10 || std::strtoll(std::string(digits).c_str(), nullptr, 10) > 2147483647LL) {
+          diags.report(DiagKind::IntegerTooLarge, {id, b, i}, {std::string(digits)});
+          push(Tok::Error, b, i);
+          continue;
+        }
+      }
+      push(isFloatLit ? Tok::FloatLit : Tok::IntLit, b, i);
+      continue;
+    }
+    uint32_t b = i;
+    auto two = [&](char next) { return i + 1 < n && t[i + 1] == next; };
+    Tok k = Tok::Error;
+    uint32_t len = 1;
+    switch (c) {
+    case '(': k = Tok::LParen; break;
+    case ')': k = Tok::RParen; break;
+    case '[': k = Tok::LBracket; break;
+    case ']': k = Tok::RBracket; break;
+    case '{': k = Tok::LBrace; break;
+    case '}': k = Tok::RBrace; break;
+    case '<': k = Tok::LAngle; break;
+    case '>': k = Tok::RAngle; break;
+    case ',': k = Tok::Comma; break;
+    case '.': k = Tok::Dot; break;
+    case '@': k = Tok::At; break;
+    case ';': k = Tok::Semi; break;
+    case '%': k = Tok::Percent; break;
+    case ':':
+      if (two('+')) k = Tok::ColonPlus, len = 2;
+      else k = Tok::Colon;
+      break;
+    case '+':
+      if (two('=')) k = Tok::PlusAssign, len = 2;
+      else k = Tok::Plus;
+      break;
+    case '-':
+      if (two('=')) k = Tok::MinusAssign, len = 2;
+      else k = Tok::Minus;
+      break;
+    case '*':
+      if (two('=')) k = Tok::StarAssign, len = 2;
+      else k = Tok::Star;
+      break;
+    case '/':
+      if (two('=')) k = Tok::SlashAssign, len = 2;
+      else k = Tok::Slash;
+      break;
+    case '=': k = Tok::Assign; break;
+    default: break;
+    }
+    if (k == Tok::Error) {
+      // One diagnostic for a run of bad bytes (e.g. a multi-byte UTF-8 character).
+      ++i;
+      while (i < n && (static_cast<unsigned char>(t[i]) & 0xC0) == 0x80) ++i;
+      diags.report(DiagKind::InvalidCharacter, {id, b, i}, {t.substr(b, i - b)});
+      push(Tok::Error, b, i);
+      continue;
+    }
+    i += len;
+    push(k, b, i);
+  }
+  push(Tok::Eof, n, n);
+  return out;
+}
+
+} // namespace ph

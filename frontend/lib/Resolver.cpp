@@ -1,0 +1,518 @@
+//===- Resolver.cpp - Binds names to symbols --------------------------------===//
+//
+// Walks every declaration once, with lexical scopes, and records symbols and
+// occurrences for the editor (hover, definition, references, rename) and for
+// the elaborator. Reports unknown names and functions (with a fix when a close
+// spelling exists), wrong argument counts, redefinitions, assignments to
+// `let`, decorator problems and unused variables.
+//
+//===----------------------------------------------------------------------===//
+#include "CheckerState.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace ph::check {
+
+static const char *kBuiltins[] = {"dot",  "dot_t", "rowmax", "rowsum",    "tmax",        "tmin",   "exp",
+                                   "exp2", "log",   "sqrt",   "rsqrt",     "abs",         "mask_cols",
+                                   "causal_mask", "extent", "range"};
+static const char *kDecorators[] = {"tensorcore", "launch", "autotune", "aligned", "grid"};
+
+bool isBuiltinFunction(const std::string &name) {
+  for (const char *b : kBuiltins)
+    if (name == b) return true;
+  return false;
+}
+
+int builtinArity(const std::string &name) {
+  if (name == "dot" || name == "dot_t" || name == "tmax" || name == "tmin" || name == "extent") return 2;
+  if (name == "mask_cols" || name == "causal_mask") return 3;
+  if (name == "range") return -1;
+  return 1;
+}
+
+static size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closestName(const std::string &name, const std::vector<std::string> &candidates) {
+  std::string best;
+  size_t bestD = std::max<size_t>(2, name.size() / 3) + 1;
+  for (const std::string &c : candidates) {
+    if (c == name || c.empty()) continue;
+    size_t d = editDistance(name, c);
+    if (d < bestD) bestD = d, best = c;
+  }
+  return best;
+}
+
+uint32_t State::builtin(const std::string &name) {
+  auto it = builtinSymbol.find(name);
+  if (it != builtinSymbol.end()) return it->second;
+  Symbol s;
+  const BuiltinDoc *doc = findBuiltinDoc(name);
+  s.kind = doc && doc->isDecorator ? SymbolKind::Decorator : SymbolKind::Builtin;
+  s.name = name;
+  s.def = SourceRange{UINT32_MAX, 0, 0};
+  if (doc) {
+    s.signature = doc->signature;
+    s.doc = doc->doc;
+  }
+  uint32_t id = addSymbol(std::move(s));
+  builtinSymbol[name] = id;
+  return id;
+}
+
+namespace {
+
+using namespace ast;
+
+class Resolver {
+public:
+  explicit Resolver(State &st) : st_(st) {}
+  void run();
+
+private:
+  State &st_;
+  std::vector<std::map<std::string, uint32_t>> scopes_;
+  const Decl *decl_ = nullptr;
+  uint32_t declSym_ = 0;
+  std::vector<uint32_t> locals_; // of the current declaration, for unused-variable warnings
+  std::map<uint32_t, int> uses_;
+
+  void declareDecl(const Decl &d);
+  void resolveDecl(const Decl &d);
+  void resolveDecorators(const Decl &d);
+  void resolveStmts(const std::vector<StmtPtr> &body, SourceRange scope);
+  void resolveStmt(const Stmt &s, SourceRange scopeEnd);
+  void resolveExpr(const Expr &e, bool write = false);
+  void resolveType(const TypeExpr &t, bool inKernelParams);
+  const uint32_t *lookup(const std::string &name) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->find(name);
+      if (f != it->end()) return &f->second;
+    }
+    return nullptr;
+  }
+  std::vector<std::string> visibleNames() {
+    std::vector<std::string> names;
+    for (auto &sc : scopes_)
+      for (auto &[n, _] : sc) names.push_back(n);
+    return names;
+  }
+  uint32_t declare(const Ident &id, Symbol sym, SourceRange visible) {
+    if (!id.valid()) return UINT32_MAX;
+    if (isBuiltinFunction(id.name)) st_.diags.report(DiagKind::ShadowsBuiltin, id.range, {id.name});
+    auto &scope = scopes_.back();
+    if (scope.count(id.name)) {
+      auto &d = st_.diags.report(DiagKind::Redefinition, id.range, {id.name});
+      const Symbol &prev = st_.A.symbols[scope[id.name]];
+      d.notes.push_back({prev.def, "the earlier definition"});
+    }
+    sym.name = id.name;
+    sym.def = id.range;
+    sym.container = declSym_;
+    sym.scope = visible;
+    uint32_t s = st_.addSymbol(std::move(sym));
+    scope[id.name] = s;
+    st_.addOccurrence(id.range, s, true);
+    return s;
+  }
+};
+
+void Resolver::run() {
+  // Declarations first, so that a fn may be called before it is defined.
+  for (auto &m : st_.A.modules)
+    for (auto &d : m->decls) declareDecl(*d);
+  for (auto &m : st_.A.modules)
+    for (auto &d : m->decls) resolveDecl(*d);
+}
+
+static std::string signatureOf(const Decl &d, const State &st) {
+  std::string s = d.isKernel ? "kernel " : "fn ";
+  s += d.name.name + "(";
+  for (size_t i = 0; i < d.params.size(); ++i) {
+    if (i) s += ", ";
+    s += d.params[i].name.name;
+    if (d.params[i].type) s += ": " + st.text(d.params[i].type->range);
+  }
+  return s + ")";
+}
+
+void Resolver::declareDecl(const Decl &d) {
+  if (!d.name.valid()) return;
+  if (isBuiltinFunction(d.name.name)) {
+    st_.diags.report(DiagKind::ShadowsBuiltin, d.name.range, {d.name.name});
+    return;
+  }
+  auto existing = st_.functions.find(d.name.name);
+  bool dupKernel = false;
+  for (auto &[decl, sym] : st_.declSymbol)
+    if (decl->name.name == d.name.name) dupKernel = true;
+  if (dupKernel || existing != st_.functions.end()) {
+    st_.diags.report(DiagKind::DuplicateDeclaration, d.name.range, {d.isKernel ? "kernel" : "fn", d.name.name});
+    return;
+  }
+  Symbol s;
+  s.kind = d.isKernel ? SymbolKind::Kernel : SymbolKind::Function;
+  s.name = d.name.name;
+  s.def = d.name.range;
+  s.declRange = d.range;
+  s.signature = signatureOf(d, st_);
+  s.doc = d.doc;
+  uint32_t id = st_.addSymbol(std::move(s));
+  st_.declSymbol[&d] = id;
+  st_.addOccurrence(d.name.range, id, true);
+  if (!d.isKernel) st_.functions[d.name.name] = &d;
+}
+
+void Resolver::resolveDecorators(const Decl &d) {
+  KernelDecorators &kd = st_.decorators[&d];
+  std::set<std::string> seen;
+  for (const Decorator &dec : d.decorators) {
+    const std::string &n = dec.name.name;
+    if (!dec.name.valid()) continue;
+    bool known = std::find(std::begin(kDecorators), std::end(kDecorators), n) != std::end(kDecorators);
+    if (!known) {
+      auto &diag = st_.diags.report(DiagKind::UnknownDecorator, dec.name.range, {n});
+      std::string fix = closestName(n, std::vector<std::string>(std::begin(kDecorators), std::end(kDecorators)));
+      if (!fix.empty()) diag.fixes.push_back({"use `@" + fix + "`", {{dec.name.range, fix}}});
+      continue;
+    }
+    st_.addOccurrence(dec.name.range, st_.builtin(n), false);
+    if (!d.isKernel) {
+      st_.diags.report(DiagKind::DecoratorOnFn, dec.range, {n});
+      continue;
+    }
+    if (!seen.insert(n).second) {
+      st_.diags.report(DiagKind::DuplicateDecorator, dec.range, {n});
+      continue;
+    }
+    auto bad = [&](SourceRange r, const std::string &why) {
+      st_.diags.report(DiagKind::DecoratorArgs, r, {n, why});
+    };
+    if (n == "tensorcore") {
+      if (dec.hasParens) bad(dec.range, "`@tensorcore` takes no arguments");
+      kd.tensorcore = true;
+    } else if (n == "launch") {
+      if (dec.args.size() != 1 || dec.args[0].kind != DecoratorArg::Kind::Expr ||
+          dec.args[0].values[0]->kind != ExprKind::IntLit) {
+        bad(dec.range, "expected one integer, the threads per CTA");
+        continue;
+      }
+      int64_t t = dec.args[0].values[0]->intValue;
+      if (t < 32 || t > 1024 || t % 32) {
+        st_.diags.report(DiagKind::LaunchThreads, dec.args[0].range, {std::to_string(t)});
+        continue;
+      }
+      kd.threads = static_cast<int>(t);
+    } else if (n == "autotune") {
+      if (dec.args.empty()) bad(dec.range, "expected `NAME in [values]`");
+      for (const DecoratorArg &a : dec.args) {
+        if (a.kind != DecoratorArg::Kind::In) {
+          bad(a.range, "expected `NAME in [values]`");
+          continue;
+        }
+        std::vector<int64_t> values;
+        bool ok = !a.values.empty();
+        for (auto &v : a.values) {
+          if (v->kind != ExprKind::IntLit || v->intValue <= 0) {
+            bad(v->range, "autotune values are positive integers, found `" + st_.text(v->range) + "`");
+            ok = false;
+          } else {
+            values.push_back(v->intValue);
+          }
+        }
+        if (a.values.empty()) bad(a.range, "the list of values is empty");
+        bool dup = false;
+        for (auto &[id, _] : kd.autotune)
+          if (id.name == a.name.name) dup = true;
+        if (dup) {
+          bad(a.name.range, "`" + a.name.name + "` is listed twice");
+          continue;
+        }
+        if (ok) kd.autotune.push_back({a.name, values});
+      }
+    } else if (n == "aligned") {
+      if (dec.args.empty()) bad(dec.range, "expected `N = B`");
+      for (const DecoratorArg &a : dec.args) {
+        if (a.kind != DecoratorArg::Kind::Eq) {
+          bad(a.range, "expected `N = B`, a size and the block it is a multiple of");
+          continue;
+        }
+        kd.aligned.push_back({a.name, a.values[0].get()});
+      }
+    } else if (n == "grid") {
+      if (dec.args.empty() || dec.args.size() > 3) {
+        bad(dec.range, "expected one to three axes: `@grid(x, y, z)`");
+        continue;
+      }
+      for (auto &a : dec.args)
+        if (a.kind != DecoratorArg::Kind::Expr) bad(a.range, "expected an integer, a size or `N / B`");
+      kd.grid = &dec;
+    }
+  }
+}
+
+void Resolver::resolveType(const TypeExpr &t, bool inKernelParams) {
+  if (t.kind == TypeExpr::Kind::Error) return;
+  Elem e;
+  if (t.elem.valid() && !parseElem(t.elem.name, e)) {
+    auto &d = st_.diags.report(DiagKind::UnknownType, t.elem.range, {t.elem.name});
+    std::string fix = closestName(t.elem.name, {"f16", "bf16", "f32", "i32"});
+    if (!fix.empty()) d.fixes.push_back({"use `" + fix + "`", {{t.elem.range, fix}}});
+  }
+  for (auto &dim : t.dims) {
+    if (inKernelParams && dim->kind == ExprKind::Name) {
+      // A name in a parameter's shape is a size symbol (or an autotune constant).
+      const std::string &n = dim->name.name;
+      if (const uint32_t *s = lookup(n)) {
+        st_.exprSymbol[dim.get()] = *s;
+        st_.addOccurrence(dim->range, *s, false);
+        uses_[*s]++;
+      } else {
+        Symbol sym;
+        sym.kind = SymbolKind::SizeSymbol;
+        sym.typeSymbolic = "i32";
+        sym.signature = n + ": size, bound at launch from the tensors' shapes";
+        // Size symbols live in the kernel's outermost scope.
+        auto saved = scopes_.size();
+        (void)saved;
+        sym.name = n;
+        sym.def = dim->range;
+        sym.container = declSym_;
+        uint32_t id = st_.addSymbol(std::move(sym));
+        scopes_.front()[n] = id;
+        st_.exprSymbol[dim.get()] = id;
+        st_.addOccurrence(dim->range, id, true);
+      }
+      continue;
+    }
+    resolveExpr(*dim);
+  }
+}
+
+void Resolver::resolveDecl(const Decl &d) {
+  auto it = st_.declSymbol.find(&d);
+  declSym_ = it == st_.declSymbol.end() ? UINT32_MAX : it->second;
+  decl_ = &d;
+  scopes_.clear();
+  scopes_.emplace_back();
+  locals_.clear();
+  uses_.clear();
+  resolveDecorators(d);
+  KernelDecorators &kd = st_.decorators[&d];
+  // Autotune names are compile-time constants visible in shapes and bodies.
+  for (auto &[id, values] : kd.autotune) {
+    Symbol s;
+    s.kind = SymbolKind::AutotuneParam;
+    s.typeSymbolic = "i32";
+    std::string list;
+    for (size_t i = 0; i < values.size(); ++i) list += (i ? ", " : "") + std::to_string(values[i]);
+    s.signature = id.name + ": autotune constant in [" + list + "]";
+    declare(id, std::move(s), d.range);
+  }
+  for (const Param &p : d.params) {
+    if (d.isKernel && !p.type) st_.diags.report(DiagKind::ParamNeedsType, p.name.range, {p.name.name});
+    if (!d.isKernel && p.type)
+      st_.diags.report(DiagKind::FnParamTyped, p.type->range, {st_.text(p.type->range), p.name.name});
+    if (p.type) resolveType(*p.type, d.isKernel);
+  }
+  for (const Param &p : d.params) {
+    Symbol s;
+    s.kind = SymbolKind::Parameter;
+    if (p.type) s.typeSymbolic = st_.text(p.type->range);
+    s.signature = p.name.name + (p.type ? ": " + st_.text(p.type->range) : "");
+    uint32_t id = declare(p.name, std::move(s), d.range);
+    if (id != UINT32_MAX) st_.paramSymbol[&p] = id;
+  }
+  for (auto &[id, expr] : kd.aligned) {
+    if (const uint32_t *s = lookup(id.name); s && st_.A.symbols[*s].kind == SymbolKind::SizeSymbol) {
+      st_.addOccurrence(id.range, *s, false);
+    } else {
+      st_.diags.report(DiagKind::AlignedUnknown, id.range, {id.name});
+    }
+    resolveExpr(*expr);
+  }
+  if (kd.grid)
+    for (auto &a : kd.grid->args)
+      for (auto &v : a.values) resolveExpr(*v);
+  resolveStmts(d.body, d.bodyRange);
+  // Autotune names that nothing uses are almost certainly typos.
+  for (auto &[id, values] : kd.autotune) {
+    const uint32_t *s = lookup(id.name);
+    bool used = false;
+    if (s)
+      for (auto &o : st_.A.occurrences)
+        if (o.symbol == *s && !o.isDefinition) used = true;
+    if (!used) st_.diags.report(DiagKind::AutotuneUnused, id.range, {id.name});
+  }
+  for (uint32_t l : locals_) {
+    const Symbol &s = st_.A.symbols[l];
+    if (uses_[l] == 0 && !s.name.empty() && s.name[0] != '_')
+      st_.diags.report(DiagKind::UnusedVariable, s.def, {s.name});
+  }
+}
+
+void Resolver::resolveStmts(const std::vector<StmtPtr> &body, SourceRange scope) {
+  scopes_.emplace_back();
+  for (auto &s : body) resolveStmt(*s, scope);
+  scopes_.pop_back();
+}
+
+void Resolver::resolveStmt(const Stmt &s, SourceRange scope) {
+  switch (s.kind) {
+  case StmtKind::Error: return;
+  case StmtKind::Let: {
+    if (s.type) resolveType(*s.type, false);
+    if (s.value) resolveExpr(*s.value);
+    Symbol sym;
+    sym.kind = SymbolKind::Local;
+    sym.isLet = !s.isVar;
+    SourceRange visible{s.range.file, s.range.end, scope.end};
+    uint32_t id = declare(s.name, std::move(sym), visible);
+    if (id != UINT32_MAX) {
+      st_.stmtSymbol[&s] = id;
+      locals_.push_back(id);
+    }
+    return;
+  }
+  case StmtKind::Assign: {
+    resolveExpr(*s.value);
+    resolveExpr(*s.target, true);
+    // The root of the target: `x` in `x`, `x[...]`.
+    const Expr *root = s.target.get();
+    while (root->kind == ExprKind::Index) root = root->operands[0].get();
+    if (root->kind == ExprKind::Name) {
+      auto it = st_.exprSymbol.find(root);
+      if (it != st_.exprSymbol.end()) {
+        const Symbol &sym = st_.A.symbols[it->second];
+        if (sym.kind == SymbolKind::Local && sym.isLet) {
+          auto &d = st_.diags.report(DiagKind::AssignToLet, s.target->range, {sym.name});
+          d.notes.push_back({sym.def, "`" + sym.name + "` is bound here"});
+        } else if (sym.kind == SymbolKind::LoopVar || sym.kind == SymbolKind::SizeSymbol ||
+                   sym.kind == SymbolKind::AutotuneParam) {
+          st_.diags.report(DiagKind::NotAssignable, s.target->range,
+                           {std::string(sym.kind == SymbolKind::LoopVar ? "the loop variable" : "the constant") +
+                            " `" + sym.name + "`"});
+        }
+      }
+    } else if (root->kind != ExprKind::Error) {
+      st_.diags.report(DiagKind::NotAssignable, s.target->range, {"`" + st_.text(s.target->range) + "`"});
+    }
+    return;
+  }
+  case StmtKind::ExprStmt: resolveExpr(*s.value); return;
+  case StmtKind::For: {
+    if (s.value) resolveExpr(*s.value);
+    scopes_.emplace_back();
+    Symbol sym;
+    sym.kind = SymbolKind::LoopVar;
+    sym.isLet = true;
+    sym.typeSymbolic = "i32";
+    sym.signature = s.name.name + ": i32";
+    uint32_t id = declare(s.name, std::move(sym), s.bodyRange);
+    if (id != UINT32_MAX) st_.stmtSymbol[&s] = id;
+    resolveStmts(s.body, s.bodyRange);
+    scopes_.pop_back();
+    return;
+  }
+  case StmtKind::Block: resolveStmts(s.body, s.bodyRange); return;
+  }
+}
+
+void Resolver::resolveExpr(const Expr &e, bool write) {
+  // Iterative over the left spine of binary chains would be nicer; the parser
+  // already bounds nesting, so plain recursion is safe here.
+  switch (e.kind) {
+  case ExprKind::Error:
+  case ExprKind::IntLit:
+  case ExprKind::FloatLit: return;
+  case ExprKind::Name: {
+    const std::string &n = e.name.name;
+    if (n == "ctx") return;
+    if (const uint32_t *s = lookup(n)) {
+      st_.exprSymbol[&e] = *s;
+      st_.addOccurrence(e.range, *s, false, write);
+      if (!write) uses_[*s]++;
+      return;
+    }
+    if (st_.functions.count(n) || isBuiltinFunction(n)) {
+      st_.diags.report(DiagKind::NotAValue, e.range, {n, isBuiltinFunction(n) ? "builtin function" : "function"});
+      return;
+    }
+    auto &d = st_.diags.report(DiagKind::UnknownName, e.range, {n});
+    std::string fix = closestName(n, visibleNames());
+    if (!fix.empty()) d.fixes.push_back({"use `" + fix + "`", {{e.range, fix}}});
+    return;
+  }
+  case ExprKind::Member: {
+    resolveExpr(*e.operands[0]);
+    return;
+  }
+  case ExprKind::Unary: resolveExpr(*e.operands[0]); return;
+  case ExprKind::Binary:
+    resolveExpr(*e.operands[0]);
+    resolveExpr(*e.operands[1]);
+    return;
+  case ExprKind::Index:
+    resolveExpr(*e.operands[0], write);
+    for (auto &sl : e.slices) {
+      if (sl.start) resolveExpr(*sl.start);
+      if (sl.len) resolveExpr(*sl.len);
+    }
+    return;
+  case ExprKind::Call: {
+    size_t firstArg = 0;
+    if (!e.name.valid()) {
+      // Calling something that is not a name, e.g. `(a)(b)`.
+      st_.diags.report(DiagKind::UnknownFunction, e.operands[0]->range, {st_.text(e.operands[0]->range)});
+      firstArg = 1;
+    } else {
+      const std::string &n = e.name.name;
+      size_t argc = e.operands.size();
+      if (isBuiltinFunction(n)) {
+        st_.exprSymbol[&e] = st_.builtin(n);
+        st_.addOccurrence(e.name.range, st_.builtin(n), false);
+        int arity = builtinArity(n);
+        if (arity >= 0 && static_cast<size_t>(arity) != argc)
+          st_.diags.report(DiagKind::ArgumentCount, e.range, {n, std::to_string(arity), std::to_string(argc)});
+        if (arity < 0 && (argc < 2 || argc > 3))
+          st_.diags.report(DiagKind::ArgumentCount, e.range, {n, "2 or 3", std::to_string(argc)});
+      } else if (auto f = st_.functions.find(n); f != st_.functions.end()) {
+        uint32_t sym = st_.declSymbol.at(f->second);
+        st_.exprSymbol[&e] = sym;
+        st_.addOccurrence(e.name.range, sym, false);
+        if (f->second->params.size() != argc)
+          st_.diags.report(DiagKind::ArgumentCount, e.range,
+                           {n, std::to_string(f->second->params.size()), std::to_string(argc)});
+      } else {
+        auto &d = st_.diags.report(DiagKind::UnknownFunction, e.name.range, {n});
+        std::vector<std::string> names(std::begin(kBuiltins), std::end(kBuiltins));
+        for (auto &[fn, _] : st_.functions) names.push_back(fn);
+        std::sort(names.begin(), names.end());
+        std::string fix = closestName(n, names);
+        if (!fix.empty()) d.fixes.push_back({"use `" + fix + "`", {{e.name.range, fix}}});
+      }
+    }
+    for (size_t i = firstArg; i < e.operands.size(); ++i) resolveExpr(*e.operands[i]);
+    return;
+  }
+  }
+}
+
+} // namespace
+
+void resolve(State &st) { Resolver(st).run(); }
+
+} // namespace ph::check

@@ -1,0 +1,75 @@
+//===- Types.cpp - Element types and the spelling of types -----------------===//
+#include "ph/Types.h"
+
+#include <string_view>
+
+namespace ph {
+
+const char *elemName(Elem e) {
+  switch (e) {
+  case Elem::F16: return "f16";
+  case Elem::BF16: return "bf16";
+  case Elem::F32: return "f32";
+  case Elem::I32: return "i32";
+  case Elem::IntLit: return "i32";
+  case Elem::FloatLit: return "f32";
+  }
+  return "?";
+}
+
+bool parseElem(std::string_view name, Elem &out) {
+  if (name == "f16") out = Elem::F16;
+  else if (name == "bf16") out = Elem::BF16;
+  else if (name == "f32") out = Elem::F32;
+  else if (name == "i32") out = Elem::I32;
+  else return false;
+  return true;
+}
+
+bool isFloat(Elem e) { return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32 || e == Elem::FloatLit; }
+
+unsigned elemBytes(Elem e) { return (e == Elem::F16 || e == Elem::BF16) ? 2 : 4; }
+
+Elem promote(Elem a, Elem b) {
+  if (a == b) return a == Elem::IntLit ? Elem::I32 : a == Elem::FloatLit ? Elem::F32 : a;
+  if (a == Elem::FloatLit || a == Elem::IntLit) return b == Elem::IntLit ? (a == Elem::FloatLit ? Elem::F32 : Elem::I32) : (b == Elem::FloatLit ? Elem::F32 : b);
+  if (b == Elem::FloatLit || b == Elem::IntLit) return a;
+  if (a == Elem::F32 || b == Elem::F32) return Elem::F32;
+  if (a == Elem::I32) return b;
+  if (b == Elem::I32) return a;
+  return Elem::F32; // f16 with bf16
+}
+
+static std::string dimsText(const std::vector<Dim> &dims, bool concrete) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ", ";
+    s += concrete && dims[i].isStatic() ? std::to_string(dims[i].value) : dims[i].sym;
+  }
+  return s + "]";
+}
+
+std::string Type::symbolic() const {
+  switch (kind) {
+  case Kind::Error: return "<error>";
+  case Kind::Void: return "void";
+  case Kind::Scalar: return elem == Elem::IntLit ? "int" : elem == Elem::FloatLit ? "float" : elemName(elem);
+  case Kind::Tile: return std::string("tile<") + elemName(elem) + ">" + dimsText(dims, false);
+  case Kind::Tensor: return std::string("tensor<") + elemName(elem) + ">" + dimsText(dims, false);
+  }
+  return "?";
+}
+
+std::string Type::concreteShape() const { return dimsText(dims, true); }
+
+int64_t Type::bytes() const {
+  if (kind != Kind::Tile) return 0;
+  int64_t n = elemBytes(elem);
+  for (const Dim &d : dims) {
+    if (!d.isStatic()) return 0;
+    n *= d.value;
+  }
+  return n;
+}
+
+} // namespace ph
