@@ -1,0 +1,131 @@
+// e2e_test.js - drives code-server's workbench in headless Chromium (playwright-core): the Ph
+// extension activates on a .ph file, colours it, shows the squiggle and hover docs from
+// ph-lsp, the "Run on GPU" lens is there and runs (CPU target), and a screenshot is saved.
+// Started by run.sh, which sets PH_E2E_URL and PH_E2E_OUT.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { createRequire } = require('module');
+const req = createRequire(path.resolve(__dirname, '../../../vscode-extension/package.json'));
+const { chromium } = req('playwright-core');
+
+const url = process.env.PH_E2E_URL;
+const out = process.env.PH_E2E_OUT || '/tmp';
+const t0 = Date.now();
+let passes = 0, failures = 0;
+function check(cond, what) {
+  cond ? passes++ : failures++;
+  console.log(`${cond ? 'ok  ' : 'FAIL'} ${what} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  return cond;
+}
+async function attempt(what, fn) {
+  try { return check(await fn(), what); } catch (e) { return check(false, `${what}: ${e.message.split('\n')[0]}`); }
+}
+
+async function openFile(page, name) {
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: name }).first().click();
+  await page.locator(`.tabs-container .tab.active`, { hasText: name }).waitFor({ timeout: 30000 });
+  await page.waitForSelector('.monaco-editor .view-lines', { timeout: 30000 });
+}
+
+(async () => {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  try {
+    await page.goto(url);
+    await attempt('workbench loaded', async () => { await page.waitForSelector('.monaco-workbench', { timeout: 90000 }); return true; });
+    await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: 60000 });
+
+    // 1. A file with an error: language mode, colouring, the squiggle at line 21.
+    await openFile(page, 'bad_attention.ph');
+    await attempt('language mode is Ph', async () => {
+      const mode = page.locator('#status\\.editor\\.mode', { hasText: /^\s*Ph\s*$/ });
+      await mode.waitFor({ timeout: 30000 });
+      return true;
+    });
+    await attempt('TextMate colouring: `kernel`, `-1.0e30` and `rowmx` have distinct colours', async () => {
+      const cls = async (text) => page.locator('.view-line span span', { hasText: new RegExp(`^${text}$`) }).first().getAttribute('class');
+      const kernel = await cls('kernel'), num = await cls('-1\\.0e30'), plain = await cls('rowmx');
+      console.log(`     classes: kernel=${kernel} -1.0e30=${num} rowmx=${plain}`);
+      return kernel && num && plain && kernel !== plain && num !== plain && kernel !== num;
+    });
+    await attempt('the extension activated and ph-lsp put a squiggle on `rowmx`', async () => {
+      await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 60000 });
+      return true;
+    });
+    await attempt('the squiggle is on line 21 (hover shows the diagnostic)', async () => {
+      const word = page.locator('.view-line span span', { hasText: /^rowmx$/ }).first();
+      await word.hover();
+      const hover = page.locator('.monaco-hover-content', { hasText: 'rowmx' }).first();
+      await hover.waitFor({ timeout: 20000 });
+      console.log(`     hover: ${(await hover.innerText()).split('\n').slice(0, 2).join(' | ')}`);
+      // The line of the hovered word, from the editor's line numbers next to it.
+      const top = (await word.boundingBox()).y;
+      const nums = await page.locator('.margin-view-overlays .line-numbers').evaluateAll((els) =>
+        els.map((e) => [e.textContent.trim(), e.getBoundingClientRect().y]));
+      const line = nums.reduce((best, n) => (Math.abs(n[1] - top) < Math.abs(best[1] - top) ? n : best), ['?', 1e9])[0];
+      console.log(`     line of rowmx: ${line}`);
+      await page.keyboard.press('Escape');
+      return line === '21';
+    });
+    await attempt('the Problems count in the status bar is non-zero', async () => {
+      const t = await page.locator('#status\\.problems').innerText();
+      return /[1-9]/.test(t.split('\n')[0] || t);
+    });
+
+    // 2. A correct file: hover docs of online_softmax, the "Run on GPU" lens, and running it.
+    await openFile(page, 'causal_attention.ph');
+    await attempt('hover on online_softmax shows its documentation from std/attention.ph', async () => {
+      const word = page.locator('.view-line span span', { hasText: /^online_softmax$/ }).first();
+      await word.waitFor({ timeout: 20000 });
+      for (let i = 0; i < 3; i++) {
+        await page.mouse.move(0, 0);
+        await word.hover();
+        const h = page.locator('.monaco-hover-content', { hasText: 'online softmax' }).first();
+        try { await h.waitFor({ timeout: 10000 }); console.log(`     hover: ${(await h.innerText()).split('\n')[0]}`); return true; } catch { /* retry */ }
+      }
+      return false;
+    });
+    await page.screenshot({ path: path.join(out, 'vscode-hover.png') });
+    await page.mouse.move(0, 0);
+    await page.keyboard.press('Escape');
+    const lens = page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Run on GPU' }).first();
+    await attempt('the "Run on GPU" code lens is over the kernel', async () => {
+      await lens.waitFor({ timeout: 60000 });
+      const all = await page.locator('.contentWidgets .codelens-decoration').allInnerTexts();
+      console.log(`     lenses: ${all.join(' / ')}`);
+      return all.some((t) => t.includes('Compile')) && all.some((t) => t.includes('Show MLIR'));
+    });
+    await page.screenshot({ path: path.join(out, 'vscode.png') });
+    await attempt('clicking "Run on GPU" (target cpu) prints a result table in the Ph output', async () => {
+      await lens.click();
+      const table = page.locator('.monaco-editor .view-line', { hasText: /causal_attention/ }).last();
+      const header = page.locator('.output-view, .panel').locator('.view-line', { hasText: /^kernel\s+\|/ }).first();
+      await header.waitFor({ timeout: 180000 });
+      console.log(`     ${(await header.innerText()).trim()}`);
+      console.log(`     ${(await table.innerText()).trim()}`);
+      const status = await page.locator('#ph\\.result').innerText().catch(() => '');
+      console.log(`     status bar: ${status.trim()}`);
+      return status.includes('causal_attention') || status.length > 0;
+    });
+    await page.screenshot({ path: path.join(out, 'vscode-run.png') });
+  } catch (e) {
+    check(false, `error: ${e.message}`);
+    await page.screenshot({ path: path.join(out, 'vscode-error.png') }).catch(() => {});
+  } finally {
+    await browser.close();
+  }
+  // The extension host log records the activation event.
+  const logs = process.env.PH_E2E_LOGS;
+  if (logs && fs.existsSync(logs)) {
+    const files = [];
+    const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => e.isDirectory() ? walk(path.join(d, e.name)) : files.push(path.join(d, e.name)));
+    walk(logs);
+    const host = files.filter((f) => /exthost\.log$/.test(f)).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    check(/ph-lang\.ph-lang.*onLanguage:ph/.test(host) || /activat\w* extension.*ph-lang/i.test(host), 'extension host log: activated by onLanguage:ph');
+  }
+  console.log(`screenshot: ${path.join(out, 'vscode.png')}`);
+  console.log(`${passes} passed, ${failures} failed`);
+  process.exit(failures === 0 ? 0 : 1);
+})();

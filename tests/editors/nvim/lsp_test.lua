@@ -1,0 +1,138 @@
+-- lsp_test.lua - Neovim headless with the plugin against the real ph-lsp: a diagnostic at the
+-- right line (the same as `ph check`), hover docs and definition of online_softmax, :PhRun on
+-- the CPU target, :PhShowIR, and a restart after the server is killed.
+-- Run: PH_LSP=build/bin/ph-lsp PH_BIN=build/bin/ph \
+--      nvim --headless --clean -c 'luafile tests/editors/nvim/lsp_test.lua'
+local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h:h')
+vim.opt.runtimepath:prepend(root .. '/nvim')
+vim.cmd('filetype plugin on | syntax on')
+vim.cmd('runtime! ftdetect/*.vim')
+
+local t0 = vim.loop.hrtime()
+local function ms() return math.floor((vim.loop.hrtime() - t0) / 1e6) end
+local passes, failures = 0, 0
+local function check(cond, what)
+  if cond then passes = passes + 1 else failures = failures + 1 end
+  io.stdout:write(('%s %s (%d ms)\n'):format(cond and 'ok  ' or 'FAIL', what, ms()))
+  return cond
+end
+local notes = {}
+vim.notify = function(msg) table.insert(notes, msg) end
+
+local lsp_bin = os.getenv('PH_LSP') or (root .. '/build/bin/ph-lsp')
+local ph_bin = os.getenv('PH_BIN') or (root .. '/build/bin/ph')
+local function hover_text(res)
+  local out = {}
+  for _, r in pairs(res or {}) do
+    local c = r.result and r.result.contents
+    if type(c) == 'string' then table.insert(out, c)
+    elseif type(c) == 'table' then
+      if c.value then table.insert(out, c.value) end
+      for _, x in ipairs(c) do table.insert(out, type(x) == 'table' and x.value or x) end
+    end
+  end
+  return table.concat(out, '\n')
+end
+local function pos_params(lnum, text)
+  local col = vim.fn.getline(lnum):find(text, 1, true)
+  return { textDocument = { uri = vim.uri_from_bufnr(0) }, position = { line = lnum - 1, character = col } }
+end
+
+local ok, err = pcall(function()
+  check(vim.fn.executable(lsp_bin) == 1, 'ph-lsp is built: ' .. lsp_bin)
+  local ph = require('ph')
+  ph.setup({ cmd = { lsp_bin }, target = 'cpu', sizes = { N = 64 } })
+
+  -- 1. An example with an error: `dot` against the [BC, D] key tile, where `dot_t` is meant.
+  local tmp = vim.fn.tempname() .. '_ph'
+  vim.fn.mkdir(tmp, 'p')
+  local bad = tmp .. '/bad_attention.ph'
+  local lines = vim.fn.readfile(root .. '/examples/flash_attention_manual.ph')
+  check(lines[17]:find('dot_t(q, k)', 1, true) ~= nil, 'line 17 of flash_attention_manual.ph has dot_t(q, k)')
+  lines[17] = lines[17]:gsub('dot_t%(q, k%)', 'dot(q, k)')
+  vim.fn.writefile(lines, bad)
+  vim.cmd('edit ' .. bad)
+  local buf = vim.api.nvim_get_current_buf()
+  check(vim.bo.filetype == 'ph', 'filetype ph')
+  check(vim.wait(10000, function() return ph.client(buf) ~= nil end, 20), 'client attached')
+  check(vim.wait(10000, function() return #vim.diagnostic.get(buf) > 0 end, 20), 'diagnostics published')
+  local diags = vim.diagnostic.get(buf)
+  local d = diags[1] or {}
+  check(d.lnum == 16, ('diagnostic at line 17 (got %s): %s'):format(tostring(d.lnum and d.lnum + 1), tostring(d.message)))
+  check(d.severity == vim.diagnostic.severity.ERROR, 'diagnostic is an error')
+  -- The same as `ph check` prints for the file (file:line:col: error[code]: message).
+  local out = vim.fn.system({ ph_bin, 'check', bad })
+  local first = out:match('[^\n]*:%d+:%d+: error[^\n]*') or ''
+  local line, col, msg = first:match(':(%d+):(%d+): error[^:]*: (.*)$')
+  check(tonumber(line) == d.lnum + 1 and tonumber(col) == d.col + 1,
+    ('same position as `ph check`: %s'):format(first))
+  check(msg ~= nil and d.message == msg, ('same message as `ph check`: %s'):format(tostring(d.message)))
+
+  -- 2. Hover online_softmax at its call in causal_attention.ph; go to its definition.
+  vim.cmd('edit ' .. root .. '/examples/causal_attention.ph')
+  local cbuf = vim.api.nvim_get_current_buf()
+  check(vim.wait(10000, function() return ph.client(cbuf) ~= nil and vim.lsp.buf_is_attached(cbuf, ph.client(cbuf).id) end, 20),
+    'client attached to a second file')
+  local hp = pos_params(18, 'online_softmax')
+  local res = vim.lsp.buf_request_sync(cbuf, 'textDocument/hover', hp, 5000)
+  local text = hover_text(res)
+  check(text:find('online_softmax', 1, true) ~= nil and text:find('online softmax', 1, true) ~= nil,
+    'hover shows the signature and the documentation: ' .. text:gsub('\n.*', '') )
+  check(text:find('std/attention.ph', 1, true) ~= nil, 'hover links to std/attention.ph')
+  res = vim.lsp.buf_request_sync(cbuf, 'textDocument/definition', hp, 5000)
+  local loc
+  for _, r in pairs(res or {}) do
+    local x = r.result
+    if x then loc = x[1] or x end
+  end
+  local uri = loc and (loc.uri or loc.targetUri) or ''
+  local range = loc and (loc.range or loc.targetSelectionRange) or { start = {} }
+  check(uri:match('std/attention%.ph$') ~= nil and range.start.line == 11,
+    ('definition in std/attention.ph line 12 (got %s line %s)'):format(uri, tostring(range.start.line and range.start.line + 1)))
+
+  -- 3. :PhRun on the CPU target with the cursor in the kernel.
+  vim.api.nvim_win_set_cursor(0, { 6, 4 })
+  vim.cmd('PhRun cpu N=64')
+  check(vim.wait(120000, function() return ph.last_result ~= nil or ph.last_error ~= nil end, 50), ':PhRun answered')
+  check(ph.last_error == nil, ':PhRun succeeded: ' .. vim.inspect(ph.last_error))
+  local rbuf = vim.fn.bufnr('ph://results')
+  local rlines = rbuf ~= -1 and vim.api.nvim_buf_get_lines(rbuf, 0, -1, false) or {}
+  check(#rlines >= 3 and rlines[2]:find('kernel', 1, true) ~= nil, 'result table header: ' .. tostring(rlines[2]))
+  check(table.concat(rlines, '\n'):find('causal_attention', 1, true) ~= nil, 'result names the kernel')
+  io.stdout:write(table.concat(rlines, '\n') .. '\n')
+  local r = ph.last_result or {}
+  local rows = ph.result_rows(r)
+  local failed = false
+  for _, row in ipairs(rows) do
+    if row.ok == false or (type(row.error) == 'string' and row.error ~= '') then failed = true end
+  end
+  check(#rows > 0 and not failed, 'the run checked out against the interpreter')
+
+  -- 4. :PhShowIR tile beside the source.
+  vim.cmd('PhShowIR tile')
+  check(vim.wait(60000, function() return ph.last_ir_buf ~= nil or ph.last_error ~= nil end, 50), ':PhShowIR answered')
+  local ir = ph.last_ir_buf and table.concat(vim.api.nvim_buf_get_lines(ph.last_ir_buf, 0, -1, false), '\n') or ''
+  check(ir:find('func', 1, true) ~= nil, ':PhShowIR shows MLIR (' .. #ir .. ' bytes)')
+
+  -- 5. Kill the server: it is restarted, the message names the open file, diagnostics return.
+  local c = ph.client(cbuf)
+  local pid = c and c.rpc and c.rpc.pid
+  if not pid and c and c.rpc and c.rpc.handle then pid = c.rpc.handle:get_pid() end
+  if check(pid ~= nil, 'server pid known') then
+    notes = {}
+    vim.loop.kill(pid, 9)
+    check(vim.wait(10000, function() local n = ph.client(cbuf); return n ~= nil and n.id ~= c.id end, 50),
+      'a new server was started')
+    local said = table.concat(notes, '\n')
+    check(said:find('crashed', 1, true) and said:find('causal_attention.ph', 1, true),
+      'the restart message names the file: ' .. said)
+    vim.cmd('buffer ' .. buf)
+    check(vim.wait(10000, function() return #vim.diagnostic.get(buf) > 0 end, 20), 'diagnostics again after the restart')
+  end
+  ph.stopping = true
+  for _, cl in ipairs(vim.lsp.get_active_clients()) do cl.stop() end
+  vim.wait(3000, function() return #vim.lsp.get_active_clients() == 0 end, 20)
+end)
+if not ok then check(false, 'error: ' .. tostring(err)) end
+io.stdout:write(('%d passed, %d failed\n'):format(passes, failures))
+vim.cmd(failures == 0 and 'qa!' or 'cq!')
