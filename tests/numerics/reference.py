@@ -1,0 +1,230 @@
+#!/usr/bin/python3
+"""Numerical tests of `ph run`: every seed kernel and the masking kernels under
+tests/numerics/kernels/, on fresh random inputs, against an independent numpy
+reference computed in float64.
+
+    reference.py --ph build/bin/ph --root . --case flash_attention_nk_partial --target interp
+    reference.py ... --case all --target interp,cpu     (every case, both targets)
+    reference.py --list
+
+Each case writes random inputs as .npy (seeded from PH_NUMERICS_SEED, else
+fresh from os.urandom; the seed is printed so a failure can be replayed), runs
+`ph run --in ... --out ... --json` on each target, and compares every output
+with the numpy reference: the relative error ||out - ref|| / ||ref|| must be
+within 1e-5 for f32 outputs and 3e-3 for f16 ones. With several targets the
+targets are also compared with each other. Exit status: 0 pass, 1 fail, 77 skip
+(the target is not built into this `ph`).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+TOLERANCE = {np.float32: 1e-5, np.float16: 3e-3}
+SKIP = 77
+
+
+# ----------------------------------------------------------------------------
+# References, in float64, written from the math rather than from the kernels.
+# ----------------------------------------------------------------------------
+
+def softmax_rows(s):
+    s = s - s.max(axis=1, keepdims=True)
+    e = np.exp(s)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def attention(q, k, v, scale, causal=False):
+    s = (q @ k.T) * scale
+    if causal:
+        n = s.shape[0]
+        s = np.where(np.arange(n)[None, :] > np.arange(n)[:, None], -np.inf, s)
+    return softmax_rows(s) @ v
+
+
+def rotate_half(x, cos, sin):
+    h = x.shape[1] // 2
+    a, b = x[:, :h], x[:, h:]
+    return np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=1)
+
+
+def rotate_pairs(x, cos, sin):
+    x0, x1 = x[:, :, 0], x[:, :, 1]
+    c, s = cos[:, :, 0], sin[:, :, 0]
+    return np.stack([x0 * c - x1 * s, x1 * c + x0 * s], axis=2)
+
+
+def elementwise(x, b):
+    t = np.abs(x) + b * b
+    e = (np.exp(x - x.max(axis=1, keepdims=True)) + np.sqrt(t) / np.sqrt(t + 1.0)
+         + np.log(t + 1.0) + np.exp2(np.minimum(x, 0.5)))
+    return e, e.sum(axis=1, keepdims=True)
+
+
+# ----------------------------------------------------------------------------
+# Cases: file, kernel, inputs (name -> dtype, shape), scalar args, reference.
+# ----------------------------------------------------------------------------
+
+def attn_case(file, kernel, nq, nk, d, dtype, scale=None, causal=False):
+    scale = scale if scale is not None else 1.0 / np.sqrt(d)
+    return dict(
+        file=file, kernel=kernel,
+        inputs={"Q": (dtype, (nq, d)), "K": (dtype, (nk, d)), "V": (dtype, (nk, d))},
+        args={"scale": scale},
+        outputs={"O": dtype},
+        ref=lambda i: {"O": attention(i["Q"], i["K"], i["V"], scale, causal)})
+
+
+def rotary_case(t):
+    return dict(
+        file="examples/rotary.ph", kernel="rotary",
+        inputs={"X": (np.float32, (t, 128)), "Cos": (np.float32, (t, 64)), "Sin": (np.float32, (t, 64))},
+        args={}, outputs={"Y": np.float32},
+        ref=lambda i: {"Y": rotate_half(i["X"], i["Cos"], i["Sin"])})
+
+
+def rotary_pairs_case(t):
+    return dict(
+        file="examples/rotary_pairs.ph", kernel="rotary_pairs",
+        inputs={"X": (np.float32, (t, 64, 2)), "Cos": (np.float32, (t, 64, 1)), "Sin": (np.float32, (t, 64, 1))},
+        args={}, outputs={"X": np.float32},
+        ref=lambda i: {"X": rotate_pairs(i["X"], i["Cos"], i["Sin"])})
+
+
+def elementwise_case(n):
+    def ref(i):
+        y, s = elementwise(i["X"], i["B"])
+        return {"Y": y, "S": s}
+    return dict(
+        file="tests/numerics/kernels/elementwise.ph", kernel="elementwise",
+        inputs={"X": (np.float32, (n, 16)), "B": (np.float32, (1, 16))},
+        args={}, outputs={"Y": np.float16, "S": np.float32}, ref=ref)
+
+
+F16, F32 = np.float16, np.float32
+UNALIGNED = "tests/numerics/kernels/attention_unaligned.ph"
+CAUSAL_UNALIGNED = "tests/numerics/kernels/causal_unaligned.ph"
+CASES = {
+    # The seed kernels at sizes their @aligned allows.
+    "flash_attention": attn_case("examples/flash_attention.ph", "flash_attention", 128, 96, 64, F16),
+    "flash_attention_manual": attn_case("examples/flash_attention_manual.ph", "flash_attention_manual",
+                                        128, 96, 64, F16),
+    "causal_attention": attn_case("examples/causal_attention.ph", "causal_attention", 96, 96, 64, F32,
+                                  causal=True),
+    "rotary": rotary_case(16),
+    "rotary_pairs": rotary_pairs_case(16),
+    # Nk not a multiple of BC: the last key block is masked by mask_cols.
+    "flash_attention_nk_partial": attn_case("examples/flash_attention.ph", "flash_attention", 64, 77, 64, F16,
+                                            scale=0.2),
+    "flash_attention_manual_nk_partial": attn_case("examples/flash_attention_manual.ph",
+                                                   "flash_attention_manual", 64, 77, 64, F16, scale=0.2),
+    # Fewer keys than one block.
+    "flash_attention_nk_small": attn_case("examples/flash_attention.ph", "flash_attention", 64, 5, 64, F16),
+    # No @aligned: a last partial block of rows, and partial key blocks.
+    "attention_unaligned": attn_case(UNALIGNED, "attention_unaligned", 37, 23, 32, F32),
+    "attention_unaligned_small": attn_case(UNALIGNED, "attention_unaligned", 5, 3, 32, F32),
+    "causal_unaligned": attn_case(CAUSAL_UNALIGNED, "causal_unaligned", 45, 45, 16, F16, causal=True),
+    "causal_unaligned_small": attn_case(CAUSAL_UNALIGNED, "causal_unaligned", 3, 3, 16, F16, causal=True),
+    "rotary_partial": rotary_case(13),
+    "rotary_small": rotary_case(3),
+    "rotary_pairs_partial": rotary_pairs_case(21),
+    "elementwise_partial": elementwise_case(10),
+}
+
+
+def rel_err(out, ref):
+    out = out.astype(np.float64)
+    denom = np.linalg.norm(ref)
+    return float(np.linalg.norm(out - ref) / (denom if denom > 0 else 1.0))
+
+
+def run_case(name, case, args, rng, tmp):
+    inputs = {}
+    for tname, (dtype, shape) in case["inputs"].items():
+        a = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+        inputs[tname] = a
+        np.save(os.path.join(tmp, f"in_{tname}.npy"), a)
+    ref = case["ref"]({k: v.astype(np.float64) for k, v in inputs.items()})
+
+    ok = True
+    results = {}
+    for target in args.target.split(","):
+        cmd = [args.ph, "run", os.path.join(args.root, case["file"]), "--kernel", case["kernel"],
+               "--target", target, "--json"]
+        for tname in case["inputs"]:
+            cmd += ["--in", f"{tname}={os.path.join(tmp, f'in_{tname}.npy')}"]
+        for aname, v in case["args"].items():
+            cmd += ["--arg", f"{aname}={v!r}"]
+        for oname in case["outputs"]:
+            cmd += ["--out", f"{oname}={os.path.join(tmp, f'{target}_{oname}.npy')}"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            if "not built" in p.stderr:
+                print(f"SKIP {name} on {target}: {p.stderr.strip()}")
+                return SKIP
+            print(f"FAIL {name} on {target}: `{' '.join(cmd)}` exited {p.returncode}\n{p.stdout}{p.stderr}")
+            return 1
+        info = json.loads(p.stdout)
+        outs = {}
+        for oname, dtype in case["outputs"].items():
+            o = np.load(os.path.join(tmp, f"{target}_{oname}.npy"))
+            if o.dtype != dtype or o.shape != ref[oname].shape:
+                print(f"FAIL {name} on {target}: {oname} is {o.dtype}{o.shape}, "
+                      f"expected {np.dtype(dtype)}{ref[oname].shape}")
+                return 1
+            outs[oname] = o
+            err = rel_err(o, ref[oname])
+            tol = TOLERANCE[dtype]
+            nan = int(np.isnan(o).sum())
+            good = err <= tol and nan == 0
+            ok &= good
+            print(f"{'ok  ' if good else 'FAIL'} {name} {target} {oname}: rel err vs numpy {err:.3g} "
+                  f"(tolerance {tol:g}), {nan} NaN, grid {info['grid']}, {info['time_ms']:.2f} ms")
+        results[target] = outs
+    # Targets against each other, on the same inputs.
+    targets = list(results)
+    for i in range(len(targets)):
+        for j in range(i + 1, len(targets)):
+            for oname, dtype in case["outputs"].items():
+                a = results[targets[i]][oname]
+                b = results[targets[j]][oname].astype(np.float64)
+                err = rel_err(a, b)
+                good = err <= TOLERANCE[dtype]
+                ok &= good
+                print(f"{'ok  ' if good else 'FAIL'} {name} {oname}: {targets[i]} vs {targets[j]} rel err {err:.3g}")
+    return 0 if ok else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ph", help="the ph binary")
+    ap.add_argument("--root", default=os.path.join(os.path.dirname(__file__), "..", ".."))
+    ap.add_argument("--case", default="all")
+    ap.add_argument("--target", default="interp", help="comma-separated: interp,cpu")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(CASES))
+        return 0
+    seed = int(os.environ.get("PH_NUMERICS_SEED", int.from_bytes(os.urandom(4), "little")))
+    print(f"seed {seed} (replay with PH_NUMERICS_SEED={seed})")
+    names = list(CASES) if args.case == "all" else args.case.split(",")
+    status = 0
+    for name in names:
+        if name not in CASES:
+            print(f"unknown case `{name}`; --list shows them")
+            return 2
+        rng = np.random.default_rng([seed, len(name)] + [ord(c) for c in name])
+        with tempfile.TemporaryDirectory(prefix="ph-numerics-") as tmp:
+            r = run_case(name, CASES[name], args, rng, tmp)
+        if r == 1 or (r == SKIP and status == 0):
+            status = r
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
