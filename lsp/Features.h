@@ -1,0 +1,73 @@
+//===- Features.h - Language features over one immutable snapshot -*- C++ -*-===//
+//
+// Each feature is a stateless function of a Snapshot (the document's text,
+// its line index and its ph::Analysis) and the request's params, returning the
+// LSP result in editor terms (UTF-16 ranges, labels, URIs). They run on
+// scheduler workers, may run concurrently, and never touch server state; the
+// protocol layer (Server.cpp) only routes to them. One feature per file in
+// lsp/features/.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Protocol.h"
+#include "Scheduler.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ph {
+struct Analysis;
+struct Diagnostic;
+struct SourceRange;
+class SourceFile;
+} // namespace ph
+
+namespace ph::lsp {
+
+/// What the client told us it can do, and settings that shape results.
+struct FeatureOptions {
+  bool snippets = true;            // completionItem.snippetSupport
+  bool markdown = true;            // hover contentFormat includes markdown
+  bool relatedInformation = true;  // publishDiagnostics.relatedInformation
+  /// Per-kernel figures from the last compile (ptxas), keyed by kernel name:
+  /// shown in the kernel's hover and lens.
+  std::map<std::string, std::string> compileFigures;
+};
+
+/// The URI of a file of the analysis: the document's own for the main file.
+std::string uriOf(const Snapshot &s, const SourceFile &file, bool isMain);
+/// An LSP Location for a range in any file of the analysis.
+json location(const Snapshot &s, const SourceRange &r);
+/// The byte offset of `params.position` in the document.
+uint32_t offsetOf(const Snapshot &s, const json &params);
+
+// Diagnostics.cpp
+/// The document's diagnostics, exactly those of `ph check`, grouped by URI
+/// (the document first; diagnostics inside std files it reaches under theirs).
+std::vector<std::pair<std::string, json>> diagnostics(const Snapshot &s, const FeatureOptions &o);
+json toLsp(const Snapshot &s, const Diagnostic &d, const FeatureOptions &o);
+
+// One function per request.
+json hover(const Snapshot &s, const json &params, const FeatureOptions &o);
+json definition(const Snapshot &s, const json &params);
+json references(const Snapshot &s, const json &params);
+json documentHighlight(const Snapshot &s, const json &params);
+json prepareRename(const Snapshot &s, const json &params);
+/// Throws RpcError when the symbol cannot be renamed or the name is invalid.
+json rename(const Snapshot &s, const json &params);
+json documentSymbol(const Snapshot &s, const json &params);
+json completion(const Snapshot &s, const json &params, const FeatureOptions &o);
+json signatureHelp(const Snapshot &s, const json &params);
+json semanticTokens(const Snapshot &s, const json &params);
+json semanticTokensLegend();
+json inlayHint(const Snapshot &s, const json &params);
+json foldingRange(const Snapshot &s, const json &params);
+json codeAction(const Snapshot &s, const json &params, const FeatureOptions &o);
+json codeLens(const Snapshot &s, const json &params, const FeatureOptions &o);
+
+/// The kernel whose declaration contains `offset`, or the only kernel, or "".
+std::string kernelAt(const Snapshot &s, uint32_t offset);
+
+} // namespace ph::lsp

@@ -1,0 +1,20 @@
+//===- Gpu.h - Which GPU would `ph run` use? --------------------*- C++ -*-===//
+#pragma once
+
+#include <string>
+
+namespace ph::lsp {
+
+struct GpuInfo {
+  bool available = false;
+  std::string name;   // "NVIDIA H200"
+  std::string arch;   // "sm_90"
+  std::string reason; // why there is none
+};
+
+/// Loads libcuda.so.1 at run time (no link dependency, so the server starts on
+/// machines without a driver) and asks for device 0's name and compute
+/// capability. PH_LSP_NO_GPU=1 pretends there is none.
+GpuInfo detectGpu();
+
+} // namespace ph::lsp

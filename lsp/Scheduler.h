@@ -1,0 +1,94 @@
+//===- Scheduler.h - Document versions, debounced analysis, workers -*- C++ -*-===//
+//
+// The scheduler (clangd's TUScheduler, much smaller) owns the open documents.
+// An edit replaces a document's text and restarts its debounce timer; when the
+// timer fires, the document is analysed on a worker (one analysis at a time
+// per document, on its strand) and, if no newer edit arrived meanwhile, the
+// fresh snapshot is announced (diagnostics are published from it). An edit
+// that lands during an analysis makes that result stale: it is never
+// published. Requests wait for a snapshot at least as new as the document was
+// when they arrived, and ask for it at once rather than after the debounce.
+// Everything runs on a small thread pool, never on the I/O thread.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "TextDocument.h"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ph {
+struct Analysis;
+}
+
+namespace ph::lsp {
+
+/// One analysed version of one document: immutable, shared by every feature.
+struct Snapshot {
+  std::string uri, path;
+  int64_t version = 0;
+  std::shared_ptr<const std::string> text;
+  std::shared_ptr<const Analysis> analysis; // null if the analyser threw
+  LineIndex lines;                          // over *text
+  std::chrono::steady_clock::time_point editTime; // when this version arrived
+  std::chrono::steady_clock::duration analysisTime{};
+
+  Snapshot(std::string uri, std::string path, int64_t version, std::shared_ptr<const std::string> text)
+      : uri(std::move(uri)), path(std::move(path)), version(version), text(std::move(text)), lines(*this->text) {}
+};
+
+class Scheduler {
+public:
+  using AnalyzeFn = std::function<std::shared_ptr<const Analysis>(const std::string &path,
+                                                                  std::shared_ptr<const std::string> text)>;
+  using SnapshotFn = std::function<void(std::shared_ptr<const Snapshot>)>;
+  struct Options {
+    std::chrono::milliseconds debounce{25};
+    unsigned threads = 2;
+  };
+
+  /// `onFresh` runs on a worker for each snapshot of a document's latest version.
+  Scheduler(AnalyzeFn analyze, Options options, SnapshotFn onFresh);
+  ~Scheduler();
+  Scheduler(const Scheduler &) = delete;
+  Scheduler &operator=(const Scheduler &) = delete;
+
+  /// didOpen / didChange: the document's new full text.
+  void update(const std::string &uri, std::string text, int64_t version);
+  /// didClose. Requests waiting on it get a null snapshot.
+  void close(const std::string &uri);
+  /// The current text and version (not necessarily analysed yet).
+  std::shared_ptr<const std::string> text(const std::string &uri, int64_t *version = nullptr) const;
+  std::vector<std::string> documents() const;
+
+  /// Runs `action` on a worker with a snapshot at least as new as the
+  /// document's current version, or with null when the document is not open.
+  void withSnapshot(const std::string &uri, SnapshotFn action);
+  /// The newest snapshot already made (possibly stale), without waiting.
+  std::shared_ptr<const Snapshot> latest(const std::string &uri) const;
+  /// Re-analyses every open document (after a configuration change).
+  void invalidateAll();
+  /// Runs `fn` on a worker.
+  void run(std::function<void()> fn);
+  /// Waits until no analysis is pending (tests and benchmarks).
+  void waitIdle();
+
+  void setDebounce(std::chrono::milliseconds d);
+  size_t analysesRun() const;
+
+private:
+  struct Doc;
+  struct Impl;
+  void schedule(const std::shared_ptr<Doc> &doc, std::chrono::milliseconds delay);
+  void analyze(const std::shared_ptr<Doc> &doc);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace ph::lsp

@@ -1,0 +1,317 @@
+//===- Server.cpp - Lifecycle, sync and routing of ph-lsp -----------------===//
+#include "Server.h"
+#include "Subprocess.h"
+
+#include "ph/Analysis.h"
+
+#include <filesystem>
+#include <unistd.h>
+
+namespace ph::lsp {
+
+static const char *kVersion = "0.1.0";
+
+Server::Server(Endpoint::SendFn send, ServerOptions options)
+    : endpoint_(std::move(send)), options_(std::move(options)) {
+  prelude_ = Prelude::load(options_.stdDir);
+  auto prelude = prelude_;
+  auto analyzeFn = [prelude](const std::string &path, std::shared_ptr<const std::string> text) {
+    auto file = std::make_shared<const SourceFile>(path, *text);
+    return analyze(file, prelude);
+  };
+  scheduler_ = std::make_unique<Scheduler>(analyzeFn, Scheduler::Options{options_.debounce, options_.threads},
+                                           [this](std::shared_ptr<const Snapshot> s) { publish(s); });
+  settings_.phPath = options_.phPath;
+  registerHandlers();
+}
+
+Server::~Server() {
+  // Stop subprocesses of running commands and builds, so the workers finish.
+  endpoint_.cancelAll();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto &[uri, b] : builds_) b->cancel();
+    for (auto &[tok, c] : progressTokens_) if (c) c->cancel();
+  }
+  scheduler_.reset();
+}
+
+Settings Server::settings() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return settings_;
+}
+
+FeatureOptions Server::featureOptions() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return features_;
+}
+
+void Server::applySettings(const json &ph) {
+  if (!ph.is_object()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ph.contains("path") && ph["path"].is_string()) settings_.phPath = ph["path"];
+  if (ph.contains("target") && ph["target"].is_string()) settings_.target = ph["target"];
+  if (ph.contains("outputDir") && ph["outputDir"].is_string()) settings_.outputDir = ph["outputDir"];
+  if (ph.contains("compileOnSave") && ph["compileOnSave"].is_boolean()) settings_.compileOnSave = ph["compileOnSave"];
+  if (ph.contains("sizes") && ph["sizes"].is_object()) {
+    settings_.sizes.clear();
+    for (auto &[k, v] : ph["sizes"].items())
+      if (v.is_number_integer()) settings_.sizes[k] = v.get<int64_t>();
+  }
+  if (ph.contains("debounceMs") && ph["debounceMs"].is_number_integer())
+    scheduler_->setDebounce(std::chrono::milliseconds(std::max<int64_t>(0, ph["debounceMs"].get<int64_t>())));
+}
+
+template <typename Fn> void Server::withSnapshot(const json &params, Reply reply, Fn fn) {
+  std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  scheduler_->withSnapshot(uri, [reply, fn, uri](std::shared_ptr<const Snapshot> snap) {
+    if (reply.replyIfCancelled()) return;
+    if (!snap) {
+      reply.error(ErrorCode::InvalidParams, "document not open: " + uri);
+      return;
+    }
+    try {
+      reply(fn(*snap));
+    } catch (const RpcError &e) {
+      reply.error(e);
+    } catch (const json::exception &e) {
+      reply.error(ErrorCode::InvalidParams, std::string("invalid params for `") + reply.method() + "`: " + e.what());
+    } catch (const std::exception &e) {
+      reply.error(ErrorCode::InternalError, std::string("internal error: ") + e.what());
+    }
+  });
+}
+
+void Server::registerHandlers() {
+  Endpoint &e = endpoint_;
+  e.setRequestGate([this](const std::string &method) -> std::optional<RpcError> {
+    State s = state_.load();
+    if (s == State::Uninitialized && method != "initialize")
+      return RpcError{ErrorCode::ServerNotInitialized, "the server is not initialized: send `initialize` first", nullptr};
+    if (s == State::Running && method == "initialize")
+      return RpcError{ErrorCode::InvalidRequest, "the server is already initialized", nullptr};
+    if (s == State::ShutDown)
+      return RpcError{ErrorCode::InvalidRequest, "the server is shutting down: only `exit` is accepted", nullptr};
+    return std::nullopt;
+  });
+  e.setNotificationGate([this](const std::string &method) {
+    return method == "exit" || state_.load() == State::Running;
+  });
+
+  e.onRequest("initialize", [this](const json &params, Reply reply) {
+    const json caps = params.value("capabilities", json::object());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (params.contains("rootUri") && params["rootUri"].is_string()) rootPath_ = uriToPath(params["rootUri"].get<std::string>());
+      else if (params.contains("rootPath") && params["rootPath"].is_string()) rootPath_ = params["rootPath"];
+      if (params.contains("workspaceFolders") && params["workspaceFolders"].is_array() && !params["workspaceFolders"].empty() &&
+          rootPath_.empty())
+        rootPath_ = uriToPath(params["workspaceFolders"][0].value("uri", ""));
+      auto flag = [&](std::initializer_list<const char *> path) {
+        const json *j = &caps;
+        for (const char *k : path) {
+          if (!j->is_object() || !j->contains(k)) return false;
+          j = &(*j)[k];
+        }
+        return j->is_boolean() && j->get<bool>();
+      };
+      clientProgress_ = flag({"window", "workDoneProgress"});
+      clientConfiguration_ = flag({"workspace", "configuration"});
+      clientCodeLensRefresh_ = flag({"workspace", "codeLens", "refreshSupport"});
+      clientShowMessageRequest_ = caps.contains("window") && caps["window"].is_object() && caps["window"].contains("showMessage");
+      // Absent capabilities mean the 3.17 defaults; only an explicit `false` turns a feature down.
+      const json td = caps.value("textDocument", json::object());
+      json snippet = td.value("completion", json::object()).value("completionItem", json::object()).value("snippetSupport", json());
+      features_.snippets = snippet.is_boolean() ? snippet.get<bool>() : false;
+      json formats = td.value("hover", json::object()).value("contentFormat", json());
+      if (formats.is_array()) {
+        features_.markdown = false;
+        for (const json &f : formats)
+          if (f == "markdown") features_.markdown = true;
+      }
+      json related = td.value("publishDiagnostics", json::object()).value("relatedInformation", json());
+      features_.relatedInformation = related.is_boolean() ? related.get<bool>() : true;
+    }
+    if (params.contains("initializationOptions")) {
+      const json &io = params["initializationOptions"];
+      applySettings(io.is_object() && io.contains("ph") ? io["ph"] : io);
+    }
+    state_ = State::Running;
+    json result = {
+        {"capabilities",
+         {{"positionEncoding", "utf-16"},
+          {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+          {"hoverProvider", true},
+          {"definitionProvider", true},
+          {"referencesProvider", true},
+          {"documentHighlightProvider", true},
+          {"documentSymbolProvider", true},
+          {"completionProvider", {{"triggerCharacters", {".", "@"}}, {"resolveProvider", false}}},
+          {"signatureHelpProvider", {{"triggerCharacters", {"(", ","}}, {"retriggerCharacters", {","}}}},
+          {"semanticTokensProvider", {{"legend", semanticTokensLegend()}, {"full", true}, {"range", false}}},
+          {"inlayHintProvider", true},
+          {"foldingRangeProvider", true},
+          {"renameProvider", {{"prepareProvider", true}}},
+          {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+          {"codeLensProvider", {{"resolveProvider", false}}},
+          {"executeCommandProvider", {{"commands", {"ph.run", "ph.compile", "ph.showIR", "ph.gpuStatus"}}}}}},
+        {"serverInfo", {{"name", "ph-lsp"}, {"version", kVersion}}}};
+    reply(std::move(result));
+  });
+
+  e.onNotification("initialized", [this](const json &) {
+    if (clientConfiguration_)
+      endpoint_.call("workspace/configuration", {{"items", {{{"section", "ph"}}}}},
+                     [this](const json &result, std::optional<RpcError> err) {
+                       if (!err && result.is_array() && !result.empty()) applySettings(result[0]);
+                     });
+    if (options_.detectGpu) scheduler_->run([this] { sendGpuStatus(); });
+  });
+
+  e.onRequest("shutdown", [this](const json &, Reply reply) {
+    shutdown_ = true;
+    state_ = State::ShutDown;
+    reply(nullptr);
+  });
+
+  e.onNotification("exit", [this](const json &) {
+    exited_ = true;
+    if (onExit) onExit();
+  });
+
+  e.onNotification("textDocument/didOpen", [this](const json &p) { didOpen(p); });
+  e.onNotification("textDocument/didChange", [this](const json &p) { didChange(p); });
+  e.onNotification("textDocument/didClose", [this](const json &p) { didClose(p); });
+  e.onNotification("textDocument/didSave", [this](const json &p) { didSave(p); });
+  e.onNotification("workspace/didChangeConfiguration", [this](const json &p) {
+    json s = p.value("settings", json());
+    if (s.is_object() && s.contains("ph")) {
+      applySettings(s["ph"]);
+    } else if (clientConfiguration_) {
+      // Pull model: the notification only says something changed.
+      endpoint_.call("workspace/configuration", {{"items", {{{"section", "ph"}}}}},
+                     [this](const json &result, std::optional<RpcError> err) {
+                       if (!err && result.is_array() && !result.empty()) applySettings(result[0]);
+                     });
+    }
+  });
+  e.onNotification("window/workDoneProgress/cancel", [this](const json &p) {
+    std::shared_ptr<CancelState> c;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = progressTokens_.find(p.value("token", json()).dump());
+      if (it != progressTokens_.end()) c = it->second;
+    }
+    if (c) c->cancel();
+  });
+
+  auto route = [this](const char *method, auto fn) {
+    endpoint_.onRequest(method, [this, fn](const json &params, Reply reply) { withSnapshot(params, reply, [params, fn](const Snapshot &s) { return fn(s, params); }); });
+  };
+  route("textDocument/hover", [this](const Snapshot &s, const json &p) { return hover(s, p, featureOptions()); });
+  route("textDocument/definition", [](const Snapshot &s, const json &p) { return definition(s, p); });
+  route("textDocument/references", [](const Snapshot &s, const json &p) { return references(s, p); });
+  route("textDocument/documentHighlight", [](const Snapshot &s, const json &p) { return documentHighlight(s, p); });
+  route("textDocument/prepareRename", [](const Snapshot &s, const json &p) { return prepareRename(s, p); });
+  route("textDocument/rename", [](const Snapshot &s, const json &p) { return rename(s, p); });
+  route("textDocument/documentSymbol", [](const Snapshot &s, const json &p) { return documentSymbol(s, p); });
+  route("textDocument/completion", [this](const Snapshot &s, const json &p) { return completion(s, p, featureOptions()); });
+  route("textDocument/signatureHelp", [](const Snapshot &s, const json &p) { return signatureHelp(s, p); });
+  route("textDocument/semanticTokens/full", [](const Snapshot &s, const json &p) { return semanticTokens(s, p); });
+  route("textDocument/inlayHint", [](const Snapshot &s, const json &p) { return inlayHint(s, p); });
+  route("textDocument/foldingRange", [](const Snapshot &s, const json &p) { return foldingRange(s, p); });
+  route("textDocument/codeAction", [this](const Snapshot &s, const json &p) { return codeAction(s, p, featureOptions()); });
+  route("textDocument/codeLens", [this](const Snapshot &s, const json &p) { return codeLens(s, p, featureOptions()); });
+  e.onRequest("workspace/executeCommand", [this](const json &params, Reply reply) { executeCommand(params, reply); });
+}
+
+//===----------------------------------------------------------------------===//
+// Document sync
+//===----------------------------------------------------------------------===//
+
+void Server::didOpen(const json &params) {
+  const json &doc = params.at("textDocument");
+  scheduler_->update(doc.at("uri").get<std::string>(), doc.at("text").get<std::string>(), doc.value("version", 0));
+}
+
+void Server::didChange(const json &params) {
+  const json &doc = params.at("textDocument");
+  std::string uri = doc.at("uri").get<std::string>();
+  int64_t oldVersion = 0;
+  auto current = scheduler_->text(uri, &oldVersion);
+  if (!current) {
+    if (endpoint_.log) endpoint_.log("didChange for a document that is not open: " + uri);
+    return;
+  }
+  std::string text = *current;
+  applyChanges(text, params.at("contentChanges"));
+  int64_t version = doc.contains("version") && doc["version"].is_number_integer() ? doc["version"].get<int64_t>() : oldVersion + 1;
+  scheduler_->update(uri, std::move(text), version);
+}
+
+void Server::didClose(const json &params) {
+  std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  scheduler_->close(uri);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    backendDiags_.erase(uri);
+    if (auto it = builds_.find(uri); it != builds_.end()) it->second->cancel();
+  }
+  clearDiagnostics(uri);
+}
+
+void Server::didSave(const json &params) {
+  std::string uri = params.at("textDocument").at("uri").get<std::string>();
+  if (settings().compileOnSave) compileOnSave(uri);
+}
+
+void Server::clearDiagnostics(const std::string &uri) {
+  std::set<std::string> foreign;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    foreign = std::move(foreignUris_[uri]);
+    foreignUris_.erase(uri);
+  }
+  endpoint_.notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+  for (const auto &f : foreign)
+    endpoint_.notify("textDocument/publishDiagnostics", {{"uri", f}, {"diagnostics", json::array()}});
+}
+
+void Server::publish(const std::shared_ptr<const Snapshot> &snap) {
+  FeatureOptions o = featureOptions();
+  auto groups = diagnostics(*snap, o);
+  std::set<std::string> foreign, stale;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto b = backendDiags_.find(snap->uri);
+    if (b != backendDiags_.end())
+      for (const json &d : b->second) groups[0].second.push_back(d);
+    for (size_t i = 1; i < groups.size(); ++i) foreign.insert(groups[i].first);
+    for (const auto &u : foreignUris_[snap->uri])
+      if (!foreign.count(u)) stale.insert(u);
+    foreignUris_[snap->uri] = foreign;
+  }
+  for (auto &[uri, diags] : groups) {
+    json p = {{"uri", uri}, {"diagnostics", diags}};
+    if (uri == snap->uri) p["version"] = snap->version;
+    endpoint_.notify("textDocument/publishDiagnostics", std::move(p));
+  }
+  for (const auto &u : stale)
+    endpoint_.notify("textDocument/publishDiagnostics", {{"uri", u}, {"diagnostics", json::array()}});
+}
+
+std::string Server::driverPath() const {
+  std::string configured = settings().phPath;
+  if (!configured.empty()) return configured;
+  // Next to ph-lsp (build/bin/ph beside build/bin/ph-lsp), else on PATH.
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto sibling = self.parent_path() / "ph";
+    if (std::filesystem::exists(sibling, ec)) return sibling.string();
+  }
+  std::string onPath = findProgram("ph");
+  return onPath.empty() ? "ph" : onPath;
+}
+
+} // namespace ph::lsp

@@ -1,0 +1,125 @@
+//===- Server.h - The protocol layer of ph-lsp ------------------*- C++ -*-===//
+//
+// Server maps LSP methods onto the scheduler and the features (clangd's
+// ClangdLSPServer): lifecycle and capabilities, document sync, one routing
+// line per feature, settings, diagnostics publishing, and the commands that
+// start the `ph` driver (Commands.cpp). It does no analysis itself.
+// It is transport-agnostic: give it a send function and feed it messages,
+// which is how the unit tests drive it in process.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Features.h"
+#include "Gpu.h"
+#include "JsonRpc.h"
+#include "Scheduler.h"
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace ph {
+struct Prelude;
+}
+
+namespace ph::lsp {
+
+struct ServerOptions {
+  std::string stdDir;          // empty: the prelude's default
+  std::string phPath;          // the `ph` driver; empty: next to ph-lsp, else PATH
+  unsigned threads = 2;
+  std::chrono::milliseconds debounce{25};
+  bool detectGpu = true;
+};
+
+/// Settings from initializationOptions and workspace/didChangeConfiguration
+/// (section `ph`); docs/lsp.md lists them.
+struct Settings {
+  std::string phPath;
+  std::string target = "auto";     // auto|gpu|cpu|interp (run), sm_90|sm_80|cpu (build)
+  std::string outputDir = ".ph-build";
+  bool compileOnSave = true;
+  std::map<std::string, int64_t> sizes; // default `--size N=...` for ph.run
+};
+
+class Server {
+public:
+  Server(Endpoint::SendFn send, ServerOptions options);
+  ~Server();
+
+  /// One incoming message (I/O thread).
+  void handle(const Transport::Incoming &in) { endpoint_.handle(in); }
+  Endpoint &endpoint() { return endpoint_; }
+  Scheduler &scheduler() { return *scheduler_; }
+
+  /// Called when `exit` arrives; the transport should stop.
+  std::function<void()> onExit;
+  bool exited() const { return exited_; }
+  int exitCode() const { return shutdown_ ? 0 : 1; }
+  Settings settings() const;
+
+private:
+  enum class State { Uninitialized, Running, ShutDown };
+
+  void registerHandlers();
+  void applySettings(const json &ph);
+  FeatureOptions featureOptions() const;
+
+  // Document sync.
+  void didOpen(const json &params);
+  void didChange(const json &params);
+  void didClose(const json &params);
+  void didSave(const json &params);
+  void publish(const std::shared_ptr<const Snapshot> &snap);
+  void clearDiagnostics(const std::string &uri);
+
+  /// Routes a request that needs the document's snapshot to `fn` on a worker.
+  template <typename Fn> void withSnapshot(const json &params, Reply reply, Fn fn);
+
+  // Commands.cpp
+  void executeCommand(const json &params, Reply reply);
+  void runKernel(json args, Reply reply, const json &workDoneToken);
+  void compileKernel(json args, Reply reply, const json &workDoneToken);
+  void showIR(json args, Reply reply, const json &workDoneToken);
+  void compileOnSave(const std::string &uri);
+  void sendGpuStatus();
+  /// The file the driver should read: the document's path if the editor's
+  /// text is what is on disk, else a copy of the text in a temporary folder.
+  std::string fileForDriver(const std::string &uri, std::string &tempDir);
+  std::string resolveKernel(const json &args);
+  std::string driverPath() const;
+
+  /// $/progress reporting for one long job; cancellable from the editor.
+  struct Progress;
+  std::shared_ptr<Progress> beginProgress(const std::string &title, const json &clientToken,
+                                          const std::shared_ptr<CancelState> &cancel);
+
+  Endpoint endpoint_;
+  ServerOptions options_;
+  std::shared_ptr<const Prelude> prelude_;
+  std::unique_ptr<Scheduler> scheduler_;
+
+  std::atomic<State> state_{State::Uninitialized};
+  std::atomic<bool> shutdown_{false}, exited_{false};
+
+  mutable std::mutex mu_;
+  Settings settings_;
+  FeatureOptions features_;
+  std::string rootPath_;
+  bool clientProgress_ = false, clientConfiguration_ = false, clientCodeLensRefresh_ = false,
+       clientShowMessageRequest_ = false;
+  std::map<std::string, std::set<std::string>> foreignUris_; // doc -> std files it published to
+  std::map<std::string, json> backendDiags_;                 // doc -> diagnostics from the last build
+  std::map<std::string, std::shared_ptr<CancelState>> builds_; // doc -> compile on save in flight
+  std::map<std::string, std::shared_ptr<CancelState>> progressTokens_;
+  std::optional<GpuInfo> gpu_;
+  int64_t nextToken_ = 1;
+};
+
+} // namespace ph::lsp

@@ -1,0 +1,67 @@
+//===- Diagnostics.cpp - ph::Diagnostic -> LSP Diagnostic -----------------===//
+//
+// The messages, codes and ranges are the frontend's own values, so the
+// editor shows byte-for-byte what `ph check` prints; only the positions are
+// converted from byte offsets to UTF-16 columns. Notes become
+// relatedInformation; fixes are offered through codeAction.
+//
+//===----------------------------------------------------------------------===//
+#include "Features.h"
+
+#include "ph/Analysis.h"
+
+#include <map>
+
+namespace ph::lsp {
+
+static int severityOf(Severity s) {
+  switch (s) {
+  case Severity::Error: return 1;
+  case Severity::Warning: return 2;
+  case Severity::Note: return 3;
+  }
+  return 1;
+}
+
+json toLsp(const Snapshot &s, const Diagnostic &d, const FeatureOptions &o) {
+  json loc = location(s, d.range);
+  json out = {{"range", loc["range"]},
+              {"severity", severityOf(d.severity)},
+              {"code", d.code()},
+              {"source", "ph"},
+              {"message", d.message}};
+  if (!d.notes.empty()) {
+    json related = json::array();
+    for (const DiagNote &n : d.notes)
+      related.push_back({{"location", location(s, n.range)}, {"message", n.message}});
+    if (o.relatedInformation) {
+      out["relatedInformation"] = std::move(related);
+    } else {
+      // Clients without relatedInformation still get the notes, in the message.
+      std::string msg = d.message;
+      for (const DiagNote &n : d.notes) msg += "\nnote: " + n.message;
+      out["message"] = msg;
+    }
+  }
+  if (!d.fixes.empty()) out["data"] = {{"fixes", d.fixes.size()}};
+  return out;
+}
+
+std::vector<std::pair<std::string, json>> diagnostics(const Snapshot &s, const FeatureOptions &o) {
+  std::vector<std::pair<std::string, json>> out;
+  out.emplace_back(s.uri, json::array());
+  if (!s.analysis) return out;
+  const Analysis &a = *s.analysis;
+  std::map<std::string, size_t> slot;
+  slot[s.uri] = 0;
+  for (const Diagnostic &d : a.diagnostics) {
+    bool isMain = d.range.file == a.mainFile;
+    std::string uri = isMain ? s.uri : uriOf(s, a.sources.file(d.range.file), false);
+    auto [it, inserted] = slot.emplace(uri, out.size());
+    if (inserted) out.emplace_back(uri, json::array());
+    out[it->second].second.push_back(toLsp(s, d, o));
+  }
+  return out;
+}
+
+} // namespace ph::lsp

@@ -1,0 +1,152 @@
+//===- Hover.cpp - textDocument/hover -------------------------------------===//
+//
+// Functions (std or the file's own): signature, `///` documentation and a
+// link to the source line. Builtins and decorators: their registry docs.
+// Kernels: inferred grid, block size, autotune space, compile figures.
+// Variables and expressions: symbolic type and concrete shape per
+// configuration, where the tile lives and its bytes.
+//
+//===----------------------------------------------------------------------===//
+#include "Features.h"
+
+#include "ph/Analysis.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace ph::lsp {
+
+namespace {
+
+std::string codeBlock(const std::string &code) { return "```ph\n" + code + "\n```\n"; }
+
+/// `std/attention.ph` for a prelude file, else the file's name.
+std::string displayPath(const std::string &path) {
+  std::filesystem::path p(path);
+  std::string parent = p.parent_path().filename().string();
+  return parent == "std" ? "std/" + p.filename().string() : p.filename().string();
+}
+
+std::string sourceLink(const Snapshot &s, const Symbol &sym) {
+  const Analysis &a = *s.analysis;
+  if (sym.def.end == 0 && sym.def.begin == 0) return "";
+  json loc = location(s, sym.def);
+  uint32_t line = loc["range"]["start"]["line"].get<uint32_t>() + 1;
+  const SourceFile &f = a.sources.file(sym.def.file);
+  std::string label = displayPath(f.path()) + ":" + std::to_string(line);
+  return "Source: [" + label + "](" + loc["uri"].get<std::string>() + "#L" + std::to_string(line) + ")";
+}
+
+std::string shapeLine(const std::vector<std::string> &concrete) {
+  std::vector<std::string> uniq;
+  for (const auto &c : concrete)
+    if (std::find(uniq.begin(), uniq.end(), c) == uniq.end()) uniq.push_back(c);
+  if (uniq.empty()) return "";
+  std::string out = "= `" + uniq[0] + "`";
+  for (size_t i = 1; i < uniq.size(); ++i) out += ", `" + uniq[i] + "`";
+  return out;
+}
+
+std::string variableHover(const Snapshot &s, const Symbol &sym) {
+  std::string decl = sym.name;
+  if (!sym.typeSymbolic.empty()) decl += ": " + sym.typeSymbolic;
+  std::string out = codeBlock((sym.kind == SymbolKind::Local ? (sym.isLet ? "let " : "var ") : "") + decl);
+  std::vector<std::string> facts;
+  std::string shape = shapeLine(sym.typeConcrete);
+  // A shape that is its own symbol (`f32`) says nothing new.
+  if (!shape.empty() && !(sym.typeConcrete.size() >= 1 && sym.typeConcrete[0] == sym.typeSymbolic)) facts.push_back(shape);
+  if (!sym.memory.empty()) facts.push_back("in " + sym.memory);
+  if (sym.bytes > 0) facts.push_back(std::to_string(sym.bytes) + " bytes");
+  switch (sym.kind) {
+  case SymbolKind::Parameter: facts.insert(facts.begin(), "parameter"); break;
+  case SymbolKind::LoopVar: facts.insert(facts.begin(), "loop variable"); break;
+  case SymbolKind::SizeSymbol: facts.insert(facts.begin(), "size, bound at launch from the tensors' shapes"); break;
+  case SymbolKind::AutotuneParam: facts.insert(facts.begin(), "autotune parameter"); break;
+  default: break;
+  }
+  std::string line;
+  for (size_t i = 0; i < facts.size(); ++i) line += (i ? " · " : "") + facts[i];
+  if (!line.empty()) out += "\n" + line + "\n";
+  if (!sym.doc.empty()) out += "\n" + sym.doc + "\n";
+  return out;
+}
+
+std::string kernelHover(const Snapshot &s, const Symbol &sym, uint32_t symIndex, const FeatureOptions &o) {
+  const Analysis &a = *s.analysis;
+  std::string out = codeBlock(sym.signature.empty() ? "kernel " + sym.name : sym.signature);
+  if (!sym.doc.empty()) out += "\n" + sym.doc + "\n";
+  for (const KernelSummary &k : a.kernels) {
+    if (k.symbol != symIndex && k.name != sym.name) continue;
+    out += "\n**grid** `" + k.grid + "` · **block** " + std::to_string(k.threads) + " threads";
+    if (k.tensorcore) out += " · tensor cores";
+    out += "\n";
+    if (!k.autotuneSpace.empty())
+      out += "\n**autotune** `" + k.autotuneSpace + "` (" + std::to_string(k.configs.size()) +
+             (k.configs.size() == 1 ? " configuration" : " configurations") + ")\n";
+    auto it = o.compileFigures.find(k.name);
+    if (it != o.compileFigures.end()) out += "\n**compiled** " + it->second + "\n";
+    break;
+  }
+  return out;
+}
+
+} // namespace
+
+json hover(const Snapshot &s, const json &params, const FeatureOptions &o) {
+  if (!s.analysis) return nullptr;
+  const Analysis &a = *s.analysis;
+  uint32_t off = offsetOf(s, params);
+  std::string value;
+  SourceRange range{a.mainFile, off, off};
+
+  if (const Occurrence *occ = a.occurrenceAt(a.mainFile, off); occ && occ->symbol < a.symbols.size()) {
+    const Symbol &sym = a.symbols[occ->symbol];
+    range = occ->range;
+    switch (sym.kind) {
+    case SymbolKind::Function: {
+      value = codeBlock(sym.signature.empty() ? "fn " + sym.name : sym.signature);
+      if (!sym.doc.empty()) value += "\n" + sym.doc + "\n";
+      std::string link = sourceLink(s, sym);
+      if (!link.empty()) value += "\n" + link + "\n";
+      break;
+    }
+    case SymbolKind::Kernel: value = kernelHover(s, sym, occ->symbol, o); break;
+    case SymbolKind::Builtin:
+    case SymbolKind::Decorator: {
+      if (const BuiltinDoc *bd = findBuiltinDoc(sym.name))
+        value = codeBlock(bd->signature) + "\n" + bd->doc + "\n";
+      else
+        value = codeBlock(sym.signature.empty() ? sym.name : sym.signature) + (sym.doc.empty() ? "" : "\n" + sym.doc + "\n");
+      break;
+    }
+    default: value = variableHover(s, sym); break;
+    }
+  } else {
+    // No symbol: a builtin or decorator name the checker did not record, or an expression.
+    for (const Token &t : a.tokens) {
+      if (t.range.begin > off) break;
+      if (t.kind == Tok::Ident && t.range.touches(off)) {
+        if (const BuiltinDoc *bd = findBuiltinDoc(t.text)) {
+          value = codeBlock(bd->signature) + "\n" + bd->doc + "\n";
+          range = t.range;
+        }
+        break;
+      }
+    }
+    if (value.empty()) {
+      if (const ExprFact *f = a.exprAt(a.mainFile, off)) {
+        value = codeBlock(f->typeSymbolic);
+        std::string shape = shapeLine(f->typeConcrete);
+        if (!shape.empty() && f->typeConcrete[0] != f->typeSymbolic) value += "\n" + shape + "\n";
+        range = f->range;
+      }
+    }
+  }
+  if (value.empty()) return nullptr;
+  // Trim the trailing newline: clients render it as an empty paragraph.
+  while (!value.empty() && value.back() == '\n') value.pop_back();
+  json contents = o.markdown ? json{{"kind", "markdown"}, {"value", value}} : json{{"kind", "plaintext"}, {"value", value}};
+  return {{"contents", contents}, {"range", toJson(s.lines.range(range.begin, range.end))}};
+}
+
+} // namespace ph::lsp

@@ -1,0 +1,87 @@
+//===- SemanticTokens.cpp - textDocument/semanticTokens/full --------------===//
+//
+// Classifies the lexer's tokens with the analysis's occurrences: what a name
+// refers to (kernel, std function, builtin, parameter, let or var, size)
+// is what a TextMate grammar cannot know.
+//
+//===----------------------------------------------------------------------===//
+#include "Features.h"
+
+#include "ph/Analysis.h"
+
+namespace ph::lsp {
+
+namespace {
+enum TokType { TKeyword, TFunction, TParameter, TVariable, TNumber, TComment, TDecorator, TType, TTypeParameter, TProperty, TOperator };
+enum TokMod { MDeclaration = 1, MReadonly = 2, MDefaultLibrary = 4 };
+} // namespace
+
+json semanticTokensLegend() {
+  return {{"tokenTypes", {"keyword", "function", "parameter", "variable", "number", "comment", "decorator", "type",
+                          "typeParameter", "property", "operator"}},
+          {"tokenModifiers", {"declaration", "readonly", "defaultLibrary"}}};
+}
+
+json semanticTokens(const Snapshot &s, const json &) {
+  std::vector<uint32_t> data;
+  if (!s.analysis) return {{"data", data}};
+  const Analysis &a = *s.analysis;
+  uint32_t prevLine = 0, prevChar = 0;
+  bool afterAt = false, afterDot = false;
+  for (const Token &t : a.tokens) {
+    if (t.range.file != a.mainFile || t.range.end <= t.range.begin) continue;
+    int type = -1, mods = 0;
+    switch (t.kind) {
+    case Tok::KwKernel: case Tok::KwFn: case Tok::KwLet: case Tok::KwVar: case Tok::KwFor: case Tok::KwIn:
+      type = TKeyword;
+      break;
+    case Tok::KwTensor: case Tok::KwTile: type = TType; break;
+    case Tok::IntLit: case Tok::FloatLit: type = TNumber; break;
+    case Tok::DocComment: type = TComment; break;
+    case Tok::At: type = TDecorator; break;
+    case Tok::Ident: {
+      if (afterAt) { type = TDecorator; break; }
+      if (t.text == "f16" || t.text == "bf16" || t.text == "f32" || t.text == "i32") { type = TType; break; }
+      if (afterDot) { type = TProperty; break; }
+      if (t.text == "ctx") { type = TVariable; mods = MDefaultLibrary | MReadonly; break; }
+      const Occurrence *occ = a.occurrenceAt(a.mainFile, t.range.begin);
+      if (!occ || occ->range.begin != t.range.begin || occ->symbol >= a.symbols.size()) {
+        if (findBuiltinDoc(t.text)) { type = TFunction; mods = MDefaultLibrary; }
+        else type = TVariable;
+        break;
+      }
+      const Symbol &sym = a.symbols[occ->symbol];
+      if (occ->isDefinition) mods |= MDeclaration;
+      switch (sym.kind) {
+      case SymbolKind::Kernel: type = TFunction; break;
+      case SymbolKind::Function: type = TFunction; if (sym.def.file != a.mainFile) mods |= MDefaultLibrary; break;
+      case SymbolKind::Builtin: type = TFunction; mods |= MDefaultLibrary; break;
+      case SymbolKind::Decorator: type = TDecorator; break;
+      case SymbolKind::Parameter: type = TParameter; break;
+      case SymbolKind::Local: type = TVariable; if (sym.isLet) mods |= MReadonly; break;
+      case SymbolKind::LoopVar: type = TVariable; mods |= MReadonly; break;
+      case SymbolKind::SizeSymbol: type = TTypeParameter; break;
+      case SymbolKind::AutotuneParam: type = TTypeParameter; mods |= MReadonly; break;
+      }
+      break;
+    }
+    default: break;
+    }
+    afterAt = t.kind == Tok::At;
+    afterDot = t.kind == Tok::Dot;
+    if (type < 0) continue;
+    Position p = s.lines.position(t.range.begin);
+    Position e = s.lines.position(t.range.end);
+    if (e.line != p.line) continue; // tokens never span lines; be safe
+    data.push_back(p.line - prevLine);
+    data.push_back(p.line == prevLine ? p.character - prevChar : p.character);
+    data.push_back(e.character - p.character);
+    data.push_back(static_cast<uint32_t>(type));
+    data.push_back(static_cast<uint32_t>(mods));
+    prevLine = p.line;
+    prevChar = p.character;
+  }
+  return {{"data", data}};
+}
+
+} // namespace ph::lsp

@@ -1,0 +1,77 @@
+//===- main.cpp - ph-lsp: the Ph language server --------------------------===//
+#include "Server.h"
+#include "Transport.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace ph::lsp;
+
+static const char *usage =
+    "usage: ph-lsp [options]\n"
+    "  the Ph language server: LSP 3.17 over stdio (default) or TCP\n"
+    "\n"
+    "  --listen HOST:PORT   accept one connection on HOST:PORT (e.g. 127.0.0.1:9257; port 0 picks one)\n"
+    "  --std DIR            the standard library folder (default: PH_STD_DIR or the built-in path)\n"
+    "  --ph PATH            the `ph` driver used by commands (default: next to ph-lsp, else PATH)\n"
+    "  --threads N          worker threads (default 2)\n"
+    "  --debounce-ms N      analysis delay after an edit (default 25)\n"
+    "  --no-gpu-detect      do not load libcuda to send ph/status\n"
+    "  --log                log problems to stderr\n"
+    "  --version, --help\n";
+
+int main(int argc, char **argv) {
+  // A client that closes the pipe must not kill us with SIGPIPE mid-write.
+  std::signal(SIGPIPE, SIG_IGN);
+  ServerOptions options;
+  std::string listen;
+  bool log = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *name) -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "ph-lsp: %s needs a value\n%s", name, usage);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") { std::fputs(usage, stdout); return 0; }
+    if (a == "--version") { std::puts("ph-lsp 0.1.0"); return 0; }
+    if (a == "--listen") listen = value("--listen");
+    else if (a == "--std") options.stdDir = value("--std");
+    else if (a == "--ph") options.phPath = value("--ph");
+    else if (a == "--threads") options.threads = static_cast<unsigned>(std::max(1, std::atoi(value("--threads").c_str())));
+    else if (a == "--debounce-ms") options.debounce = std::chrono::milliseconds(std::max(0, std::atoi(value("--debounce-ms").c_str())));
+    else if (a == "--no-gpu-detect") options.detectGpu = false;
+    else if (a == "--log") log = true;
+    else if (a == "--stdio") {} // what clients such as vscode-languageclient pass
+    else { std::fprintf(stderr, "ph-lsp: unknown option `%s`\n%s", a.c_str(), usage); return 2; }
+  }
+
+  std::unique_ptr<Transport> transport;
+  try {
+    if (listen.empty()) {
+      transport = createStdioTransport();
+    } else {
+      size_t colon = listen.rfind(':');
+      if (colon == std::string::npos) { std::fprintf(stderr, "ph-lsp: --listen takes HOST:PORT\n"); return 2; }
+      int port = std::atoi(listen.c_str() + colon + 1);
+      if (port < 0 || port > 65535) { std::fprintf(stderr, "ph-lsp: bad port in `%s`\n", listen.c_str()); return 2; }
+      transport = createTcpTransport(listen.substr(0, colon), static_cast<unsigned short>(port));
+    }
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "ph-lsp: %s\n", e.what());
+    return 1;
+  }
+
+  Transport *t = transport.get();
+  Server server([t](std::string body) { t->send(std::move(body)); }, options);
+  if (log) server.endpoint().log = [](const std::string &line) { std::fprintf(stderr, "ph-lsp: %s\n", line.c_str()); };
+  server.onExit = [t] { t->stop(); };
+  transport->run([&](Transport::Incoming in) { server.handle(in); });
+  // End of input without `exit` is an abnormal end (LSP: exit code 1).
+  return server.exited() ? server.exitCode() : 1;
+}
