@@ -35,8 +35,9 @@ function serverSettings() {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   let outputDir = c.get<string>('outputDir', '.ph-build');
   if (folder && !outputDir.startsWith('/')) outputDir = `${folder}/${outputDir}`;
+  const driver = c.get<string>('path', '');
   return {
-    path: c.get<string>('path', 'ph-lsp'),
+    ...(driver ? { path: driver } : {}), // the `ph` driver; empty: the server finds it
     target: c.get<string>('target', 'auto'),
     outputDir,
     compileOnSave: c.get<boolean>('compileOnSave', true),
@@ -46,7 +47,7 @@ function serverSettings() {
 }
 
 function makeClient(context: vscode.ExtensionContext): LanguageClient {
-  const command = config().get<string>('path', 'ph-lsp') || 'ph-lsp';
+  const command = config().get<string>('server.path', 'ph-lsp') || 'ph-lsp';
   const serverOptions: ServerOptions = { command, args: [], options: { env: { ...process.env } } };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ language: 'ph' }],
@@ -74,6 +75,15 @@ function makeClient(context: vscode.ExtensionContext): LanguageClient {
       // Code lenses ("Run on GPU", "Compile", "Show MLIR") and our commands both come here,
       // so every server command gets progress, cancel, and its result displayed.
       executeCommand: (command, args) => runServerCommand(command, args),
+      // The server pulls its settings (workspace/configuration, section `ph`): answer with
+      // the normalised ones (absolute output folder, no empty driver path).
+      workspace: {
+        configuration: async (params, token, next) => {
+          const r = await next(params, token);
+          if (!Array.isArray(r)) return r;
+          return params.items.map((item, i) => (item.section === 'ph' ? serverSettings() : r[i]));
+        },
+      },
     },
   };
   const c = new LanguageClient('ph', 'Ph Language Server', serverOptions, clientOptions);
@@ -86,11 +96,11 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   try {
     await client.start();
   } catch (e) {
-    const path = config().get<string>('path', 'ph-lsp');
+    const path = config().get<string>('server.path', 'ph-lsp');
     const pick = await vscode.window.showErrorMessage(
       `Could not start the Ph language server \`${path}\`: ${e instanceof Error ? e.message : String(e)}`,
       'Open Settings');
-    if (pick) await vscode.commands.executeCommand('workbench.action.openSettings', 'ph.path');
+    if (pick) await vscode.commands.executeCommand('workbench.action.openSettings', 'ph.server.path');
   }
 }
 
@@ -264,7 +274,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     // A changed server path needs a new process; everything else the server takes live.
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration('ph.path') && client) {
+      if (e.affectsConfiguration('ph.server.path') && client) {
         await client.stop().catch(() => undefined);
         await startClient(context);
       }

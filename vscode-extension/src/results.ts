@@ -5,8 +5,9 @@
 export type Row = Record<string, unknown>;
 
 // Columns shown first, in this order, when present; any other key follows.
-const preferred = ['kernel', 'config', 'configuration', 'target', 'gpu', 'time_ms', 'timeMs', 'median_ms',
-  'tflops', 'TFLOPs', 'gbps', 'GBps', 'percentOfPeak', 'maxError', 'max_error', 'error', 'check', 'ok', 'status'];
+const preferred = ['kernel', 'config', 'configuration', 'target', 'gpu', 'device', 'sizes', 'grid', 'time_ms', 'timeMs',
+  'median_ms', 'tflops', 'TFLOPs', 'gbps', 'GBps', 'percentOfPeak', 'check', 'max_abs_err', 'maxError', 'max_error',
+  'error', 'ok', 'status'];
 
 function cell(v: unknown): string {
   if (v === undefined || v === null) return '';
@@ -24,22 +25,47 @@ function cell(v: unknown): string {
   return String(v);
 }
 
-/** The rows of a result: its `variants`/`results`/`rows` array, or the result itself. */
+// Keys that are plumbing, not figures: left out of the table.
+const hidden = new Set(['result', 'stdout', 'stderr', 'summary', 'message', 'offer', 'exitCode', 'outputs',
+  'scalars', 'seed', 'analyze_ms', 'log']);
+
+function scalarsOf(r: Row): Row {
+  const out: Row = {};
+  for (const [k, x] of Object.entries(r)) if (!hidden.has(k) && (typeof x !== 'object' || x === null || k === 'sizes' || k === 'grid' || k === 'config')) out[k] = x;
+  return out;
+}
+
+// `check: {passed, outputs: [{max_abs_err}]}` (ph run --json) reads as two columns.
+function flattenCheck(row: Row): Row {
+  const c = row.check as Row | undefined;
+  if (c && typeof c === 'object' && !Array.isArray(c)) {
+    const outs = Array.isArray(c.outputs) ? (c.outputs as Row[]) : [];
+    const errs = outs.map((o) => Number(o.max_abs_err ?? o.maxError)).filter((x) => Number.isFinite(x));
+    row = { ...row, check: c.passed === undefined ? c : c.passed ? 'passed' : 'FAILED' };
+    if (errs.length > 0) row.max_abs_err = Math.max(...errs);
+  }
+  return row;
+}
+
+/** The rows of a result: one per variant (`variants`/`results`/`rows`), else one. The
+ * server wraps `ph run --json` output in `result` beside `ok`, `kernel`, `target`. */
 export function resultRows(result: unknown): Row[] {
   if (result === null || result === undefined) return [];
-  if (Array.isArray(result)) return result.filter((r) => typeof r === 'object' && r !== null) as Row[];
+  if (Array.isArray(result)) return result.filter((r) => typeof r === 'object' && r !== null).map((r) => flattenCheck(scalarsOf(r as Row)));
   if (typeof result !== 'object') return [{ result }];
-  const r = result as Row;
-  for (const key of ['variants', 'results', 'rows', 'kernels']) {
-    const v = r[key];
+  const outer = result as Row;
+  const inner = outer.result && typeof outer.result === 'object' && !Array.isArray(outer.result) ? (outer.result as Row) : undefined;
+  const base = { ...scalarsOf(outer), ...(inner ? scalarsOf(inner) : {}) };
+  const holder = inner ?? outer;
+  for (const key of ['variants', 'results', 'rows', 'kernels', 'configs']) {
+    const v = holder[key];
     if (Array.isArray(v) && v.length > 0 && typeof v[0] === 'object') {
-      // Keys of the enclosing object (kernel, target) repeat on each row when rows lack them.
-      const shared: Row = {};
-      for (const [k, x] of Object.entries(r)) if (k !== key && (typeof x !== 'object' || x === null)) shared[k] = x;
-      return (v as Row[]).map((row) => ({ ...shared, ...row }));
+      delete base[key];
+      return (v as Row[]).map((row) => flattenCheck({ ...base, ...scalarsOf(row), ...(row.check ? { check: row.check } : {}) }));
     }
   }
-  return [r];
+  if (Array.isArray(outer.result)) return resultRows(outer.result).map((r) => ({ ...base, ...r }));
+  return [flattenCheck({ ...base, ...(holder.check ? { check: holder.check } : {}) })];
 }
 
 /** A fixed-width table with a header row, a rule, and one line per row. */
@@ -47,7 +73,7 @@ export function formatTable(rows: Row[]): string {
   if (rows.length === 0) return '(no result)\n';
   const keys: string[] = [];
   for (const k of preferred) if (rows.some((r) => k in r)) keys.push(k);
-  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k) && !/^(summary|message)$/.test(k)) keys.push(k);
+  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k) && !hidden.has(k)) keys.push(k);
   const cells = rows.map((r) => keys.map((k) => cell(r[k])));
   const width = keys.map((k, i) => Math.max(k.length, ...cells.map((c) => c[i].length)));
   const line = (cs: string[]) => cs.map((c, i) => c.padEnd(width[i])).join(' | ').trimEnd();
@@ -70,7 +96,7 @@ export function summaryLine(result: unknown): string {
   const tf = best.tflops ?? best.TFLOPs, gb = best.gbps ?? best.GBps;
   if (tf !== undefined) parts.push(`${cell(tf)} TFLOP/s`);
   if (gb !== undefined) parts.push(`${cell(gb)} GB/s`);
-  const err = best.error ?? best.maxError ?? best.max_error;
+  const err = best.error ?? best.max_abs_err ?? best.maxError ?? best.max_error;
   if (typeof err === 'string') parts.push(err);
   else if (err !== undefined) parts.push(`err ${cell(err)}`);
   return parts.join(', ') || JSON.stringify(best);

@@ -9,7 +9,7 @@ M.defaults = {
   -- Sent with workspace/didChangeConfiguration under `ph` (the server's settings).
   settings = {
     ph = {
-      path = 'ph-lsp',
+      -- path = '/path/to/ph',  -- the `ph` driver the server runs; default: next to ph-lsp
       target = 'auto',         -- auto | gpu | cpu | interp
       outputDir = '.ph-build', -- compile on save writes cubins here
       compileOnSave = true,
@@ -36,8 +36,7 @@ function M.build(opts)
   opts = opts or {}
   local cfg = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts.server or {})
   if opts.cmd then cfg.cmd = type(opts.cmd) == 'string' and { opts.cmd } or opts.cmd end
-  cfg.settings.ph.path = cfg.cmd[1]
-  for _, k in ipairs({ 'target', 'outputDir', 'compileOnSave', 'sizes', 'trace' }) do
+  for _, k in ipairs({ 'path', 'target', 'outputDir', 'compileOnSave', 'sizes', 'trace' }) do
     if opts[k] ~= nil then cfg.settings.ph[k] = opts[k] end
   end
   return cfg

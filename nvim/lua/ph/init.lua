@@ -134,27 +134,58 @@ local function cell(v)
   return tostring(v)
 end
 
-local preferred = { 'kernel', 'config', 'configuration', 'target', 'gpu', 'time_ms', 'timeMs', 'median_ms',
-  'tflops', 'TFLOPs', 'gbps', 'GBps', 'percentOfPeak', 'maxError', 'max_error', 'error', 'check', 'ok', 'status' }
+local preferred = { 'kernel', 'config', 'configuration', 'target', 'gpu', 'device', 'sizes', 'grid', 'time_ms',
+  'timeMs', 'median_ms', 'tflops', 'TFLOPs', 'gbps', 'GBps', 'percentOfPeak', 'check', 'max_abs_err', 'maxError',
+  'max_error', 'error', 'ok', 'status' }
+-- Keys that are plumbing, not figures: left out of the table.
+local hidden = { result = true, stdout = true, stderr = true, summary = true, message = true, offer = true,
+  exitCode = true, outputs = true, scalars = true, seed = true, analyze_ms = true, log = true }
 
---- The rows of a run result: its `variants`/`results`/`rows` list, or the result itself.
+local function scalars_of(r)
+  local out = {}
+  for k, x in pairs(r) do
+    if not hidden[k] and (type(x) ~= 'table' or k == 'sizes' or k == 'grid' or k == 'config') then out[k] = x end
+  end
+  return out
+end
+
+-- `check = {passed, outputs = {{max_abs_err}}}` (ph run --json) reads as two columns.
+local function flatten_check(row, check)
+  if type(check) == 'table' and not islist(check) then
+    row.check = check.passed == nil and check or (check.passed and 'passed' or 'FAILED')
+    local worst
+    for _, o in ipairs(type(check.outputs) == 'table' and check.outputs or {}) do
+      local e = tonumber(o.max_abs_err or o.maxError)
+      if e and (not worst or e > worst) then worst = e end
+    end
+    if worst then row.max_abs_err = worst end
+  elseif check ~= nil then
+    row.check = check
+  end
+  return row
+end
+
+--- The rows of a run result: one per variant (`variants`/`results`/`rows`), else one. The
+--- server wraps `ph run --json` output in `result` beside `ok`, `kernel`, `target`.
 function M.result_rows(result)
-  if type(result) ~= 'table' then return result == nil and {} or { { result = result } } end
-  if islist(result) then return result end
-  for _, key in ipairs({ 'variants', 'results', 'rows', 'kernels' }) do
-    local v = result[key]
+  if result == nil or result == vim.NIL then return {} end
+  if type(result) ~= 'table' then return { { result = result } } end
+  if islist(result) then
+    return vim.tbl_map(function(r) return flatten_check(scalars_of(r), r.check) end, result)
+  end
+  local inner = (type(result.result) == 'table' and not islist(result.result)) and result.result or nil
+  local base = vim.tbl_extend('force', scalars_of(result), inner and scalars_of(inner) or {})
+  local holder = inner or result
+  for _, key in ipairs({ 'variants', 'results', 'rows', 'kernels', 'configs' }) do
+    local v = holder[key]
     if type(v) == 'table' and #v > 0 and type(v[1]) == 'table' then
-      local rows = {}
-      for _, row in ipairs(v) do
-        local r = {}
-        for k, x in pairs(result) do if k ~= key and type(x) ~= 'table' then r[k] = x end end
-        for k, x in pairs(row) do r[k] = x end
-        table.insert(rows, r)
-      end
-      return rows
+      base[key] = nil
+      return vim.tbl_map(function(row)
+        return flatten_check(vim.tbl_extend('force', base, scalars_of(row)), row.check)
+      end, v)
     end
   end
-  return { result }
+  return { flatten_check(base, holder.check) }
 end
 
 --- A fixed-width table (a list of lines) of result rows.
@@ -166,7 +197,7 @@ function M.format_table(rows)
   end
   local rest = {}
   for _, r in ipairs(rows) do
-    for k in pairs(r) do if not seen[k] and k ~= 'summary' and k ~= 'message' then seen[k] = true; table.insert(rest, k) end end
+    for k in pairs(r) do if not seen[k] and not hidden[k] then seen[k] = true; table.insert(rest, k) end end
   end
   table.sort(rest)
   vim.list_extend(keys, rest)

@@ -30,7 +30,7 @@ sed '21s/rowmax(s)/rowmx(s)/' "$root/examples/flash_attention_manual.ph" >"$work
 cp "$root/examples/causal_attention.ph" "$work/ws/"
 cat >"$work/udd/User/settings.json" <<JSON
 {
-  "ph.path": "$lsp",
+  "ph.server.path": "$lsp",
   "ph.target": "cpu",
   "ph.sizes": { "N": 64 },
   "ph.compileOnSave": false,

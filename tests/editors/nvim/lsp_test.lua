@@ -106,7 +106,9 @@ local ok, err = pcall(function()
   for _, row in ipairs(rows) do
     if row.ok == false or (type(row.error) == 'string' and row.error ~= '') then failed = true end
   end
-  check(#rows > 0 and not failed, 'the run checked out against the interpreter')
+  local passed = false
+  for _, row in ipairs(rows) do if row.check == 'passed' then passed = true end end
+  check(#rows > 0 and not failed and passed, 'the run checked out against the interpreter')
 
   -- 4. :PhShowIR tile beside the source.
   vim.cmd('PhShowIR tile')

@@ -24,7 +24,8 @@ for (const c of ['ph.runKernel', 'ph.benchmarkKernel', 'ph.compileFile', 'ph.sho
 // The server's own commands are registered by the language client; declaring them too would clash.
 check(!cmds.some((c) => ['ph.run', 'ph.compile', 'ph.showIR'].includes(c)), 'server command ids are not redeclared');
 const props = pkg.contributes.configuration.properties;
-check(props['ph.path'] && props['ph.path'].default === 'ph-lsp', 'setting ph.path defaults to ph-lsp');
+check(props['ph.server.path'] && props['ph.server.path'].default === 'ph-lsp', 'setting ph.server.path defaults to ph-lsp');
+check(props['ph.path'] && props['ph.path'].default === '', 'setting ph.path (the ph driver) defaults to empty: found by the server');
 for (const s of ['ph.target', 'ph.compileOnSave', 'ph.outputDir', 'ph.sizes', 'ph.trace.server']) check(s in props, `setting ${s}`);
 check(!fs.existsSync(path.join(dir, 'extension', 'node_modules')), 'no node_modules in the package');
 const bundle = fs.readFileSync(path.join(dir, 'extension', 'out', 'extension.js'), 'utf8');
@@ -38,6 +39,7 @@ const esbuild = createRequire(path.join(ext, 'package.json'))('esbuild');
 const out = path.join(dir, 'results.js');
 esbuild.buildSync({ entryPoints: [path.join(ext, 'src', 'results.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'error' });
 const { formatTable, resultRows, summaryLine } = require(out);
+// Shapes: a list of variants, and what ph-lsp returns for ph.run (`ph run --json` in `result`).
 const result = { kernel: 'flash_attention', target: 'cpu', variants: [
   { config: { BR: 64, BC: 32 }, time_ms: 1.25, tflops: 12.5, maxError: 0.00012 },
   { config: { BR: 64, BC: 64 }, time_ms: 0.98765, tflops: 15.9, maxError: 0.0001 }] };
@@ -46,6 +48,16 @@ check(/^kernel\s+\| config\s+\| target \| time_ms \| tflops \| maxError$/.test(t
 check(table[2].includes('flash_attention') && table[2].includes('BR=64 BC=32') && table[2].includes('1.250'), `table row: ${table[2]}`);
 check(table.length === 5 && table[4] === '', 'one line per variant');
 check(summaryLine(result) === 'flash_attention, 0.9877 ms, 15.900 TFLOP/s, err 1.000e-4', `status summary: ${summaryLine(result)}`);
+const served = { ok: true, kernel: 'causal_attention', target: 'interp', exitCode: 0, summary: 'causal_attention on interp: 0.544 ms',
+  result: { analyze_ms: 0.5, check: { outputs: [{ dtype: 'f32', max_abs_err: 2e-7, name: 'O', passed: true }], passed: true, reference: 'interp' },
+    compile_ms: 0, config: 'D=64,BR=32,BC=32', grid: [2, 1, 1], kernel: 'causal_attention', outputs: [], scalars: { scale: 0.125 },
+    seed: 0, sizes: { N: 64 }, target: 'interp', threads: 128, time_ms: 0.544199 } };
+const t2 = formatTable(resultRows(served)).split('\n');
+check(/^kernel\s+\| config\s+\| target \| sizes \| grid\s+\| time_ms \| check\s+\| max_abs_err \| ok /.test(t2[0]), `ph.run table header: ${t2[0]}`);
+check(t2[2].includes('D=64,BR=32,BC=32') && t2[2].includes('N=64') && t2[2].includes('2,1,1') && t2[2].includes('passed') && t2[2].includes('2.000e-7'),
+  `ph.run table row: ${t2[2]}`);
+check(!t2[0].includes('scalars') && !t2[0].includes('exitCode') && !t2[0].includes('summary'), 'plumbing keys are left out');
+check(summaryLine(served) === 'causal_attention on interp: 0.544 ms', 'the server\'s summary is the status text');
 check(summaryLine({ summary: 'no GPU: ran on the CPU' }) === 'no GPU: ran on the CPU', 'server summary wins');
 check(formatTable(resultRows(null)) === '(no result)\n', 'empty result');
 console.log(`${passes} passed, ${failures} failed`);
