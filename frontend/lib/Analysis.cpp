@@ -9,7 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
+#include <set>
+#include <tuple>
 #include <sstream>
 
 namespace ph {
@@ -106,7 +107,12 @@ std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file, 
   check::elaborate(st);
   // Tokens point into the source text, which the analysis keeps alive.
   diags.sort();
-  A->diagnostics = diags.take();
+  // The same finding reached twice (by the resolver and the elaborator, or once
+  // per autotune configuration or call site) is reported once.
+  std::set<std::tuple<DiagKind, FileId, uint32_t, uint32_t, std::string>> seen;
+  for (auto &d : diags.take())
+    if (seen.insert({d.kind, d.range.file, d.range.begin, d.range.end, d.message}).second)
+      A->diagnostics.push_back(std::move(d));
   auto byPos = [](const auto &a, const auto &b) {
     if (a.range.file != b.range.file) return a.range.file < b.range.file;
     return a.range.begin < b.range.begin;

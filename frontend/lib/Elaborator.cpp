@@ -325,7 +325,7 @@ bool Elaborator::setupParams() {
       td.sym = text(d->range);
       if (d->kind == ExprKind::IntLit) {
         if (d->intValue <= 0) {
-          report(DiagKind::BadExtent, d->range, {"", p.name.name, std::to_string(d->intValue)});
+          report(DiagKind::BadExtent, d->range, {"`" + p.name.name + "`", std::to_string(d->intValue)});
           return false;
         }
         td.value = d->intValue;
@@ -444,7 +444,11 @@ void Elaborator::inferGrid() {
     for (auto &c : cands) {
       bool same = c.divisor == c0.divisor && c.size == c0.size && (c.size >= 0 || c.extent == c0.extent);
       if (!same) {
-        auto &d = report(DiagKind::GridConflict, c.where, {axisName[a], text(c0.where), text(c.where)});
+        auto span = [](const GridCandidate &g) {
+          std::string n = g.size >= 0 ? g.sym : std::to_string(g.extent);
+          return g.divisor == 1 ? n : "ceil(" + n + " / " + g.divSym + ")";
+        };
+        auto &d = report(DiagKind::GridConflict, c.where, {axisName[a], span(c), span(c0)});
         d.notes.push_back({c0.where, "first used here"});
         conflict = true;
         break;
@@ -570,7 +574,7 @@ Type Elaborator::declaredType(const TypeExpr &t) {
       continue;
     }
     if (*v <= 0) {
-      report(DiagKind::BadExtent, d->range, {"", "tile", std::to_string(*v)});
+      report(DiagKind::BadExtent, d->range, {"a tile", std::to_string(*v)});
       ok = false;
       continue;
     }
@@ -599,10 +603,16 @@ void Elaborator::letStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
     if (sym != UINT32_MAX) frame().bindings[sym] = b;
     return;
   }
-  if (v.isError() || (!hasDeclared && v.type.kind == Type::Kind::Void)) {
+  if (v.isError() || v.type.kind == Type::Kind::Void) {
     if (v.type.kind == Type::Kind::Void && s.value)
       report(DiagKind::FnCallNotValue, s.value->range, {s.value->name.name});
     b.kind = Binding::Kind::Error;
+    // With a declared type the variable stays usable, so later errors still show.
+    if (hasDeclared) {
+      b.kind = Binding::Kind::Var;
+      b.var = newVar(s.name.name, declared, !s.isVar, s.name.range, sym);
+      b.type = declared;
+    }
     if (sym != UINT32_MAX) frame().bindings[sym] = b;
     return;
   }
@@ -804,15 +814,24 @@ void Elaborator::assignStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
   if (rhs.isError()) return;
   auto combine = [&](Val current) -> Val {
     if (s.assignOp == AssignOp::Set) return rhs;
+    const char *verb = s.assignOp == AssignOp::Add ? "add" : s.assignOp == AssignOp::Sub ? "subtract"
+                       : s.assignOp == AssignOp::Mul ? "multiply" : "divide";
     return binary(target, assignOpToKir(s.assignOp), current, rhs, SourceRange::join(target.range, s.value->range),
-                  "combine");
+                  verb);
   };
-  if (b->isLet && b->kind != Binding::Kind::TensorSlice) {
-    // Reached through a fn parameter bound to a `let` or a constant.
+  auto rootSym = st_.exprSymbol.find(root);
+  bool viaFnParam = rootSym != st_.exprSymbol.end() &&
+                    st_.A.symbols[rootSym->second].kind == SymbolKind::Parameter && !frame().decl->isKernel;
+  bool kernelParam = rootSym != st_.exprSymbol.end() &&
+                     st_.A.symbols[rootSym->second].kind == SymbolKind::Parameter && frame().decl->isKernel;
+  if (b->isLet && b->kind != Binding::Kind::TensorSlice && (viaFnParam || kernelParam)) {
+    // Reached through a fn parameter bound to a `let` or a constant (the
+    // resolver reports direct assignments to `let`s and constants).
     report(b->kind == Binding::Kind::Var ? DiagKind::AssignToLet : DiagKind::NotAssignable, target.range,
            {b->kind == Binding::Kind::Var ? k_->vars[b->var].name : b->what});
     return;
   }
+  if (b->isLet && b->kind != Binding::Kind::TensorSlice && b->kind != Binding::Kind::Tensor) return;
   if (&target == root) {
     switch (b->kind) {
     case Binding::Kind::Var: assignVar(b->var, combine(readBinding(*b, target.range)), s.value->range, target.range, out); return;
@@ -1198,6 +1217,11 @@ Val Elaborator::binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc,
       report(DiagKind::TensorArithmetic, loc, {k_->tensors[v->tensor].name});
       return errorVal();
     }
+  if ((a.type.elem == Elem::F16 && b.type.elem == Elem::BF16) || (a.type.elem == Elem::BF16 && b.type.elem == Elem::F16)) {
+    // Mixing the two 16-bit formats is almost always a mistake; say so.
+    report(DiagKind::TileElemMismatch, loc, {verb, a.type.symbolic(), b.type.symbolic()});
+    return errorVal();
+  }
   Elem elem = promote(a.type.elem, b.type.elem);
   Val r;
   r.fromDot = a.fromDot || b.fromDot;
@@ -1600,7 +1624,7 @@ bool Elaborator::sliceTensor(int tensor, const std::vector<kir::Slice> *outer, c
         continue;
       }
       if (*l <= 0) {
-        report(DiagKind::BadExtent, it.len->range, {"", text(e.operands[0]->range), std::to_string(*l)});
+        report(DiagKind::BadExtent, it.len->range, {"a slice of `" + text(e.operands[0]->range) + "`", std::to_string(*l)});
         ok = false;
         continue;
       }

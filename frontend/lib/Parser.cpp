@@ -84,6 +84,7 @@ private:
   }
   void expected(const std::string &what) {
     const Token &t = peek();
+    if (t.kind == Tok::Error) return; // the lexer has reported it
     diags_.report(DiagKind::ExpectedToken, t.range, {what, describe(t)});
   }
   bool expect(Tok k) {
@@ -155,7 +156,9 @@ private:
         break;
       }
       expected(std::string("`,` or ") + tokSpelling(closeTok));
-      if (pos_ == before || !at(closeTok)) advance();
+      // Skip the rest of this item quietly: one error per bad item.
+      if (pos_ == before) advance();
+      while (!at(Tok::Comma) && !at(closeTok) && !at(Tok::Eof) && !atSyncPoint() && !newlineBefore()) advance();
     }
     --nlSkip_;
     return SourceRange::join(r, prevRange());
@@ -286,7 +289,7 @@ ExprPtr Parser::parsePrimary() {
     return inner;
   }
   default: {
-    diags_.report(DiagKind::ExpectedExpression, t.range, {describe(t)});
+    if (t.kind != Tok::Error) diags_.report(DiagKind::ExpectedExpression, t.range, {describe(t)});
     // Consume the offending token unless it can start or end something else.
     if (!atSyncPoint() && !at(Tok::Newline) && !at(Tok::RParen) && !at(Tok::RBracket) && !at(Tok::Comma))
       advance();
@@ -424,7 +427,7 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
     if (s) body.push_back(std::move(s));
     // A statement ends at a newline, `;` or `}`.
     if (!at(Tok::Newline) && !at(Tok::Semi) && !at(Tok::RBrace) && !at(Tok::Eof)) {
-      if (pos_ != before) expected("end of line");
+      if (pos_ != before && !newlineBefore()) expected("end of line");
       skipToStatementEnd();
       if (pos_ == before) advance();
     }
