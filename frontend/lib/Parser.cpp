@@ -30,13 +30,14 @@ private:
   unsigned depth_ = 0;
   uint32_t nextExprId_ = 0;
   bool depthReported_ = false;
+  bool keepDocs_ = false; // at top level `///` lines are documentation, not trivia
 
   // --- Token access ----------------------------------------------------------
   /// Skips tokens that never matter here: doc comments inside bodies, and
   /// newlines inside delimiters.
   void skipTrivia() {
     while (pos_ + 1 < toks_.size() &&
-           (toks_[pos_].kind == Tok::DocComment || (nlSkip_ > 0 && toks_[pos_].kind == Tok::Newline)))
+           ((toks_[pos_].kind == Tok::DocComment && !keepDocs_) || (nlSkip_ > 0 && toks_[pos_].kind == Tok::Newline)))
       ++pos_;
   }
   const Token &peek() {
@@ -427,7 +428,9 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
     if (s) body.push_back(std::move(s));
     // A statement ends at a newline, `;` or `}`.
     if (!at(Tok::Newline) && !at(Tok::Semi) && !at(Tok::RBrace) && !at(Tok::Eof)) {
-      if (pos_ != before && !newlineBefore()) expected("end of line");
+      // After an unclosed delimiter the next statement may already be here.
+      if (pos_ != before && newlineBefore()) continue;
+      if (pos_ != before) expected("end of line");
       skipToStatementEnd();
       if (pos_ == before) advance();
     }
@@ -569,6 +572,7 @@ std::unique_ptr<Module> Parser::parseModule() {
   m->file = file_;
   std::string doc;
   SourceRange docRange{file_, 0, 0};
+  keepDocs_ = true;
   while (!at(Tok::Eof)) {
     // Doc comments are trivia inside bodies but documentation here.
     const Token &t = toks_[pos_];
@@ -589,7 +593,9 @@ std::unique_ptr<Module> Parser::parseModule() {
     }
     if (at(Tok::At) || at(Tok::KwKernel) || at(Tok::KwFn)) {
       size_t before = pos_;
+      keepDocs_ = false;
       m->decls.push_back(parseDecl(std::move(doc), docRange));
+      keepDocs_ = true;
       doc.clear();
       if (pos_ == before) advance();
       continue;

@@ -1,0 +1,193 @@
+//===- CheckerTest.cpp - Types, shapes, symbols, grid and kir --------------===//
+#include "TestUtil.h"
+
+#include <gtest/gtest.h>
+
+using namespace ph;
+using namespace ph::test;
+
+namespace {
+
+uint32_t offsetOf(const Analysis &a, const std::string &needle, size_t nth = 0) {
+  const std::string &t = a.main().text();
+  size_t pos = t.find(needle);
+  while (nth-- > 0 && pos != std::string::npos) pos = t.find(needle, pos + 1);
+  EXPECT_NE(pos, std::string::npos) << needle;
+  return static_cast<uint32_t>(pos);
+}
+
+const Symbol *symbolAt(const Analysis &a, uint32_t offset) {
+  const Occurrence *o = a.occurrenceAt(a.mainFile, offset);
+  return o ? &a.symbols[o->symbol] : nullptr;
+}
+
+} // namespace
+
+TEST(Checker, ExamplesCheckClean) {
+  for (const char *path : kExamples) {
+    auto a = analyzeText(readSource(path), std::string(PH_SOURCE_DIR) + "/" + path);
+    for (auto &d : a->diagnostics) ADD_FAILURE() << path << ": " << renderDiagnostic(d, a->sources);
+  }
+}
+
+TEST(Checker, TypesAreSymbolicAndPerConfiguration) {
+  std::string src = readSource("examples/flash_attention_manual.ph");
+  // Widen the autotune space: two configurations.
+  src.replace(src.find("BR in [64]"), 10, "BR in [64, 128]");
+  auto a = analyzeText(src);
+  ASSERT_FALSE(a->hasErrors());
+  const Symbol *s = symbolAt(*a, offsetOf(*a, "var s:") + 4);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->typeSymbolic, "tile<f32>[BR, BC]");
+  ASSERT_EQ(s->typeConcrete.size(), 2u);
+  EXPECT_EQ(s->typeConcrete[0], "[64, 32]");
+  EXPECT_EQ(s->typeConcrete[1], "[128, 32]");
+  EXPECT_EQ(s->memory, "registers"); // @tensorcore: computed from a dot
+  EXPECT_EQ(s->bytes, 64 * 32 * 4);
+  const Symbol *k = symbolAt(*a, offsetOf(*a, "let k =") + 4);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->typeSymbolic, "tile<f16>[BC, D]");
+  EXPECT_EQ(k->memory, "shared memory");
+  const Symbol *mnew = symbolAt(*a, offsetOf(*a, "var mnew") + 4);
+  ASSERT_NE(mnew, nullptr);
+  EXPECT_EQ(mnew->typeSymbolic, "tile<f32>[BR, 1]");
+  EXPECT_EQ(a->specialised.size(), 2u);
+  EXPECT_EQ(a->kernels.size(), 1u);
+  EXPECT_EQ(a->kernels[0].configs.size(), 2u);
+  EXPECT_EQ(a->kernels[0].grid, "(ceil(Nq / BR), 1, 1)");
+  // The editor's inlay hint for `var mnew = rowmax(s)`.
+  bool hinted = false;
+  for (auto &h : a->typeHints) hinted |= h.label == ": tile<f32>[BR, 1]";
+  EXPECT_TRUE(hinted);
+  // The expression under the cursor: `dot_t(q, k)`.
+  const ExprFact *f = a->exprAt(a->mainFile, offsetOf(*a, "dot_t(q, k)") + 9);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->typeSymbolic, "tile<f16>[BC, D]"); // innermost: `k`
+}
+
+TEST(Checker, ConfigFilterKeepsMatchingVariants) {
+  std::string src = readSource("examples/flash_attention.ph");
+  src.replace(src.find("BR in [64]"), 10, "BR in [64, 128]");
+  AnalyzeOptions opts;
+  opts.configFilter = {{"BR", 128}};
+  auto a = analyzeText(src, "f.ph", opts);
+  ASSERT_EQ(a->specialised.size(), 1u);
+  EXPECT_EQ(a->specialised[0]->configName(), "D=64,BR=128,BC=32");
+}
+
+TEST(Checker, StdCallsResolveToTheSeedLines) {
+  auto a = analyzeText(readSource("examples/flash_attention.ph"));
+  const Symbol *att = symbolAt(*a, offsetOf(*a, "attention(acc") + 2);
+  ASSERT_NE(att, nullptr);
+  EXPECT_EQ(att->kind, SymbolKind::Function);
+  EXPECT_EQ(a->sources.file(att->def.file).lineCol(att->def.begin).line, 30u);
+  EXPECT_NE(att->doc.find("softmax(q K^T * scale) V"), std::string::npos);
+  EXPECT_EQ(att->signature, "fn attention(acc, q, K, V, scale, BR, BC)");
+  for (auto &[name, line] : std::vector<std::pair<std::string, uint32_t>>{
+           {"online_softmax", 12}, {"attention", 30}, {"rope", 49}, {"rope_pairs", 62}}) {
+    bool found = false;
+    for (auto &s : a->symbols)
+      if (s.kind == SymbolKind::Function && s.name == name) {
+        found = true;
+        EXPECT_EQ(a->sources.file(s.def.file).lineCol(s.def.begin).line, line) << name;
+        EXPECT_FALSE(s.doc.empty()) << name;
+      }
+    EXPECT_TRUE(found) << name;
+  }
+}
+
+TEST(Checker, FlashAttentionThroughStdEqualsWrittenOut) {
+  auto a = analyzeText(readSource("examples/flash_attention.ph"));
+  auto b = analyzeText(readSource("examples/flash_attention_manual.ph"));
+  ASSERT_EQ(a->specialised.size(), 1u);
+  ASSERT_EQ(b->specialised.size(), 1u);
+  std::string ka = kir::print(*a->specialised[0]), kb = kir::print(*b->specialised[0]);
+  ka.replace(ka.find("flash_attention"), std::string("flash_attention").size(), "K");
+  kb.replace(kb.find("flash_attention_manual"), std::string("flash_attention_manual").size(), "K");
+  EXPECT_EQ(ka, kb);
+}
+
+TEST(Checker, GridAndMasks) {
+  auto a = analyzeText(readSource("examples/flash_attention.ph"));
+  ASSERT_EQ(a->specialised.size(), 1u);
+  const kir::Kernel &k = *a->specialised[0];
+  ASSERT_TRUE(k.grid[0].fromSize);
+  EXPECT_EQ(k.sizes[k.grid[0].size].name, "Nq");
+  EXPECT_EQ(k.grid[0].divisor, 64);
+  EXPECT_EQ(k.sizes[k.grid[0].size].alignedTo, 64);
+  EXPECT_FALSE(k.grid[1].fromSize);
+  EXPECT_EQ(k.grid[1].constant, 1);
+  // Q is read under @aligned(Nq = BR): unmasked. K is read in a loop over Nk: masked.
+  const kir::Stmt &q = *k.body[1];
+  ASSERT_EQ(q.kind, kir::StmtKind::Decl);
+  ASSERT_EQ(q.value->kind, kir::ExprKind::TensorLoad);
+  EXPECT_FALSE(q.value->slices[0].masked);
+  const kir::Stmt &loop = *k.body[5];
+  ASSERT_EQ(loop.kind, kir::StmtKind::For);
+  EXPECT_TRUE(loop.body[0]->value->slices[0].masked);
+  // P is rounded to f16 before P·V under @tensorcore.
+  std::string printed = kir::print(k);
+  EXPECT_NE(printed.find("dot(convert($8.s) : f16[64,32], $7.v) : f32[64,64]"), std::string::npos) << printed;
+}
+
+TEST(Checker, RotaryPairsWritesThroughFnParameters) {
+  auto a = analyzeText(readSource("examples/rotary_pairs.ph"));
+  ASSERT_EQ(a->specialised.size(), 1u);
+  const kir::Kernel &k = *a->specialised[0];
+  int stores = 0;
+  for (auto &s : k.body)
+    if (s->kind == kir::StmtKind::Store) {
+      ++stores;
+      EXPECT_EQ(k.tensors[s->tensor].name, "X");
+      EXPECT_EQ(s->slices[2].kind, kir::Slice::Kind::Index);
+    }
+  EXPECT_EQ(stores, 2);
+  EXPECT_TRUE(k.tensors[0].written);
+}
+
+TEST(Checker, RopeCopiesHalvesBeforeWriting) {
+  auto a = analyzeText(readSource("examples/rotary.ph"));
+  ASSERT_EQ(a->specialised.size(), 1u);
+  const kir::Kernel &k = *a->specialised[0];
+  // var x, then a and b copied out, then the two slice writes.
+  ASSERT_GE(k.body.size(), 6u);
+  EXPECT_EQ(k.body[2]->kind, kir::StmtKind::Decl);
+  EXPECT_EQ(k.body[3]->kind, kir::StmtKind::Decl);
+  EXPECT_EQ(k.body[4]->kind, kir::StmtKind::AssignSlice);
+  EXPECT_EQ(k.body[5]->kind, kir::StmtKind::AssignSlice);
+  EXPECT_EQ(k.gridText[0], "ceil(T / 8)");
+}
+
+TEST(Checker, QuickFixesCarryEdits) {
+  auto a = analyzeText("@autotune(D in [64], BR in [64], BC in [32])\n"
+                       "kernel k(Q: tensor<f16>[N, D], K: tensor<f16>[N, D], O: tensor<f32>[N, BC]) {\n"
+                       "  let q = Q[ctx.block.x * BR :+ BR, :]\n"
+                       "  let k = K[0 :+ BC, :]\n"
+                       "  var s: tile<f32>[BR, BC] = dot(q, k)\n"
+                       "  O[ctx.block.x * BR :+ BR, :] = s\n"
+                       "}\n");
+  ASSERT_EQ(a->diagnostics.size(), 1u);
+  const Diagnostic &d = a->diagnostics[0];
+  EXPECT_EQ(std::string(d.code()), "E0302");
+  EXPECT_EQ(where(*a, d), "5:30");
+  ASSERT_EQ(d.fixes.size(), 1u);
+  ASSERT_EQ(d.fixes[0].edits.size(), 1u);
+  EXPECT_EQ(d.fixes[0].edits[0].text, "dot_t");
+  const std::string &t = a->main().text();
+  EXPECT_EQ(t.substr(d.fixes[0].edits[0].range.begin, d.fixes[0].edits[0].range.end - d.fixes[0].edits[0].range.begin), "dot");
+  // Applying the fix makes the file clean.
+  std::string fixed = t;
+  fixed.replace(d.fixes[0].edits[0].range.begin, 3, "dot_t");
+  EXPECT_FALSE(analyzeText(fixed)->hasErrors());
+}
+
+TEST(Checker, OpeningStdItselfDoesNotDuplicateIt) {
+  auto a = analyze(std::make_shared<SourceFile>(std::string(PH_SOURCE_DIR) + "/std/attention.ph",
+                                                readSource("std/attention.ph")),
+                   prelude());
+  EXPECT_TRUE(a->diagnostics.empty());
+  // Symbols in an uncalled fn are still resolved (hover on `mnew` in std).
+  const Symbol *m = symbolAt(*a, offsetOf(*a, "var mnew") + 4);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->kind, SymbolKind::Local);
+}
