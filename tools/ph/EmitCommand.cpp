@@ -1,9 +1,179 @@
-//===- EmitCommand.cpp - `ph emit` (placeholder until its issue lands) -----===//
+//===- EmitCommand.cpp - `ph emit`: a kernel printed at one compilation stage ===//
+//
+// ph emit FILE [--kernel K] [--stage kir|tile|cpu|llvm|llvm-ir|gpu|ptx]
+//         [--config BR=64,BC=32] [--debug-info]
+//
+// Analyses the file (refusing one with errors), picks the kernel (the only
+// one, or --kernel) and its autotune variant (the first, or the one --config
+// names), and prints it at the stage. MLIR is printed without locations
+// unless --debug-info, so that equal kernels print equal text.
+//
+//===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "DriverUtil.h"
+
+#include "ph/Analysis.h"
+#ifdef PH_HAVE_BACKEND
+#include "ph/Backend/Emit.h"
+#endif
 
 #include <cstdio>
+#include <iostream>
 
-int ph::driver::emitCommand(const Args &) {
-  std::fprintf(stderr, "ph emit: not built yet\n");
-  return 2;
+using namespace ph;
+
+namespace {
+
+const char *usage =
+    "usage: ph emit FILE [--kernel K] [--stage S] [--config BR=64,BC=32] [--debug-info]\n"
+    "\n"
+    "Prints one kernel at a stage of its compilation:\n"
+    "  kir      the checked, inlined, specialised kernel\n"
+    "  tile     the tile dialect (target-independent MLIR)\n"
+    "  cpu      the CPU target's loops (scf, memref, arith, math)\n"
+    "  llvm     the LLVM dialect; llvm-ir: LLVM IR\n"
+    "  gpu, ptx the GPU target's stages (when built in)\n"
+    "The default stage is tile. --config picks an autotune variant (default: the first).\n"
+    "--debug-info prints MLIR locations (file:line:col ranges of the source).\n";
+
+int fail(const std::string &msg, int code = 1) {
+  std::fprintf(stderr, "ph emit: %s\n", msg.c_str());
+  return code;
+}
+
+/// `BR=64,BC=32` -> pairs; false on a malformed entry.
+bool parseConfig(const std::string &s, std::vector<std::pair<std::string, int64_t>> &out) {
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      return false;
+    try {
+      size_t used;
+      long long v = std::stoll(item.substr(eq + 1), &used);
+      if (used != item.size() - eq - 1)
+        return false;
+      out.emplace_back(item.substr(0, eq), v);
+    } catch (...) {
+      return false;
+    }
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return true;
+}
+
+} // namespace
+
+int ph::driver::emitCommand(const Args &args) {
+  std::string file, kernel, stageText = "tile";
+  std::vector<std::pair<std::string, int64_t>> config;
+  bool debugInfo = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i], value;
+    bool inlineValue = false;
+    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos && a.rfind("--config", 0) != 0) {
+      value = a.substr(a.find('=') + 1);
+      a = a.substr(0, a.find('='));
+      inlineValue = true;
+    } else if (a.rfind("--config=", 0) == 0) {
+      value = a.substr(9);
+      a = "--config";
+      inlineValue = true;
+    }
+    auto need = [&](std::string &out) {
+      if (inlineValue) {
+        out = value;
+        return true;
+      }
+      if (i + 1 >= args.size())
+        return false;
+      out = args[++i];
+      return true;
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      return 0;
+    } else if (a == "--kernel") {
+      if (!need(kernel))
+        return fail("`--kernel` needs a name", 2);
+    } else if (a == "--stage") {
+      if (!need(stageText))
+        return fail("`--stage` needs a stage", 2);
+    } else if (a == "--config") {
+      std::string c;
+      if (!need(c) || !parseConfig(c, config))
+        return fail("`--config` takes NAME=VALUE[,NAME=VALUE...], e.g. `BR=64,BC=32`", 2);
+    } else if (a == "--debug-info") {
+      debugInfo = true;
+    } else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "ph emit: unknown option `%s`\n\n%s", a.c_str(), usage);
+      return 2;
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      return fail("one file at a time (got `" + file + "` and `" + a + "`)", 2);
+    }
+  }
+  if (file.empty()) {
+    std::fprintf(stderr, "ph emit: no input file\n\n%s", usage);
+    return 2;
+  }
+#ifdef PH_HAVE_BACKEND
+  backend::Stage stage;
+  if (!backend::parseStage(stageText, stage))
+    return fail("unknown stage `" + stageText + "` (stages: " + backend::stageNames() + ")", 2);
+#else
+  if (stageText != "kir")
+    return fail("this `ph` was built without the MLIR backend; only `--stage kir` works", 2);
+#endif
+
+  std::string text, err;
+  if (!driver::readFile(file, text, err))
+    return fail(err);
+  AnalyzeOptions aopt;
+  aopt.configFilter = config;
+  auto a = analyze(std::make_shared<SourceFile>(file, std::move(text)), Prelude::load(), aopt);
+  if (a->hasErrors()) {
+    for (const Diagnostic &d : a->diagnostics)
+      std::cerr << renderDiagnostic(d, a->sources);
+    return fail("`" + file + "` has errors; nothing to emit");
+  }
+  std::string names;
+  for (const KernelSummary &ks : a->kernels)
+    names += (names.empty() ? "`" : ", `") + ks.name + "`";
+  if (kernel.empty()) {
+    if (a->kernels.size() != 1)
+      return fail("`" + file + "` has " + (names.empty() ? "no kernel" : "kernels " + names) +
+                      "; choose one with `--kernel`",
+                  a->kernels.empty() ? 1 : 2);
+    kernel = a->kernels[0].name;
+  }
+  auto variants = a->kernelVariants(kernel);
+  if (variants.empty()) {
+    bool exists = false;
+    for (const KernelSummary &ks : a->kernels)
+      exists |= ks.name == kernel;
+    if (exists)
+      return fail("no autotune variant of `" + kernel + "` matches `--config`");
+    return fail("no kernel named `" + kernel + "` in `" + file + "` (its kernels: " +
+                (names.empty() ? "none" : names) + ")");
+  }
+  const kir::Kernel &k = *variants.front();
+#ifdef PH_HAVE_BACKEND
+  backend::EmitOptions eo;
+  eo.sources = &a->sources;
+  eo.debugInfo = debugInfo;
+  std::string out = backend::emitStage(k, stage, err, eo);
+  if (!err.empty() || out.empty())
+    return fail("cannot emit `" + kernel + "` at stage `" + stageText + "`: " + err);
+  std::cout << out;
+#else
+  (void)debugInfo;
+  std::cout << kir::print(k);
+#endif
+  return 0;
 }

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -425,6 +426,9 @@ struct TileToLinalgPass : ph::tile::impl::TileToLinalgBase<TileToLinalgPass> {
 struct TileBufferizePass : ph::tile::impl::TileBufferizeBase<TileBufferizePass> {
   void runOnOperation() override {
     bufferization::OneShotBufferizationOptions options;
+    // A loop-carried tile is often rebuilt each iteration (m = max(m, ...)):
+    // yielding a fresh buffer is fine, the deallocation pass frees the old one.
+    options.allowReturnAllocsFromLoops = true;
     options.memCpyFn = [](OpBuilder &b, Location loc, Value from, Value to) {
       linalg::CopyOp::create(b, loc, from, to);
       return success();
@@ -477,4 +481,6 @@ void ph::tile::registerDialects(DialectRegistry &registry) {
   registry.insert<TileDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  // Without these, translation to LLVM IR (and the JIT) stops at func.func.
+  registerAllToLLVMIRTranslations(registry);
 }

@@ -1,0 +1,52 @@
+//===- Emit.h - A kernel printed at each stage of its compilation -*- C++ -*-===//
+//
+// What `ph emit`, the editor's "show IR" command and the tests use. No MLIR
+// type appears here (the driver includes it cheaply); the stages themselves
+// live in backend/lib (Emit/, Target/Cpu, Target/Gpu).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/KernelIR.h"
+
+#include <string>
+#include <string_view>
+
+namespace ph {
+class SourceManager;
+} // namespace ph
+
+namespace ph::backend {
+
+/// The stages in pipeline order. Gpu and Ptx come from the GPU target, which
+/// registers them when it is built in (backend/lib/Target/Gpu); until then
+/// asking for them is an error that says so.
+enum class Stage {
+  Kir,    ///< the checked, inlined, specialised kernel (kir::print)
+  Tile,   ///< the tile dialect, target-independent
+  Cpu,    ///< the CPU target's loops: scf, memref, arith, math
+  Llvm,   ///< the LLVM dialect
+  LlvmIR, ///< LLVM IR (`llvm-ir`)
+  Gpu,    ///< the GPU target's gpu/nvvm dialects
+  Ptx,    ///< PTX assembly
+};
+
+const char *stageName(Stage s);
+bool parseStage(std::string_view name, Stage &out);
+/// `kir|tile|cpu|llvm|llvm-ir|gpu|ptx`, for usage messages.
+std::string stageNames();
+
+struct EmitOptions {
+  /// Resolves kir source ranges to `file:line:col` locations; without it
+  /// locations are unknown.
+  const SourceManager *sources = nullptr;
+  /// Print MLIR locations (`loc(...)`). Off by default so that two kernels
+  /// computing the same thing print identically.
+  bool debugInfo = false;
+};
+
+/// The kernel at `stage` as text, or "" with `err` set.
+std::string emitStage(const kir::Kernel &k, Stage stage, std::string &err,
+                      const EmitOptions &opts = {});
+
+} // namespace ph::backend

@@ -1,0 +1,168 @@
+//===- Emit.cpp - `ph emit`'s stages and the pipeline plumbing they share ---===//
+#include "Stages.h"
+
+#include "ph/Conversion/Passes.h"
+#include "ph/Source.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace ph;
+using namespace ph::backend;
+
+namespace {
+struct StageInfo {
+  Stage stage;
+  const char *name;
+};
+const StageInfo kStages[] = {{Stage::Kir, "kir"},   {Stage::Tile, "tile"},
+                             {Stage::Cpu, "cpu"},   {Stage::Llvm, "llvm"},
+                             {Stage::LlvmIR, "llvm-ir"}, {Stage::Gpu, "gpu"},
+                             {Stage::Ptx, "ptx"}};
+
+/// Appends each diagnostic to `err` as `loc: error: message` lines.
+class CaptureDiagnostics {
+public:
+  CaptureDiagnostics(MLIRContext *ctx, std::string &err)
+      : handler(ctx, [&err](Diagnostic &d) {
+          llvm::raw_string_ostream os(err);
+          if (!err.empty() && err.back() != '\n')
+            os << "\n";
+          os << d.getLocation() << ": " << d;
+          for (Diagnostic &note : d.getNotes())
+            os << "\n  note: " << note;
+          return success();
+        }) {}
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+const StageRegistry &registry() {
+  static const StageRegistry r = [] {
+    StageRegistry r;
+    registerCpuStages(r);
+#ifdef PH_HAVE_GPU_TARGET
+    registerGpuStages(r);
+#endif
+    return r;
+  }();
+  return r;
+}
+} // namespace
+
+const char *ph::backend::stageName(Stage s) {
+  for (const StageInfo &i : kStages)
+    if (i.stage == s)
+      return i.name;
+  return "?";
+}
+
+bool ph::backend::parseStage(std::string_view name, Stage &out) {
+  for (const StageInfo &i : kStages)
+    if (name == i.name) {
+      out = i.stage;
+      return true;
+    }
+  return false;
+}
+
+std::string ph::backend::stageNames() {
+  std::string s;
+  for (const StageInfo &i : kStages)
+    s += (s.empty() ? "" : "|") + std::string(i.name);
+  return s;
+}
+
+std::unique_ptr<MLIRContext> ph::backend::makeContext() {
+  DialectRegistry reg;
+  tile::registerDialects(reg);
+  auto ctx = std::make_unique<MLIRContext>(reg, MLIRContext::Threading::DISABLED);
+  return ctx;
+}
+
+bool ph::backend::runPipeline(ModuleOp module,
+                              const std::function<void(OpPassManager &)> &build, std::string &err) {
+  CaptureDiagnostics capture(module.getContext(), err);
+  if (failed(verify(module)))
+    return false;
+  PassManager pm(module.getContext());
+  build(pm);
+  return succeeded(pm.run(module));
+}
+
+std::string ph::backend::printOp(Operation *op, const EmitOptions &opts) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  OpPrintingFlags flags;
+  if (opts.debugInfo)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  op->print(os, flags);
+  os << "\n";
+  return s;
+}
+
+void ph::backend::registerCpuStages(StageRegistry &r) {
+  r[Stage::Cpu] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts, std::string &out,
+                     std::string &err) {
+    if (!runPipeline(m, tile::buildTileToLoopsPipeline, err))
+      return false;
+    out = printOp(m, opts);
+    return true;
+  };
+  r[Stage::Llvm] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts, std::string &out,
+                      std::string &err) {
+    if (!runPipeline(m, [](OpPassManager &pm) {
+          tile::buildTileToLoopsPipeline(pm);
+          tile::buildLoopsToLLVMPipeline(pm);
+        }, err))
+      return false;
+    out = printOp(m, opts);
+    return true;
+  };
+  r[Stage::LlvmIR] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts,
+                        std::string &out, std::string &err) {
+    if (!runPipeline(m, [](OpPassManager &pm) {
+          tile::buildTileToLoopsPipeline(pm);
+          tile::buildLoopsToLLVMPipeline(pm);
+        }, err))
+      return false;
+    llvm::LLVMContext llctx;
+    CaptureDiagnostics capture(m.getContext(), err);
+    std::unique_ptr<llvm::Module> mod = translateModuleToLLVMIR(m, llctx);
+    if (!mod)
+      return false;
+    llvm::raw_string_ostream os(out);
+    mod->print(os, nullptr);
+    return true;
+  };
+}
+
+std::string ph::backend::emitStage(const kir::Kernel &k, Stage stage, std::string &err,
+                                   const EmitOptions &opts) {
+  if (stage == Stage::Kir)
+    return kir::print(k);
+  std::unique_ptr<MLIRContext> ctx = makeContext();
+  OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, opts.sources, err);
+  if (!m)
+    return "";
+  if (stage == Stage::Tile)
+    return printOp(*m, opts);
+  auto it = registry().find(stage);
+  if (it == registry().end()) {
+    err = std::string("stage `") + stageName(stage) + "` is not built into this compiler";
+    return "";
+  }
+  std::string out;
+  if (!it->second(*m, k, opts, out, err))
+    return "";
+  return out;
+}

@@ -1,0 +1,57 @@
+//===- Stages.h - Building blocks of the backend's stages (MLIR) -*- C++ -*-===//
+//
+// Private to backend/lib. A target adds `ph emit` stages by filling a
+// StageRegistry: the CPU target's are in Emit.cpp, the GPU target's in
+// backend/lib/Target/Gpu (registerGpuStages, compiled in when present).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/Backend/Emit.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace mlir {
+class MLIRContext;
+class OpPassManager;
+} // namespace mlir
+
+namespace ph::backend {
+
+/// A context with the tile dialect and every upstream dialect, extension
+/// and LLVM translation interface the pipelines use; single-threaded (the
+/// kernels are small, and thread pools cost more than they save here).
+std::unique_ptr<mlir::MLIRContext> makeContext();
+
+/// kir -> tile dialect: one func.func per kernel, verified and canonicalised.
+/// Returns null with `err` set on failure.
+mlir::OwningOpRef<mlir::ModuleOp> kirToTile(mlir::MLIRContext &ctx, const kir::Kernel &k,
+                                            const SourceManager *sources, std::string &err);
+
+/// Runs the passes `build` adds on `module`; diagnostics go to `err`.
+bool runPipeline(mlir::ModuleOp module, const std::function<void(mlir::OpPassManager &)> &build,
+                 std::string &err);
+
+/// Prints an op (a module) without or with locations.
+std::string printOp(mlir::Operation *op, const EmitOptions &opts);
+
+/// A stage past the tile dialect: lowers `module` (the tile stage, owned by
+/// the caller, changed in place) and sets `out` to its text.
+using StageFn = std::function<bool(mlir::ModuleOp module, const kir::Kernel &k,
+                                   const EmitOptions &opts, std::string &out, std::string &err)>;
+using StageRegistry = std::map<Stage, StageFn>;
+
+/// cpu, llvm, llvm-ir (Emit.cpp).
+void registerCpuStages(StageRegistry &r);
+#ifdef PH_HAVE_GPU_TARGET
+/// gpu, ptx (backend/lib/Target/Gpu).
+void registerGpuStages(StageRegistry &r);
+#endif
+
+} // namespace ph::backend

@@ -1,0 +1,140 @@
+//===- CpuTarget.cpp - JIT-compile a kernel for the host and run its grid ---===//
+//
+// kir -> tile -> loops -> LLVM dialect -> LLVM IR -> ORC JIT (MLIR's
+// ExecutionEngine). The lowered module's entry `@<kernel>(tensors..., sizes...,
+// scalars..., gx, gy, gz)` loops over every CTA itself (docs/abi.md), so a
+// launch is one call through the engine's packed-argument wrapper.
+//
+//===----------------------------------------------------------------------===//
+#include "ph/Backend/CpuTarget.h"
+
+#include "Emit/Stages.h"
+#include "ph/Conversion/Passes.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <cstring>
+#include <mutex>
+
+using namespace mlir;
+using namespace ph;
+using namespace ph::backend;
+
+namespace {
+
+/// What a launch needs to check and marshal its arguments.
+struct Signature {
+  std::string name;
+  std::vector<kir::TensorParam> tensors;
+  size_t numSizes = 0;
+  std::vector<Elem> scalars;
+};
+
+class JitKernel final : public CpuKernel {
+public:
+  JitKernel(std::unique_ptr<MLIRContext> ctx, std::unique_ptr<ExecutionEngine> engine, Signature sig)
+      : ctx(std::move(ctx)), engine(std::move(engine)), sig(std::move(sig)) {}
+
+  std::string launch(const LaunchArgs &a) override {
+    if (a.tensors.size() != sig.tensors.size() || a.sizes.size() != sig.numSizes ||
+        a.scalars.size() != sig.scalars.size())
+      return "kernel `" + sig.name + "` takes " + std::to_string(sig.tensors.size()) +
+             " tensors, " + std::to_string(sig.numSizes) + " sizes and " +
+             std::to_string(sig.scalars.size()) + " scalars; the launch gives " +
+             std::to_string(a.tensors.size()) + ", " + std::to_string(a.sizes.size()) + " and " +
+             std::to_string(a.scalars.size());
+    // Every tensor must hold the elements its declared shape says, or the
+    // kernel would read or write past the host buffer.
+    std::vector<void *> ptrs(sig.tensors.size());
+    for (size_t i = 0; i < sig.tensors.size(); ++i) {
+      const kir::TensorParam &t = sig.tensors[i];
+      const HostTensor *h = a.tensors[i];
+      if (!h)
+        return "tensor `" + t.name + "` is missing";
+      if (h->elem != t.elem)
+        return std::string("tensor `") + t.name + "` holds " + elemName(h->elem) + ", the kernel declares " +
+               elemName(t.elem);
+      int64_t n = 1;
+      for (const kir::TensorDim &d : t.dims) {
+        int64_t e = d.value >= 0 ? d.value : a.sizes[d.size];
+        if (e < 0)
+          return "tensor `" + t.name + "` has a negative extent";
+        n *= e;
+      }
+      if ((int64_t)h->bytes.size() < n * (int64_t)elemBytes(t.elem))
+        return "tensor `" + t.name + "` has " + std::to_string(h->bytes.size()) +
+               " bytes, its shape needs " + std::to_string(n * elemBytes(t.elem));
+      ptrs[i] = const_cast<uint8_t *>(h->bytes.data());
+    }
+    std::vector<int32_t> sizes(a.sizes.begin(), a.sizes.end());
+    std::vector<float> f32s(sig.scalars.size());
+    std::vector<int32_t> i32s(sig.scalars.size());
+    int32_t grid[3] = {(int32_t)a.grid[0], (int32_t)a.grid[1], (int32_t)a.grid[2]};
+    llvm::SmallVector<void *> packed;
+    for (void *&p : ptrs)
+      packed.push_back(&p);
+    for (int32_t &s : sizes)
+      packed.push_back(&s);
+    for (size_t i = 0; i < sig.scalars.size(); ++i) {
+      if (sig.scalars[i] == Elem::I32) {
+        i32s[i] = (int32_t)a.scalars[i];
+        packed.push_back(&i32s[i]);
+      } else {
+        f32s[i] = (float)a.scalars[i];
+        packed.push_back(&f32s[i]);
+      }
+    }
+    for (int32_t &g : grid)
+      packed.push_back(&g);
+    if (llvm::Error e = engine->invokePacked(sig.name, packed))
+      return "cannot run `" + sig.name + "`: " + llvm::toString(std::move(e));
+    return "";
+  }
+
+private:
+  std::unique_ptr<MLIRContext> ctx;
+  std::unique_ptr<ExecutionEngine> engine;
+  Signature sig;
+};
+
+} // namespace
+
+std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std::string &error) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  std::unique_ptr<MLIRContext> ctx = makeContext();
+  OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, nullptr, error);
+  if (!m)
+    return nullptr;
+  if (!runPipeline(*m, [](OpPassManager &pm) {
+        tile::buildTileToLoopsPipeline(pm);
+        tile::buildLoopsToLLVMPipeline(pm);
+      }, error))
+    return nullptr;
+  ExecutionEngineOptions eo;
+  // -O2 on the LLVM module: the tile loops are small and hot.
+  auto transformer = makeOptimizingTransformer(2, 0, nullptr);
+  eo.transformer = transformer;
+  eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  eo.enableGDBNotificationListener = false;
+  eo.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(*m, eo);
+  if (!engine) {
+    error = "JIT compilation failed: " + llvm::toString(engine.takeError());
+    return nullptr;
+  }
+  Signature sig;
+  sig.name = k.name;
+  sig.tensors = k.tensors;
+  sig.numSizes = k.sizes.size();
+  for (const kir::ScalarParam &s : k.scalars)
+    sig.scalars.push_back(s.elem == Elem::I32 ? Elem::I32 : Elem::F32);
+  return std::make_unique<JitKernel>(std::move(ctx), std::move(*engine), std::move(sig));
+}
