@@ -35,6 +35,9 @@ struct State {
   std::unordered_map<const ast::Param *, uint32_t> paramSymbol;
   std::unordered_map<std::string, uint32_t> builtinSymbol;
   std::unordered_map<const ast::Decl *, KernelDecorators> decorators;
+  /// The symbols of each kernel's autotune names, in `KernelDecorators::autotune` order.
+  std::unordered_map<const ast::Decl *, std::vector<uint32_t>> autotuneSymbols;
+  std::unordered_map<std::string, const ast::Decl *> kernels;
 
   State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o) : A(a), diags(d), options(o) {}
 

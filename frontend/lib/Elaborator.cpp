@@ -262,11 +262,12 @@ bool Elaborator::setupParams() {
   k_->tensorcore = tensorcore_ = kd.tensorcore;
   frames_.push_back(Frame{&decl_, {}, {}});
   // Autotune constants.
-  for (auto &[id, values] : kd.autotune) {
-    auto sym = st_.exprSymbol.end();
-    (void)sym;
-    for (auto &o : st_.A.occurrences)
-      if (o.isDefinition && o.range == id.range) {
+  for (size_t ai = 0; ai < kd.autotune.size(); ++ai) {
+    const ast::Ident &id = kd.autotune[ai].first;
+    uint32_t symbol = st_.autotuneSymbols[&decl_][ai];
+    if (symbol == UINT32_MAX) continue;
+    {
+      {
         Binding b;
         b.kind = Binding::Kind::Value;
         int64_t v = 0;
@@ -276,11 +277,11 @@ bool Elaborator::setupParams() {
         b.type = b.value.type;
         b.isLet = true;
         b.what = "the autotune constant `" + id.name + "`";
-        frame().bindings[o.symbol] = b;
-        st_.A.symbols[o.symbol].typeConcrete.resize(configIndex_);
-        st_.A.symbols[o.symbol].typeConcrete.push_back(std::to_string(v));
-        break;
+        frame().bindings[symbol] = b;
+        st_.A.symbols[symbol].typeConcrete.resize(configIndex_);
+        st_.A.symbols[symbol].typeConcrete.push_back(std::to_string(v));
       }
+    }
   }
   // Size symbols, in order of first appearance in the parameters' shapes.
   std::unordered_map<uint32_t, uint32_t> sizeOfSymbol;

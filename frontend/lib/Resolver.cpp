@@ -155,11 +155,7 @@ void Resolver::declareDecl(const Decl &d) {
     st_.diags.report(DiagKind::ShadowsBuiltin, d.name.range, {d.name.name});
     return;
   }
-  auto existing = st_.functions.find(d.name.name);
-  bool dupKernel = false;
-  for (auto &[decl, sym] : st_.declSymbol)
-    if (decl->name.name == d.name.name) dupKernel = true;
-  if (dupKernel || existing != st_.functions.end()) {
+  if (st_.kernels.count(d.name.name) || st_.functions.count(d.name.name)) {
     st_.diags.report(DiagKind::DuplicateDeclaration, d.name.range, {d.isKernel ? "kernel" : "fn", d.name.name});
     return;
   }
@@ -173,7 +169,8 @@ void Resolver::declareDecl(const Decl &d) {
   uint32_t id = st_.addSymbol(std::move(s));
   st_.declSymbol[&d] = id;
   st_.addOccurrence(d.name.range, id, true);
-  if (!d.isKernel) st_.functions[d.name.name] = &d;
+  if (d.isKernel) st_.kernels[d.name.name] = &d;
+  else st_.functions[d.name.name] = &d;
 }
 
 void Resolver::resolveDecorators(const Decl &d) {
@@ -320,7 +317,7 @@ void Resolver::resolveDecl(const Decl &d) {
     std::string list;
     for (size_t i = 0; i < values.size(); ++i) list += (i ? ", " : "") + std::to_string(values[i]);
     s.signature = id.name + ": autotune constant in [" + list + "]";
-    declare(id, std::move(s), d.range);
+    st_.autotuneSymbols[&d].push_back(declare(id, std::move(s), d.range));
   }
   for (const Param &p : d.params) {
     if (d.isKernel && !p.type) st_.diags.report(DiagKind::ParamNeedsType, p.name.range, {p.name.name});
@@ -349,13 +346,10 @@ void Resolver::resolveDecl(const Decl &d) {
       for (auto &v : a.values) resolveExpr(*v);
   resolveStmts(d.body, d.bodyRange);
   // Autotune names that nothing uses are almost certainly typos.
-  for (auto &[id, values] : kd.autotune) {
-    const uint32_t *s = lookup(id.name);
-    bool used = false;
-    if (s)
-      for (auto &o : st_.A.occurrences)
-        if (o.symbol == *s && !o.isDefinition) used = true;
-    if (!used) st_.diags.report(DiagKind::AutotuneUnused, id.range, {id.name});
+  for (size_t i = 0; i < kd.autotune.size(); ++i) {
+    uint32_t s = st_.autotuneSymbols[&d][i];
+    if (s != UINT32_MAX && uses_[s] == 0)
+      st_.diags.report(DiagKind::AutotuneUnused, kd.autotune[i].first.range, {kd.autotune[i].first.name});
   }
   for (uint32_t l : locals_) {
     const Symbol &s = st_.A.symbols[l];
