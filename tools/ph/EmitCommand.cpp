@@ -154,11 +154,13 @@ int ph::driver::emitCommand(const Args &args) {
   }
   auto variants = a->kernelVariants(kernel);
   if (variants.empty()) {
-    bool exists = false;
-    for (const KernelSummary &ks : a->kernels)
-      exists |= ks.name == kernel;
-    if (exists)
-      return fail("no autotune variant of `" + kernel + "` matches `--config`");
+    for (const KernelSummary &ks : a->kernels) {
+      if (ks.name != kernel)
+        continue;
+      std::string space = ks.autotuneSpace.empty() ? "none" : ks.autotuneSpace;
+      return fail("no autotune variant of `" + kernel + "` matches `--config` (its space: " +
+                  space + ")");
+    }
     return fail("no kernel named `" + kernel + "` in `" + file + "` (its kernels: " +
                 (names.empty() ? "none" : names) + ")");
   }

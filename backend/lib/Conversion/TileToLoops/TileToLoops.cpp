@@ -370,6 +370,8 @@ LogicalResult lowerBody(func::FuncOp f, ArrayRef<Value> blockIds) {
 /// every `!tile.ptr<T>`.
 LogicalResult lowerKernel(ModuleOp module, func::FuncOp f) {
   MLIRContext *ctx = module.getContext();
+  if (f.getNumResults() != 0)
+    return f.emitOpError("is a kernel and must return nothing (results are stored into tensors)");
   Type ptrTy = LLVM::LLVMPointerType::get(ctx);
   Type i32 = IntegerType::get(ctx, 32);
   Block &entry = f.getBody().front();
