@@ -102,7 +102,11 @@ async function openFile(page, name) {
       await lens.click();
       const table = page.locator('.monaco-editor .view-line', { hasText: /causal_attention/ }).last();
       const header = page.locator('.output-view, .panel').locator('.view-line', { hasText: /^kernel\s+\|/ }).first();
-      await header.waitFor({ timeout: 180000 });
+      // Either the table arrives or an error notification says why not (fail fast then).
+      const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: /failed|cannot|error/i }).first();
+      const failed = toast.waitFor({ timeout: 180000 }).then(async () => { throw new Error('error notification: ' + (await toast.innerText())); });
+      await Promise.race([header.waitFor({ timeout: 180000 }), failed]);
+      failed.catch(() => {});
       console.log(`     ${(await header.innerText()).trim()}`);
       console.log(`     ${(await table.innerText()).trim()}`);
       const status = await page.locator('#ph\\.result').innerText().catch(() => '');

@@ -21,6 +21,10 @@ vim.notify = function(msg) table.insert(notes, msg) end
 
 local lsp_bin = os.getenv('PH_LSP') or (root .. '/build/bin/ph-lsp')
 local ph_bin = os.getenv('PH_BIN') or (root .. '/build/bin/ph')
+-- :PhRun's target (the CPU target by default; `interp` where `ph` has no MLIR backend), and
+-- the driver the server runs (default: the `ph` next to ph-lsp).
+local run_target = os.getenv('PH_RUN_TARGET') or 'cpu'
+local driver = os.getenv('PH_DRIVER')
 local function hover_text(res)
   local out = {}
   for _, r in pairs(res or {}) do
@@ -41,7 +45,7 @@ end
 local ok, err = pcall(function()
   check(vim.fn.executable(lsp_bin) == 1, 'ph-lsp is built: ' .. lsp_bin)
   local ph = require('ph')
-  ph.setup({ cmd = { lsp_bin }, target = 'cpu', sizes = { N = 64 } })
+  ph.setup({ cmd = { lsp_bin }, path = driver, target = run_target, sizes = { N = 64 } })
 
   -- 1. An example with an error: `dot` against the [BC, D] key tile, where `dot_t` is meant.
   local tmp = vim.fn.tempname() .. '_ph'
@@ -92,13 +96,14 @@ local ok, err = pcall(function()
 
   -- 3. :PhRun on the CPU target with the cursor in the kernel.
   vim.api.nvim_win_set_cursor(0, { 6, 4 })
-  vim.cmd('PhRun cpu N=64')
+  vim.cmd('PhRun ' .. run_target .. ' N=64')
   check(vim.wait(120000, function() return ph.last_result ~= nil or ph.last_error ~= nil end, 50), ':PhRun answered')
   check(ph.last_error == nil, ':PhRun succeeded: ' .. vim.inspect(ph.last_error))
   local rbuf = vim.fn.bufnr('ph://results')
   local rlines = rbuf ~= -1 and vim.api.nvim_buf_get_lines(rbuf, 0, -1, false) or {}
   check(#rlines >= 3 and rlines[2]:find('kernel', 1, true) ~= nil, 'result table header: ' .. tostring(rlines[2]))
   check(table.concat(rlines, '\n'):find('causal_attention', 1, true) ~= nil, 'result names the kernel')
+  check(table.concat(rlines, '\n'):find('| ' .. run_target, 1, true) ~= nil, 'result says the target: ' .. run_target)
   io.stdout:write(table.concat(rlines, '\n') .. '\n')
   local r = ph.last_result or {}
   local rows = ph.result_rows(r)
@@ -114,7 +119,8 @@ local ok, err = pcall(function()
   vim.cmd('PhShowIR tile')
   check(vim.wait(60000, function() return ph.last_ir_buf ~= nil or ph.last_error ~= nil end, 50), ':PhShowIR answered')
   local ir = ph.last_ir_buf and table.concat(vim.api.nvim_buf_get_lines(ph.last_ir_buf, 0, -1, false), '\n') or ''
-  check(ir:find('func', 1, true) ~= nil, ':PhShowIR shows MLIR (' .. #ir .. ' bytes)')
+  check(ir:find('func', 1, true) ~= nil, (':PhShowIR shows MLIR (%d bytes)%s'):format(#ir,
+    ph.last_error and (': ' .. tostring(ph.last_error.message)) or ''))
 
   -- 5. Kill the server: it is restarted, the message names the open file, diagnostics return.
   local c = ph.client(cbuf)
