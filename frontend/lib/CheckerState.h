@@ -30,7 +30,17 @@ struct State {
   const AnalyzeOptions &options;
   std::unordered_map<std::string, const ast::Decl *> functions; // every `fn` by name
   std::unordered_map<const ast::Decl *, uint32_t> declSymbol;
-  std::unordered_map<const ast::Expr *, uint32_t> exprSymbol;   // Name exprs and Call callees
+  /// Name exprs and Call callees -> symbol, indexed by [file][expr id] (hash maps were a hot spot).
+  std::vector<std::vector<uint32_t>> exprSymbols;
+  std::vector<std::vector<uint32_t>> exprFactIndex; // [file][expr id] -> index in A.exprFacts
+  uint32_t symbolOf(const ast::Expr *e) const {
+    if (e->range.file >= exprSymbols.size() || e->id >= exprSymbols[e->range.file].size()) return UINT32_MAX;
+    return exprSymbols[e->range.file][e->id];
+  }
+  void setSymbol(const ast::Expr *e, uint32_t sym) {
+    if (e->range.file < exprSymbols.size() && e->id < exprSymbols[e->range.file].size())
+      exprSymbols[e->range.file][e->id] = sym;
+  }
   std::unordered_map<const ast::Stmt *, uint32_t> stmtSymbol;   // Let and For
   std::unordered_map<const ast::Param *, uint32_t> paramSymbol;
   std::unordered_map<std::string, uint32_t> builtinSymbol;
@@ -39,7 +49,14 @@ struct State {
   std::unordered_map<const ast::Decl *, std::vector<uint32_t>> autotuneSymbols;
   std::unordered_map<std::string, const ast::Decl *> kernels;
 
-  State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o) : A(a), diags(d), options(o) {}
+  State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o) : A(a), diags(d), options(o) {
+    for (auto &m : A.modules) {
+      if (exprSymbols.size() <= m->file) exprSymbols.resize(m->file + 1);
+      exprSymbols[m->file].assign(m->exprCount, UINT32_MAX);
+      if (exprFactIndex.size() <= m->file) exprFactIndex.resize(m->file + 1);
+      exprFactIndex[m->file].assign(m->exprCount, UINT32_MAX);
+    }
+  }
 
   uint32_t addSymbol(Symbol s) {
     A.symbols.push_back(std::move(s));

@@ -120,10 +120,14 @@ private:
 
   // --- Recording facts for the editor -----------------------------------------
   void recordExpr(const Expr &e, const Type &t) {
-    if (t.isError() || t.kind == Type::Kind::Void) return;
-    auto [it, inserted] = facts_.try_emplace(&e, st_.A.exprFacts.size());
-    if (inserted) st_.A.exprFacts.push_back({e.range, t.symbolic(), {}});
-    ExprFact &f = st_.A.exprFacts[it->second];
+    if (!st_.options.editorFacts || t.isError() || t.kind == Type::Kind::Void) return;
+    if (e.range.file >= st_.exprFactIndex.size() || e.id >= st_.exprFactIndex[e.range.file].size()) return;
+    uint32_t &index = st_.exprFactIndex[e.range.file][e.id];
+    if (index == UINT32_MAX) {
+      index = static_cast<uint32_t>(st_.A.exprFacts.size());
+      st_.A.exprFacts.push_back({e.range, t.symbolic(), {}});
+    }
+    ExprFact &f = st_.A.exprFacts[index];
     if (f.typeConcrete.size() == configIndex_) f.typeConcrete.push_back(t.isScalar() ? t.symbolic() : t.concreteShape());
   }
   void recordSymbolType(uint32_t sym, const Type &t, bool registers) {
@@ -143,12 +147,6 @@ private:
       s.signature = (s.kind == SymbolKind::Local ? std::string(s.isLet ? "let " : "var ") : std::string("param ")) +
                     s.name + ": " + s.typeSymbolic;
   }
-  static inline thread_local std::unordered_map<const Expr *, size_t> facts_;
-
-public:
-  static void resetFacts() { facts_.clear(); }
-
-private:
   // --- KIR construction helpers -----------------------------------------------
   static kir::KType ktype(const Type &t) {
     kir::KType k;
@@ -331,13 +329,13 @@ bool Elaborator::setupParams() {
         }
         td.value = d->intValue;
       } else if (d->kind == ExprKind::Name) {
-        auto s = st_.exprSymbol.find(d.get());
-        if (s == st_.exprSymbol.end()) return false;
-        const Symbol &sym = st_.A.symbols[s->second];
+        uint32_t dimSym = st_.symbolOf(d.get());
+        if (dimSym == UINT32_MAX) return false;
+        const Symbol &sym = st_.A.symbols[dimSym];
         if (sym.kind == SymbolKind::AutotuneParam) {
-          td.value = *frame().bindings[s->second].value.ints.c;
+          td.value = *frame().bindings[dimSym].value.ints.c;
         } else if (sym.kind == SymbolKind::SizeSymbol) {
-          auto it = sizeOfSymbol.find(s->second);
+          auto it = sizeOfSymbol.find(dimSym);
           if (it == sizeOfSymbol.end()) {
             kir::SizeSym ss{sym.name, 1};
             for (auto &[id, expr] : kd.aligned)
@@ -350,7 +348,7 @@ bool Elaborator::setupParams() {
                 }
                 ss.alignedTo = *v;
               }
-            it = sizeOfSymbol.emplace(s->second, static_cast<uint32_t>(k_->sizes.size())).first;
+            it = sizeOfSymbol.emplace(dimSym, static_cast<uint32_t>(k_->sizes.size())).first;
             k_->sizes.push_back(ss);
             Binding b;
             b.kind = Binding::Kind::Value;
@@ -364,7 +362,7 @@ bool Elaborator::setupParams() {
             b.type = b.value.type;
             b.isLet = true;
             b.what = "the size `" + sym.name + "`";
-            frame().bindings[s->second] = b;
+            frame().bindings[dimSym] = b;
           }
           td.size = it->second;
         } else {
@@ -552,9 +550,9 @@ Type Elaborator::declaredType(const TypeExpr &t) {
     if (!f.decl->isKernel) {
       std::function<bool(const Expr &)> onlyParams = [&](const Expr &x) -> bool {
         if (x.kind == ExprKind::Name) {
-          auto s = st_.exprSymbol.find(&x);
-          if (s == st_.exprSymbol.end()) return false;
-          if (st_.A.symbols[s->second].kind != SymbolKind::Parameter) {
+          uint32_t xs = st_.symbolOf(&x);
+          if (xs == UINT32_MAX) return false;
+          if (st_.A.symbols[xs].kind != SymbolKind::Parameter) {
             report(DiagKind::FnTileTypeName, x.range, {x.name.name, f.decl->name.name});
             return false;
           }
@@ -820,11 +818,11 @@ void Elaborator::assignStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
     return binary(target, assignOpToKir(s.assignOp), current, rhs, SourceRange::join(target.range, s.value->range),
                   verb);
   };
-  auto rootSym = st_.exprSymbol.find(root);
-  bool viaFnParam = rootSym != st_.exprSymbol.end() &&
-                    st_.A.symbols[rootSym->second].kind == SymbolKind::Parameter && !frame().decl->isKernel;
-  bool kernelParam = rootSym != st_.exprSymbol.end() &&
-                     st_.A.symbols[rootSym->second].kind == SymbolKind::Parameter && frame().decl->isKernel;
+  uint32_t rootSym = st_.symbolOf(root);
+  bool viaFnParam = rootSym != UINT32_MAX && st_.A.symbols[rootSym].kind == SymbolKind::Parameter &&
+                    !frame().decl->isKernel;
+  bool kernelParam = rootSym != UINT32_MAX && st_.A.symbols[rootSym].kind == SymbolKind::Parameter &&
+                     frame().decl->isKernel;
   if (b->isLet && b->kind != Binding::Kind::TensorSlice && (viaFnParam || kernelParam)) {
     // Reached through a fn parameter bound to a `let` or a constant (the
     // resolver reports direct assignments to `let`s and constants).
@@ -1028,10 +1026,10 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
 //===----------------------------------------------------------------------===//
 
 const Binding *Elaborator::bindingOf(const Expr &e) {
-  auto s = st_.exprSymbol.find(&e);
-  if (s == st_.exprSymbol.end()) return nullptr;
+  uint32_t sym = st_.symbolOf(&e);
+  if (sym == UINT32_MAX) return nullptr;
   auto &b = frame().bindings;
-  auto it = b.find(s->second);
+  auto it = b.find(sym);
   if (it == b.end()) return nullptr;
   return &it->second;
 }
@@ -1767,7 +1765,6 @@ Val Elaborator::index(const Expr &e) {
 } // namespace
 
 void elaborate(State &st) {
-  Elaborator::resetFacts();
   for (auto &m : st.A.modules) {
     if (m->file != st.A.mainFile) continue;
     for (auto &d : m->decls) {

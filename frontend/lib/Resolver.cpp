@@ -274,7 +274,7 @@ void Resolver::resolveType(const TypeExpr &t, bool inKernelParams) {
       // A name in a parameter's shape is a size symbol (or an autotune constant).
       const std::string &n = dim->name.name;
       if (const uint32_t *s = lookup(n)) {
-        st_.exprSymbol[dim.get()] = *s;
+        st_.setSymbol(dim.get(), *s);
         st_.addOccurrence(dim->range, *s, false);
         uses_[*s]++;
       } else {
@@ -290,7 +290,7 @@ void Resolver::resolveType(const TypeExpr &t, bool inKernelParams) {
         sym.container = declSym_;
         uint32_t id = st_.addSymbol(std::move(sym));
         scopes_.front()[n] = id;
-        st_.exprSymbol[dim.get()] = id;
+        st_.setSymbol(dim.get(), id);
         st_.addOccurrence(dim->range, id, true);
       }
       continue;
@@ -388,9 +388,9 @@ void Resolver::resolveStmt(const Stmt &s, SourceRange scope) {
     const Expr *root = s.target.get();
     while (root->kind == ExprKind::Index) root = root->operands[0].get();
     if (root->kind == ExprKind::Name) {
-      auto it = st_.exprSymbol.find(root);
-      if (it != st_.exprSymbol.end()) {
-        const Symbol &sym = st_.A.symbols[it->second];
+      uint32_t rootSym = st_.symbolOf(root);
+      if (rootSym != UINT32_MAX) {
+        const Symbol &sym = st_.A.symbols[rootSym];
         if (sym.kind == SymbolKind::Local && sym.isLet) {
           auto &d = st_.diags.report(DiagKind::AssignToLet, s.target->range, {sym.name});
           d.notes.push_back({sym.def, "`" + sym.name + "` is bound here"});
@@ -436,7 +436,7 @@ void Resolver::resolveExpr(const Expr &e, bool write) {
     const std::string &n = e.name.name;
     if (n == "ctx") return;
     if (const uint32_t *s = lookup(n)) {
-      st_.exprSymbol[&e] = *s;
+      st_.setSymbol(&e, *s);
       st_.addOccurrence(e.range, *s, false, write);
       if (!write) uses_[*s]++;
       return;
@@ -476,7 +476,7 @@ void Resolver::resolveExpr(const Expr &e, bool write) {
       const std::string &n = e.name.name;
       size_t argc = e.operands.size();
       if (isBuiltinFunction(n)) {
-        st_.exprSymbol[&e] = st_.builtin(n);
+        st_.setSymbol(&e, st_.builtin(n));
         st_.addOccurrence(e.name.range, st_.builtin(n), false);
         int arity = builtinArity(n);
         if (arity >= 0 && static_cast<size_t>(arity) != argc)
@@ -485,7 +485,7 @@ void Resolver::resolveExpr(const Expr &e, bool write) {
           st_.diags.report(DiagKind::ArgumentCount, e.range, {n, "2 or 3", std::to_string(argc)});
       } else if (auto f = st_.functions.find(n); f != st_.functions.end()) {
         uint32_t sym = st_.declSymbol.at(f->second);
-        st_.exprSymbol[&e] = sym;
+        st_.setSymbol(&e, sym);
         st_.addOccurrence(e.name.range, sym, false);
         if (f->second->params.size() != argc)
           st_.diags.report(DiagKind::ArgumentCount, e.range,

@@ -76,7 +76,10 @@ int checkCommand(const Args &args) {
       anyError = true;
       continue;
     }
-    auto analysis = analyze(std::make_shared<SourceFile>(path, std::move(text)), prelude);
+    AnalyzeOptions opts;
+    opts.editorFacts = false;
+    opts.specialise = dumpKir;
+    auto analysis = analyze(std::make_shared<SourceFile>(path, std::move(text)), prelude, opts);
     if (analysis->hasErrors()) anyError = true;
     if (json) {
       nlohmann::json fileJson = {{"file", path}, {"diagnostics", nlohmann::json::array()}};

@@ -109,6 +109,8 @@ struct AnalyzeOptions {
   std::vector<std::pair<std::string, int64_t>> configFilter;
   /// Build kir::Kernels (skip for pure editor analysis if not needed).
   bool specialise = true;
+  /// Record each expression's type for hover (`ph check` needs only diagnostics).
+  bool editorFacts = true;
 };
 
 std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file,
