@@ -122,6 +122,22 @@ local ok, err = pcall(function()
   check(ir:find('func', 1, true) ~= nil, (':PhShowIR shows MLIR (%d bytes)%s'):format(#ir,
     ph.last_error and (': ' .. tostring(ph.last_error.message)) or ''))
 
+  -- Each IR line knows its .ph line: the cursor on line 15 (`dot_t`) highlights its IR lines.
+  local map = ph.last_ir_buf and vim.b[ph.last_ir_buf].ph_ir_map or {}
+  local mapped = 0
+  for _ in pairs(map) do mapped = mapped + 1 end
+  check(mapped > 0, ('IR lines mapped to source lines: %d'):format(mapped))
+  vim.api.nvim_win_set_cursor(0, { 15, 30 })
+  vim.cmd('doautocmd CursorMoved')
+  local marks = ph.last_ir_buf and vim.api.nvim_buf_get_extmarks(ph.last_ir_buf, vim.api.nvim_create_namespace('ph_ir'), 0, -1, {}) or {}
+  local lines15 = {}
+  for _, m in ipairs(marks) do
+    local l = vim.api.nvim_buf_get_lines(ph.last_ir_buf, m[2], m[2] + 1, false)[1] or ''
+    table.insert(lines15, l)
+  end
+  check(#marks > 0 and table.concat(lines15, '\n'):find('dot', 1, true) ~= nil,
+    ('line 15 highlights %d IR lines, with the dot among them: %s'):format(#marks, (lines15[1] or ''):sub(1, 80)))
+
   -- 5. Kill the server: it is restarted, the message names the open file, diagnostics return.
   local c = ph.client(cbuf)
   local pid = c and c.rpc and c.rpc.pid
