@@ -217,8 +217,10 @@ private:
   Val call(const Expr &e, std::optional<Elem> accumulate);
   Val builtinCall(const Expr &e, const std::string &n, std::optional<Elem> accumulate);
   Val index(const Expr &e);
+  /// Slices a tensor (or a view of one). With `view`, a `:` over a run-time
+  /// size is allowed: the result is a view to slice further, not a tile.
   bool sliceTensor(int tensor, const std::vector<kir::Slice> *outer, const Expr &e, std::vector<kir::Slice> &slices,
-                   std::vector<Dim> &dims);
+                   std::vector<Dim> &dims, bool view = false);
   bool sliceTile(const Type &t, const Expr &e, std::vector<kir::Slice> &slices, std::vector<Dim> &dims);
   std::optional<int64_t> constInt(const Expr &e, const std::string &what, std::string *sym = nullptr);
   Val intExpr(const Expr &e, const char *what);
@@ -952,13 +954,17 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
       std::vector<Dim> dims;
       if (base.kind == Binding::Kind::Tensor || base.kind == Binding::Kind::TensorSlice) {
         if (!sliceTensor(base.tensor, base.kind == Binding::Kind::TensorSlice ? &base.slices : nullptr, arg, slices,
-                         dims)) {
+                         dims, /*view=*/true)) {
           b.kind = Binding::Kind::Error;
         } else {
           b.kind = Binding::Kind::TensorSlice;
           b.tensor = base.tensor;
           b.slices = slices;
-          b.type = dims.empty() ? Type::scalar(k_->tensors[base.tensor].elem) : Type::tile(k_->tensors[base.tensor].elem, dims);
+          Elem el = k_->tensors[base.tensor].elem;
+          bool isView = std::any_of(dims.begin(), dims.end(), [](const Dim &d) { return !d.isStatic(); });
+          // A slice with a run-time extent stays a view of the tensor (`K[b, h, :, :]`);
+          // one with static extents is a tile that reads load and writes store.
+          b.type = isView ? Type::tensor(el, dims) : dims.empty() ? Type::scalar(el) : Type::tile(el, dims);
           b.what = "a slice of " + base.what;
           recordExpr(arg, b.type);
         }
@@ -1101,6 +1107,11 @@ Val Elaborator::readBinding(const Binding &b, SourceRange loc) {
   case Binding::Kind::TileSlice: {
     Val v;
     v.type = b.type;
+    if (b.type.isTensor()) {
+      v.tensor = b.tensor;
+      v.slices = b.slices;
+      return v;
+    }
     auto e = node(b.kind == Binding::Kind::TensorSlice ? kir::ExprKind::TensorLoad : kir::ExprKind::TileSlice, b.type,
                   loc);
     e->index = b.kind == Binding::Kind::TensorSlice ? static_cast<uint32_t>(b.tensor) : b.var;
@@ -1521,8 +1532,17 @@ Val Elaborator::builtinCall(const Expr &e, const std::string &n, std::optional<E
       c.ints.extentStatic = dim.value;
       return c;
     }
-    // A run-time size of a whole tensor.
-    const kir::TensorDim &td = k_->tensors[x.tensor].dims[*d];
+    // A run-time size of a whole tensor, or of an open dimension of a view.
+    size_t tdim = static_cast<size_t>(*d);
+    if (!x.slices.empty()) {
+      size_t open = 0;
+      for (size_t i = 0; i < x.slices.size(); ++i)
+        if (x.slices[i].kind != kir::Slice::Kind::Index && open++ == tdim) {
+          tdim = i;
+          break;
+        }
+    }
+    const kir::TensorDim &td = k_->tensors[x.tensor].dims[tdim];
     Val v;
     v.type = Type::scalar(Elem::I32);
     auto nd = node(kir::ExprKind::SizeArg, v.type, e.range);
@@ -1567,7 +1587,7 @@ bool Elaborator::maskNeeded(const kir::TensorDim &dim, const Val &start, int64_t
 }
 
 bool Elaborator::sliceTensor(int tensor, const std::vector<kir::Slice> *outer, const Expr &e,
-                             std::vector<kir::Slice> &slices, std::vector<Dim> &dims) {
+                             std::vector<kir::Slice> &slices, std::vector<Dim> &dims, bool view) {
   const kir::TensorParam &tp = k_->tensors[tensor];
   // Dimensions still open in the outer slice (a fn parameter bound to a slice).
   std::vector<size_t> open;
@@ -1598,7 +1618,7 @@ bool Elaborator::sliceTensor(int tensor, const std::vector<kir::Slice> *outer, c
     const kir::TensorDim &td = tp.dims[d];
     if (it.kind == SliceItem::Kind::Full) {
       if (sl.kind == kir::Slice::Kind::Full) {
-        if (td.value < 0) {
+        if (td.value < 0 && !view) {
           // A whole run-time dimension cannot be a tile extent.
           report(DiagKind::NotCompileTime, it.range, {"a tile extent (a `:` over a run-time size)", td.sym});
           ok = false;
