@@ -1,9 +1,112 @@
-//===- BenchCommand.cpp - `ph bench` (placeholder until its issue lands) -----===//
+//===- BenchCommand.cpp - `ph bench`: build, check and time in one process --===//
+//
+// ph bench FILE [--kernel K] --size N=4096 ... [--target sm_90] [--json]
+//
+// Compiles every autotune configuration of the kernel for the GPU present,
+// then does what `ph-run DIR --bench` does with the result (the same code,
+// ph/Runtime/Tool.h): warm-up, median of CUDA-event timed launches over fresh
+// random input sets, results checked against the fp64 interpreter where the
+// launch is small enough (or against --ref files), a table with ms, TFLOP/s or
+// GB/s, % of the device's peak, registers and shared memory, best marked.
+//
+//===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "DriverUtil.h"
+
+#include "ph/Analysis.h"
+#ifdef PH_HAVE_BACKEND
+#include "ph/Backend/GpuTarget.h"
+#include "ph/Runtime/Tool.h"
+#endif
 
 #include <cstdio>
+#include <iostream>
 
-int ph::driver::benchCommand(const Args &) {
-  std::fprintf(stderr, "ph bench: not built yet\n");
-  return 2;
+namespace ph::driver {
+
+int benchCommand(const Args &args) {
+#ifndef PH_HAVE_BACKEND
+  std::fprintf(stderr, "ph bench: this `ph` was built without the MLIR backend (-DPH_ENABLE_MLIR=ON)\n");
+  return 1;
+#else
+  rt::ToolOptions opt;
+  std::vector<std::string> rest;
+  for (const std::string &a : args)
+    if (a == "--help" || a == "-h") {
+      std::printf("usage: ph bench FILE [--target sm_90|sm_80] [--std DIR] [options]\n\noptions:\n%s"
+                  "\nExit status: 0 ok, 1 errors or a failed check, 2 bad usage, %d no GPU.\n",
+                  rt::kToolOptionsHelp, rt::kExitNoGpu);
+      return 0;
+    }
+  if (std::string e = rt::parseToolOptions(args, opt, rest); !e.empty()) {
+    std::fprintf(stderr, "ph bench: %s\n", e.c_str());
+    return 2;
+  }
+  opt.bench = true;
+  std::string file, target, stdDir;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if ((rest[i] == "--target" || rest[i] == "--std") && i + 1 < rest.size()) {
+      (rest[i] == "--target" ? target : stdDir) = rest[i + 1];
+      ++i;
+    } else if (!rest[i].empty() && rest[i][0] == '-') {
+      std::fprintf(stderr, "ph bench: unknown option `%s`\n", rest[i].c_str());
+      return 2;
+    } else if (file.empty()) file = rest[i];
+    else {
+      std::fprintf(stderr, "ph bench: one file at a time\n");
+      return 2;
+    }
+  }
+  if (file.empty()) {
+    std::fprintf(stderr, "usage: ph bench FILE [--kernel K] [--size N=...] [options] (see --help)\n");
+    return 2;
+  }
+  rt::Cuda &cu = rt::Cuda::get();
+  if (!cu.available()) {
+    std::fprintf(stderr, "ph bench: %s\n", cu.whyUnavailable().c_str());
+    return rt::kExitNoGpu;
+  }
+  std::string text, err;
+  if (!readFile(file, text, err)) {
+    std::fprintf(stderr, "ph bench: %s\n", err.c_str());
+    return 1;
+  }
+  AnalyzeOptions ao;
+  ao.configFilter = opt.config;
+  auto analysis = analyze(std::make_shared<SourceFile>(file, text), Prelude::load(stdDir), ao);
+  for (const Diagnostic &d : analysis->diagnostics) std::cerr << renderDiagnostic(d, analysis->sources);
+  if (analysis->hasErrors()) return 1;
+  if (opt.kernel.empty()) {
+    if (analysis->kernels.size() != 1) {
+      std::fprintf(stderr, "ph bench: `%s` has %zu kernels; choose one with --kernel\n", file.c_str(),
+                   analysis->kernels.size());
+      return 2;
+    }
+    opt.kernel = analysis->kernels[0].name;
+  }
+  backend::GpuOptions go;
+  go.arch = target;
+  go.sources = &analysis->sources;
+  std::vector<rt::Variant> variants;
+  for (const auto &k : analysis->kernelVariants(opt.kernel)) {
+    backend::GpuBinary bin;
+    bool ok = backend::compileForGpu(*k, go, bin, err);
+    for (const Diagnostic &d : bin.diagnostics)
+      if (d.severity == Severity::Error || !opt.json) std::cerr << renderDiagnostic(d, analysis->sources);
+    if (!ok) {
+      if (bin.diagnostics.empty()) std::fprintf(stderr, "ph bench: [%s] %s\n", k->configName().c_str(), err.c_str());
+      return 1;
+    }
+    variants.push_back({std::move(bin.meta), std::move(bin.cubin), k});
+  }
+  if (variants.empty()) {
+    std::fprintf(stderr, "ph bench: no kernel `%s` in `%s`\n", opt.kernel.c_str(), file.c_str());
+    return 1;
+  }
+  std::vector<const rt::Variant *> chosen;
+  for (const rt::Variant &v : variants) chosen.push_back(&v);
+  return rt::runOrBench(chosen, opt, &analysis->sources);
+#endif
 }
+
+} // namespace ph::driver

@@ -19,6 +19,12 @@
 #include "ph/Npy.h"
 #ifdef PH_HAVE_BACKEND
 #include "ph/Backend/CpuTarget.h"
+#if __has_include("ph/Backend/GpuTarget.h")
+#include "ph/Backend/GpuTarget.h"
+#include "ph/Runtime/CudaDriver.h"
+#include "ph/Runtime/GpuRun.h"
+#define PH_HAVE_GPU_TARGET 1
+#endif
 #endif
 
 #include <nlohmann/json.hpp>
@@ -230,10 +236,34 @@ TargetResult runCpu(const kir::Kernel &k, const LaunchArgs &args, const Analysis
 }
 
 /// "" when the GPU target can run here, else why not.
-std::string gpuUnavailable() { return "the GPU target is not built yet; use `--target cpu` or `--target interp`"; }
+std::string gpuUnavailable() {
+#ifdef PH_HAVE_GPU_TARGET
+  rt::Cuda &cu = rt::Cuda::get();
+  return cu.available() ? "" : cu.whyUnavailable();
+#else
+  return "the GPU target is not built into this `ph` (configure with -DPH_ENABLE_MLIR=ON)";
+#endif
+}
 
-TargetResult runGpu(const kir::Kernel &, const LaunchArgs &, const Analysis &) {
-  return {gpuUnavailable(), 0, 0};
+TargetResult runGpu(const kir::Kernel &k, const LaunchArgs &args, const Analysis &a) {
+  TargetResult r;
+#ifdef PH_HAVE_GPU_TARGET
+  // backend/include/ph/Backend/GpuTarget.h: SIMT lowering, PTX, ptxas; then the runtime.
+  backend::GpuOptions go;
+  go.sources = &a.sources;
+  backend::GpuBinary bin;
+  auto t0 = std::chrono::steady_clock::now();
+  bool ok = backend::compileForGpu(k, go, bin, r.error);
+  r.compileMs = msSince(t0);
+  for (const Diagnostic &d : bin.diagnostics) std::cerr << renderDiagnostic(d, a.sources);
+  if (!ok) return r;
+  t0 = std::chrono::steady_clock::now();
+  r.error = rt::runCubin(bin.meta, bin.cubin, args);
+  r.runMs = msSince(t0);
+#else
+  r.error = gpuUnavailable();
+#endif
+  return r;
 }
 
 struct Target {

@@ -34,26 +34,29 @@ struct DeviceArgs {
       buffers.push_back(p);
       if (std::string e = cu.copyToDevice(p, t->bytes.data(), t->bytes.size()); !e.empty()) return e;
     }
-    // Reserve first: params point into these vectors.
-    ptrValues.reserve(sig.params.size());
-    f32Values.reserve(sig.params.size());
-    i32Values.reserve(sig.params.size() + sig.sizes.size());
-    for (const kir::ParamRef &p : sig.params) {
-      if (p.isTensor) {
-        ptrValues.push_back(buffers[p.index]);
-        params.push_back(&ptrValues.back());
-      } else if (sig.scalars[p.index].elem == Elem::I32) {
-        i32Values.push_back(int32_t(args.scalars[p.index]));
-        params.push_back(&i32Values.back());
-      } else {
-        f32Values.push_back(float(args.scalars[p.index]));
-        params.push_back(&f32Values.back());
-      }
+    // The ABI (docs/abi.md): every tensor as a device pointer in
+    // Kernel::tensors order, then every size as i32, then the scalars (f32,
+    // or i32 for i32 scalars). Reserve first: params point into these vectors.
+    ptrValues.reserve(sig.tensors.size());
+    f32Values.reserve(sig.scalars.size());
+    i32Values.reserve(sig.sizes.size() + sig.scalars.size());
+    for (DevicePtr p : buffers) {
+      ptrValues.push_back(p);
+      params.push_back(&ptrValues.back());
     }
     for (int64_t s : args.sizes) {
       if (s > INT32_MAX) return "a size of " + std::to_string(s) + " does not fit the kernel's 32-bit sizes";
       i32Values.push_back(int32_t(s));
       params.push_back(&i32Values.back());
+    }
+    for (size_t i = 0; i < sig.scalars.size(); ++i) {
+      if (sig.scalars[i].elem == Elem::I32) {
+        i32Values.push_back(int32_t(args.scalars[i]));
+        params.push_back(&i32Values.back());
+      } else {
+        f32Values.push_back(float(args.scalars[i]));
+        params.push_back(&f32Values.back());
+      }
     }
     return "";
   }

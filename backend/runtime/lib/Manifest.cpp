@@ -129,8 +129,8 @@ static json kernelToJson(const ManifestKernel &mk) {
   for (const kir::ParamRef &p : k.params) params.push_back({{"tensor", p.isTensor}, {"index", p.index}});
   j["params"] = params;
   // The launch ABI, spelled out for anyone loading the cubin by hand.
-  j["abi"] = "parameters in declaration order (tensors as 64-bit device pointers, scalars as f32/i32), "
-             "then every size symbol as i32 in `sizes` order";
+  j["abi"] = "tensors as 64-bit device pointers in `tensors` order, then every size as i32 in `sizes` "
+             "order, then the scalars (f32, or i32) in `scalars` order (docs/abi.md)";
   return j;
 }
 

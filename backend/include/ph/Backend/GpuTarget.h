@@ -1,0 +1,61 @@
+//===- GpuTarget.h - Compile a kernel to cubin and run it -------*- C++ -*-===//
+//
+// The SIMT GPU target: tile dialect -> shared-memory tiles spread over the
+// CTA's threads -> gpu/nvvm/llvm dialects -> PTX (LLVM's NVPTX backend) ->
+// cubin (the CUDA Toolkit's ptxas, whose -v report is kept). No MLIR type
+// appears here; the driver (`ph build`, `ph bench`, `ph run --target gpu`)
+// includes it cheaply.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/Diagnostic.h"
+#include "ph/KernelIR.h"
+#include "ph/Launch.h"
+#include "ph/Runtime/Manifest.h"
+
+#include <string>
+#include <vector>
+
+namespace ph {
+class SourceManager;
+}
+
+namespace ph::backend {
+
+struct GpuOptions {
+  /// `sm_90` or `sm_80`; empty: the GPU present, else sm_90.
+  std::string arch;
+  /// For `file:line:col` in MLIR locations and diagnostics.
+  const SourceManager *sources = nullptr;
+};
+
+/// One compiled kernel variant.
+struct GpuBinary {
+  rt::ManifestKernel meta;   // signature, grid, shared memory, ptxas report, cubin file name
+  std::vector<uint8_t> cubin;
+  std::string ptx;
+  /// Notes and warnings (`@tensorcore` ignored, spills), or the error that
+  /// refused the kernel (shared memory exceeded).
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// `sm_90`/`sm_80`/... of the GPU present, else `sm_90`.
+std::string defaultGpuArch();
+/// Shared memory one CTA may use with the opt-in, in bytes (sm_90: 227 KiB).
+int64_t sharedMemoryLimit(const std::string &arch);
+/// True for the architectures this target builds for.
+bool isSupportedGpuArch(const std::string &arch);
+
+/// Compiles one specialised kernel. Returns false when it was refused (a
+/// diagnostic says why) or failed (`err`).
+bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out, std::string &err);
+
+/// `ph run --target gpu`: compiles for the GPU present and runs once on
+/// `args` (written tensors are updated in place). Returns "" or an error;
+/// without a GPU the error starts with "no GPU". Compile-time diagnostics
+/// (notes included) are appended to `diags` when given.
+std::string runOnGpu(const kir::Kernel &k, const LaunchArgs &args, const GpuOptions &opts,
+                     std::vector<Diagnostic> *diags = nullptr);
+
+} // namespace ph::backend

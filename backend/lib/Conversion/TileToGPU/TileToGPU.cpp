@@ -1,0 +1,747 @@
+//===- TileToGPU.cpp - Tiles in shared memory, ops spread over threads ----===//
+//
+// A direct code generator rather than a pattern rewrite: the kernel's ops are
+// walked once in program order and SIMT code is emitted for each, with an
+// IRMapping for scalars (which every thread computes alike) and a view per
+// tile value. A view is a shared-memory buffer, a splat of a scalar, or a
+// broadcast of another view; splats and broadcasts cost no memory and no
+// pass. Each op that reads or writes shared memory ends with a barrier, so an
+// op always sees its operands complete and a freed buffer is never written
+// while another thread still reads it.
+//
+// Buffers are carved from one dynamic shared-memory block. A buffer lives from
+// its defining op to its last use, where a use inside a loop counts as a use at
+// the loop's end (the next iteration reads it again); loop-carried tiles get a
+// buffer for the whole loop. First-fit over these intervals gives the offsets.
+//
+//===----------------------------------------------------------------------===//
+#include "TileToGPU.h"
+
+#include "ph/Dialect/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <memory>
+
+using namespace mlir;
+
+namespace ph::simt {
+namespace {
+
+struct View {
+  enum Kind { Buffer, Splat, Broadcast } kind = Buffer;
+  SmallVector<int64_t> shape;
+  Type elem;
+  Value mem;                     // Buffer: memref<N x elem, workgroup>
+  Value scalar;                  // Splat
+  std::shared_ptr<View> source;  // Broadcast
+};
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int64_t elemBytes(Type t) { return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8); }
+
+std::string typeText(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+std::string locText(Location loc) {
+  if (auto fl = dyn_cast<FileLineColRange>(loc))
+    return (fl.getFilename().getValue() + ":" + Twine(fl.getStartLine()) + ":" + Twine(fl.getStartColumn())).str();
+  if (auto fl = dyn_cast<FileLineColLoc>(loc))
+    return (fl.getFilename().getValue() + ":" + Twine(fl.getLine()) + ":" + Twine(fl.getColumn())).str();
+  if (auto nl = dyn_cast<NameLoc>(loc)) return locText(nl.getChildLoc());
+  if (auto fu = dyn_cast<FusedLoc>(loc))
+    for (Location l : fu.getLocations())
+      if (std::string t = locText(l); !t.empty()) return t;
+  return "";
+}
+
+class SimtCodegen {
+public:
+  SimtCodegen(func::FuncOp func, const SimtOptions &opts, SimtResult &result)
+      : func_(func), opts_(opts), result_(result), b_(func.getContext()) {}
+
+  bool run(::mlir::gpu::GPUModuleOp gm, std::string &err);
+
+private:
+  // ---- liveness ----
+  void number(Block &block);
+  Value rootOf(Value v);
+  void computeLiveness();
+
+  // ---- allocation ----
+  View allocate(Value key, ArrayRef<int64_t> shape, Type elem, Location loc);
+
+  // ---- emission helpers ----
+  Value cIndex(int64_t v, Location loc) { return arith::ConstantIndexOp::create(b_, loc, v); }
+  void barrier(Location loc) { ::mlir::gpu::BarrierOp::create(b_, loc); }
+  void forEachElement(ArrayRef<int64_t> shape, Location loc,
+                      function_ref<void(ArrayRef<Value>)> body);
+  Value read(const View &v, ArrayRef<Value> idx, Location loc);
+  void write(const View &v, ArrayRef<Value> idx, Value value, Location loc);
+  Value convert(Value v, Type to, Location loc);
+  Value linearIndex(ArrayRef<Value> idx, ArrayRef<int64_t> shape, Location loc);
+  /// A sequential loop over [0, n) carrying one scalar: `step(i, carried)` gives the next.
+  Value reduceLoop(int64_t n, Value init, Location loc, function_ref<Value(Value, Value)> step) {
+    auto l = scf::ForOp::create(b_, loc, cIndex(0, loc), cIndex(n, loc), cIndex(1, loc), ValueRange{init});
+    OpBuilder::InsertionGuard g(b_);
+    Block *body = l.getBody();
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>()) body->back().erase();
+    b_.setInsertionPointToEnd(body);
+    Value next = step(l.getInductionVar(), l.getRegionIterArgs()[0]);
+    scf::YieldOp::create(b_, loc, ValueRange{next});
+    return l.getResult(0);
+  }
+  View &viewOf(Value v);
+
+  // ---- ops ----
+  bool emitBlock(Block &block, std::string &err);
+  bool emitOp(Operation *op, std::string &err);
+  bool emitFor(scf::ForOp op, std::string &err);
+  bool emitElementwise(Operation *op, std::string &err);
+  template <typename AccessOp>
+  void globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Location loc, Value &inBounds, Value &ptr);
+
+  func::FuncOp func_;
+  const SimtOptions &opts_;
+  SimtResult &result_;
+  OpBuilder b_;
+  IRMapping scalars_;
+  DenseMap<Value, View> tiles_;
+  Value tid_, smem_;
+
+  DenseMap<Operation *, int64_t> pos_, end_;
+  int64_t counter_ = 0;
+  DenseMap<Value, int64_t> lastUse_;
+  int64_t currentPos_ = 0;
+
+  struct Active {
+    int64_t offset, size, end;
+  };
+  std::vector<Active> active_;
+};
+
+void SimtCodegen::number(Block &block) {
+  for (Operation &op : block) {
+    pos_[&op] = counter_++;
+    for (Region &r : op.getRegions())
+      for (Block &inner : r) number(inner);
+    end_[&op] = counter_ - 1;
+  }
+}
+
+/// The value whose buffer holds `v`'s elements (null for splats).
+Value SimtCodegen::rootOf(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+      if (arg.getArgNumber() > 0) return forOp.getResult(arg.getArgNumber() - 1);
+    return v;
+  }
+  Operation *def = v.getDefiningOp();
+  if (auto bc = dyn_cast<tile::BroadcastOp>(def)) return rootOf(bc.getSource());
+  if (isa<tile::SplatOp>(def)) return {};
+  if (auto c = dyn_cast<arith::ConstantOp>(def))
+    if (isa<SplatElementsAttr>(c.getValue())) return {};
+  return v;
+}
+
+void SimtCodegen::computeLiveness() {
+  number(func_.getBody().front());
+  func_.walk([&](Operation *user) {
+    for (Value v : user->getOperands()) {
+      if (!isa<RankedTensorType>(v.getType())) continue;
+      Value root = rootOf(v);
+      if (!root) continue;
+      Block *home = root.getParentBlock();
+      if (auto res = dyn_cast<OpResult>(root)) home = res.getOwner()->getBlock();
+      Operation *anc = home->findAncestorOpInBlock(*user);
+      if (!anc) continue;
+      int64_t p = anc == user ? pos_[user] : end_[anc];
+      int64_t &lu = lastUse_[root];
+      lu = std::max(lu, p);
+    }
+  });
+  // A loop-carried buffer lives through the whole loop.
+  func_.walk([&](scf::ForOp f) {
+    for (Value r : f.getResults())
+      if (isa<RankedTensorType>(r.getType())) {
+        int64_t &lu = lastUse_[r];
+        lu = std::max(lu, end_[f]);
+      }
+  });
+}
+
+View SimtCodegen::allocate(Value key, ArrayRef<int64_t> shape, Type elem, Location loc) {
+  // Free what died before this op.
+  active_.erase(std::remove_if(active_.begin(), active_.end(),
+                               [&](const Active &a) { return a.end < currentPos_; }),
+                active_.end());
+  int64_t bytes = numElements(shape) * elemBytes(elem);
+  int64_t size = (bytes + 15) / 16 * 16;
+  std::sort(active_.begin(), active_.end(), [](const Active &a, const Active &b) { return a.offset < b.offset; });
+  int64_t offset = 0;
+  for (const Active &a : active_) {
+    if (offset + size <= a.offset) break;
+    offset = std::max(offset, a.offset + a.size);
+  }
+  int64_t end = currentPos_;
+  if (auto it = lastUse_.find(key); it != lastUse_.end()) end = std::max(end, it->second);
+  active_.push_back({offset, size, end});
+  result_.sharedBytes = std::max(result_.sharedBytes, offset + size);
+  if (bytes > result_.largestBytes) {
+    result_.largestBytes = bytes;
+    std::string where = locText(loc);
+    result_.largestTile = "`" + typeText(RankedTensorType::get(shape, elem)) + "` (" + std::to_string(bytes) +
+                          " bytes)" + (where.empty() ? "" : " at " + where);
+  }
+  auto wg = ::mlir::gpu::AddressSpaceAttr::get(b_.getContext(), ::mlir::gpu::AddressSpace::Workgroup);
+  auto type = MemRefType::get({numElements(shape)}, elem, MemRefLayoutAttrInterface(), wg);
+  View v;
+  v.kind = View::Buffer;
+  v.shape.assign(shape.begin(), shape.end());
+  v.elem = elem;
+  v.mem = memref::ViewOp::create(b_, loc, type, smem_, cIndex(offset, loc), ValueRange{});
+  return v;
+}
+
+void SimtCodegen::forEachElement(ArrayRef<int64_t> shape, Location loc, function_ref<void(ArrayRef<Value>)> body) {
+  int64_t n = numElements(shape);
+  auto loop = scf::ForOp::create(b_, loc, tid_, cIndex(n, loc), cIndex(opts_.threads, loc));
+  OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPoint(loop.getBody()->getTerminator());
+  Value lin = loop.getInductionVar();
+  SmallVector<Value> idx(shape.size());
+  for (int d = int(shape.size()) - 1; d >= 0; --d) {
+    if (d == 0) {
+      idx[d] = lin;
+      break;
+    }
+    Value ext = cIndex(shape[d], loc);
+    idx[d] = arith::RemUIOp::create(b_, loc, lin, ext);
+    lin = arith::DivUIOp::create(b_, loc, lin, ext);
+  }
+  body(idx);
+}
+
+Value SimtCodegen::linearIndex(ArrayRef<Value> idx, ArrayRef<int64_t> shape, Location loc) {
+  Value lin;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (!lin) lin = idx[d];
+    else lin = arith::AddIOp::create(b_, loc, arith::MulIOp::create(b_, loc, lin, cIndex(shape[d], loc)), idx[d]);
+  }
+  return lin ? lin : cIndex(0, loc);
+}
+
+Value SimtCodegen::read(const View &v, ArrayRef<Value> idx, Location loc) {
+  switch (v.kind) {
+  case View::Splat:
+    return v.scalar;
+  case View::Broadcast: {
+    SmallVector<Value> src;
+    const View &s = *v.source;
+    // Ranks match (tile.broadcast's verifier); extent-1 dimensions stretch.
+    for (size_t d = 0; d < s.shape.size(); ++d)
+      src.push_back(s.shape[d] == 1 && v.shape[d] != 1 ? cIndex(0, loc) : idx[d]);
+    return read(s, src, loc);
+  }
+  case View::Buffer:
+    return memref::LoadOp::create(b_, loc, v.mem, ValueRange{linearIndex(idx, v.shape, loc)});
+  }
+  return {};
+}
+
+void SimtCodegen::write(const View &v, ArrayRef<Value> idx, Value value, Location loc) {
+  memref::StoreOp::create(b_, loc, value, v.mem, ValueRange{linearIndex(idx, v.shape, loc)});
+}
+
+/// tile.convert's rules: float widening exact, narrowing rounds to nearest
+/// even, float -> int truncates toward zero, int widening sign-extends.
+Value SimtCodegen::convert(Value v, Type to, Location loc) {
+  Type from = v.getType();
+  if (from == to) return v;
+  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
+  if (fromF && toF)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? arith::ExtFOp::create(b_, loc, to, v).getResult()
+               : arith::TruncFOp::create(b_, loc, to, v).getResult();
+  if (!fromF && toF) return arith::SIToFPOp::create(b_, loc, to, v);
+  if (fromF && !toF) return arith::FPToSIOp::create(b_, loc, to, v);
+  if (isa<IndexType>(from) || isa<IndexType>(to)) return arith::IndexCastOp::create(b_, loc, to, v);
+  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+             ? arith::ExtSIOp::create(b_, loc, to, v).getResult()
+             : arith::TruncIOp::create(b_, loc, to, v).getResult();
+}
+
+View &SimtCodegen::viewOf(Value v) {
+  auto it = tiles_.find(v);
+  assert(it != tiles_.end() && "tile used before its definition");
+  return it->second;
+}
+
+template <typename AccessOp>
+void SimtCodegen::globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Location loc, Value &inBounds, Value &ptr) {
+  ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
+  Value linear;
+  unsigned k = 0;
+  inBounds = {};
+  for (size_t d = 0; d < squeezed.size(); ++d) {
+    Value i = scalars_.lookup(op.getOffsets()[d]);
+    if (!squeezed[d]) i = arith::AddIOp::create(b_, loc, i, tileIdx[k++]);
+    Value ext = scalars_.lookup(op.getExtents()[d]);
+    if (masked[d]) {
+      // Unsigned: a negative index is out of bounds too.
+      Value c = arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::ult, i, ext);
+      inBounds = inBounds ? arith::AndIOp::create(b_, loc, inBounds, c).getResult() : c;
+    }
+    linear = d == 0 ? i : arith::AddIOp::create(b_, loc, arith::MulIOp::create(b_, loc, linear, ext), i).getResult();
+  }
+  Value base = scalars_.lookup(op.getPtr());
+  Type elem = cast<tile::PtrType>(op.getPtr().getType()).getElementType();
+  Value off = arith::IndexCastOp::create(b_, loc, b_.getI64Type(), linear);
+  ptr = LLVM::GEPOp::create(b_, loc, base.getType(), elem, base, ValueRange{off});
+}
+
+bool SimtCodegen::emitElementwise(Operation *op, std::string &err) {
+  Location loc = op->getLoc();
+  auto rt = cast<RankedTensorType>(op->getResult(0).getType());
+  Type elem = rt.getElementType();
+  if (elem.getIntOrFloatBitWidth() < 8) {
+    err = "the GPU target cannot keep a tile of `" + typeText(elem) + "` in shared memory (`" +
+          op->getName().getStringRef().str() + "`)";
+    return false;
+  }
+  SmallVector<const View *> ins;
+  for (Value v : op->getOperands()) {
+    if (!isa<RankedTensorType>(v.getType())) {
+      err = "elementwise `" + op->getName().getStringRef().str() + "` mixes tiles and scalars";
+      return false;
+    }
+    ins.push_back(&viewOf(v));
+  }
+  View out = allocate(op->getResult(0), rt.getShape(), elem, loc);
+  forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+    SmallVector<Value> args;
+    for (const View *v : ins) args.push_back(read(*v, idx, loc));
+    OperationState st(loc, op->getName().getStringRef(), args, TypeRange{elem}, op->getAttrs());
+    Operation *scalar = b_.create(st);
+    write(out, idx, scalar->getResult(0), loc);
+  });
+  barrier(loc);
+  tiles_[op->getResult(0)] = out;
+  return true;
+}
+
+bool SimtCodegen::emitFor(scf::ForOp op, std::string &err) {
+  Location loc = op.getLoc();
+  SmallVector<Value> inits;
+  SmallVector<int> scalarSlot(op.getNumResults(), -1);
+  SmallVector<View> carried(op.getNumResults());
+  bool copied = false;
+  for (auto [i, init] : llvm::enumerate(op.getInitArgs())) {
+    if (auto rt = dyn_cast<RankedTensorType>(init.getType())) {
+      carried[i] = allocate(op.getResult(i), rt.getShape(), rt.getElementType(), loc);
+      const View &src = viewOf(init);
+      View dst = carried[i];
+      forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) { write(dst, idx, read(src, idx, loc), loc); });
+      copied = true;
+    } else {
+      scalarSlot[i] = int(inits.size());
+      inits.push_back(scalars_.lookup(init));
+    }
+  }
+  if (copied) barrier(loc);
+  auto loop = scf::ForOp::create(b_, loc, scalars_.lookup(op.getLowerBound()), scalars_.lookup(op.getUpperBound()),
+                                 scalars_.lookup(op.getStep()), inits);
+  Block *body = loop.getBody();
+  scalars_.map(op.getInductionVar(), loop.getInductionVar());
+  for (size_t i = 0; i < op.getNumResults(); ++i) {
+    Value arg = op.getRegionIterArgs()[i];
+    if (scalarSlot[i] >= 0) scalars_.map(arg, body->getArgument(1 + scalarSlot[i]));
+    else tiles_[arg] = carried[i];
+  }
+  {
+    OpBuilder::InsertionGuard guard(b_);
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>()) body->back().erase();
+    b_.setInsertionPointToEnd(body);
+    Block &src = op.getRegion().front();
+    for (Operation &inner : src.without_terminator())
+      if (!emitOp(&inner, err)) return false;
+    auto yield = cast<scf::YieldOp>(src.getTerminator());
+    currentPos_ = pos_[yield];
+    SmallVector<Value> yields;
+    bool any = false;
+    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+      if (scalarSlot[i] >= 0) {
+        yields.push_back(scalars_.lookup(v));
+        continue;
+      }
+      const View &from = viewOf(v);
+      if (from.kind == View::Buffer && from.mem == carried[i].mem) continue;
+      View dst = carried[i];
+      forEachElement(dst.shape, loc, [&](ArrayRef<Value> idx) { write(dst, idx, read(from, idx, loc), loc); });
+      any = true;
+    }
+    if (any) barrier(loc);
+    scf::YieldOp::create(b_, loc, yields);
+  }
+  for (size_t i = 0; i < op.getNumResults(); ++i) {
+    if (scalarSlot[i] >= 0) scalars_.map(op.getResult(i), loop.getResult(scalarSlot[i]));
+    else tiles_[op.getResult(i)] = carried[i];
+  }
+  return true;
+}
+
+bool SimtCodegen::emitOp(Operation *op, std::string &err) {
+  currentPos_ = pos_[op];
+  Location loc = op->getLoc();
+  auto isTile = [](Value v) { return isa<RankedTensorType>(v.getType()); };
+  bool tileResult = op->getNumResults() == 1 && isTile(op->getResult(0));
+
+  if (auto f = dyn_cast<scf::ForOp>(op)) return emitFor(f, err);
+  if (isa<func::ReturnOp>(op)) {
+    ::mlir::gpu::ReturnOp::create(b_, loc);
+    return true;
+  }
+  if (auto c = dyn_cast<arith::ConstantOp>(op); c && tileResult) {
+    auto splat = dyn_cast<SplatElementsAttr>(c.getValue());
+    if (!splat) {
+      err = "the GPU target supports only splat tile constants";
+      return false;
+    }
+    View v;
+    v.kind = View::Splat;
+    auto rt = cast<RankedTensorType>(c.getType());
+    v.shape.assign(rt.getShape().begin(), rt.getShape().end());
+    v.elem = rt.getElementType();
+    v.scalar = arith::ConstantOp::create(b_, loc, cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+    tiles_[c.getResult()] = v;
+    return true;
+  }
+  if (auto s = dyn_cast<tile::SplatOp>(op)) {
+    View v;
+    v.kind = View::Splat;
+    auto rt = cast<RankedTensorType>(s.getType());
+    v.shape.assign(rt.getShape().begin(), rt.getShape().end());
+    v.elem = rt.getElementType();
+    v.scalar = scalars_.lookup(s.getValue());
+    tiles_[s.getResult()] = v;
+    return true;
+  }
+  if (auto bc = dyn_cast<tile::BroadcastOp>(op)) {
+    View v;
+    v.kind = View::Broadcast;
+    auto rt = cast<RankedTensorType>(bc.getType());
+    v.shape.assign(rt.getShape().begin(), rt.getShape().end());
+    v.elem = rt.getElementType();
+    v.source = std::make_shared<View>(viewOf(bc.getSource()));
+    tiles_[bc.getResult()] = v;
+    return true;
+  }
+  if (auto bid = dyn_cast<tile::BlockIdOp>(op)) {
+    static const ::mlir::gpu::Dimension dims[] = {::mlir::gpu::Dimension::x, ::mlir::gpu::Dimension::y,
+                                                  ::mlir::gpu::Dimension::z};
+    Value id = ::mlir::gpu::BlockIdOp::create(b_, loc, dims[bid.getAxis()]);
+    scalars_.map(bid.getResult(), arith::IndexCastOp::create(b_, loc, b_.getI32Type(), id).getResult());
+    return true;
+  }
+  if (auto cv = dyn_cast<tile::ConvertOp>(op)) {
+    auto rt = dyn_cast<RankedTensorType>(cv.getType());
+    if (!rt) {
+      scalars_.map(cv.getResult(), convert(scalars_.lookup(cv.getSource()), cv.getType(), loc));
+      return true;
+    }
+    const View &src = viewOf(cv.getSource());
+    View out = allocate(cv.getResult(), rt.getShape(), rt.getElementType(), loc);
+    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+      write(out, idx, convert(read(src, idx, loc), rt.getElementType(), loc), loc);
+    });
+    barrier(loc);
+    tiles_[cv.getResult()] = out;
+    return true;
+  }
+  if (auto ld = dyn_cast<tile::LoadOp>(op)) {
+    auto rt = cast<RankedTensorType>(ld.getType());
+    Type elem = rt.getElementType();
+    View out = allocate(ld.getResult(), rt.getShape(), elem, loc);
+    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+      Value inBounds, ptr;
+      globalAddress(ld, idx, loc, inBounds, ptr);
+      Value v;
+      if (inBounds) {
+        auto ifOp = scf::IfOp::create(b_, loc, TypeRange{elem}, inBounds, /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard g(b_);
+        b_.setInsertionPointToStart(ifOp.thenBlock());
+        scf::YieldOp::create(b_, loc, ValueRange{LLVM::LoadOp::create(b_, loc, elem, ptr).getResult()});
+        b_.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b_, loc, ValueRange{arith::ConstantOp::create(b_, loc, b_.getZeroAttr(elem)).getResult()});
+        v = ifOp.getResult(0);
+      } else {
+        v = LLVM::LoadOp::create(b_, loc, elem, ptr);
+      }
+      write(out, idx, v, loc);
+    });
+    barrier(loc);
+    tiles_[ld.getResult()] = out;
+    return true;
+  }
+  if (auto st = dyn_cast<tile::StoreOp>(op)) {
+    const View &src = viewOf(st.getValue());
+    auto rt = cast<RankedTensorType>(st.getValue().getType());
+    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+      Value inBounds, ptr;
+      globalAddress(st, idx, loc, inBounds, ptr);
+      if (inBounds) {
+        auto ifOp = scf::IfOp::create(b_, loc, TypeRange{}, inBounds, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard g(b_);
+        b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        LLVM::StoreOp::create(b_, loc, read(src, idx, loc), ptr);
+      } else {
+        LLVM::StoreOp::create(b_, loc, read(src, idx, loc), ptr);
+      }
+    });
+    if (src.kind != View::Splat) barrier(loc);
+    return true;
+  }
+  if (auto ex = dyn_cast<tile::ExtractOp>(op)) {
+    auto rt = cast<RankedTensorType>(ex.getType());
+    const View &src = viewOf(ex.getSource());
+    ArrayRef<bool> squeezed = ex.getSqueezed();
+    View out = allocate(ex.getResult(), rt.getShape(), rt.getElementType(), loc);
+    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+      SmallVector<Value> sidx;
+      unsigned k = 0;
+      for (size_t d = 0; d < squeezed.size(); ++d) {
+        Value o = scalars_.lookup(ex.getOffsets()[d]);
+        sidx.push_back(squeezed[d] ? o : arith::AddIOp::create(b_, loc, o, idx[k++]).getResult());
+      }
+      write(out, idx, read(src, sidx, loc), loc);
+    });
+    barrier(loc);
+    tiles_[ex.getResult()] = out;
+    return true;
+  }
+  if (auto ins = dyn_cast<tile::InsertOp>(op)) {
+    auto rt = cast<RankedTensorType>(ins.getType());
+    const View &dest = viewOf(ins.getDest());
+    const View &val = viewOf(ins.getValue());
+    ArrayRef<bool> squeezed = ins.getSqueezed();
+    ArrayRef<int64_t> lens = ins.getLens();
+    Type elem = rt.getElementType();
+    View out = allocate(ins.getResult(), rt.getShape(), elem, loc);
+    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+      // One pass: inside the slice take the value's element, else the dest's.
+      Value inside;
+      SmallVector<Value> vidx;
+      for (size_t d = 0; d < squeezed.size(); ++d) {
+        Value o = scalars_.lookup(ins.getOffsets()[d]);
+        Value c;
+        if (squeezed[d]) {
+          c = arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::eq, idx[d], o);
+        } else {
+          Value rel = arith::SubIOp::create(b_, loc, idx[d], o);
+          // Unsigned compare: idx < o wraps around and fails too.
+          c = arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::ult, rel, cIndex(lens[d], loc));
+          vidx.push_back(rel);
+        }
+        inside = inside ? arith::AndIOp::create(b_, loc, inside, c).getResult() : c;
+      }
+      Value v;
+      if (!inside) {
+        v = read(val, vidx, loc);
+      } else {
+        auto ifOp = scf::IfOp::create(b_, loc, TypeRange{elem}, inside, true);
+        OpBuilder::InsertionGuard g(b_);
+        b_.setInsertionPointToStart(ifOp.thenBlock());
+        scf::YieldOp::create(b_, loc, ValueRange{read(val, vidx, loc)});
+        b_.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b_, loc, ValueRange{read(dest, idx, loc)});
+        v = ifOp.getResult(0);
+      }
+      write(out, idx, v, loc);
+    });
+    barrier(loc);
+    tiles_[ins.getResult()] = out;
+    return true;
+  }
+  if (auto dot = dyn_cast<tile::DotOp>(op)) {
+    auto rt = cast<RankedTensorType>(dot.getType());
+    Type acc = rt.getElementType();
+    const View &a = viewOf(dot.getA()), &bv = viewOf(dot.getB());
+    int64_t kdim = cast<RankedTensorType>(dot.getA().getType()).getShape()[1];
+    bool transB = dot.getTransB();
+    View out = allocate(dot.getResult(), rt.getShape(), acc, loc);
+    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+      Value zero = arith::ConstantOp::create(b_, loc, b_.getZeroAttr(acc));
+      Value total = reduceLoop(kdim, zero, loc, [&](Value k, Value sum) -> Value {
+        Value x = convert(read(a, {idx[0], k}, loc), acc, loc);
+        Value y = convert(transB ? read(bv, {idx[1], k}, loc) : read(bv, {k, idx[1]}, loc), acc, loc);
+        if (isa<FloatType>(acc)) return math::FmaOp::create(b_, loc, x, y, sum);
+        return arith::AddIOp::create(b_, loc, arith::MulIOp::create(b_, loc, x, y), sum);
+      });
+      write(out, idx, total, loc);
+    });
+    barrier(loc);
+    tiles_[dot.getResult()] = out;
+    return true;
+  }
+  if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) {
+    bool isMax = isa<tile::RowMaxOp>(op);
+    Value srcV = op->getOperand(0);
+    auto st = cast<RankedTensorType>(srcV.getType());
+    auto rt = cast<RankedTensorType>(op->getResult(0).getType());
+    Type elem = rt.getElementType();
+    const View &src = viewOf(srcV);
+    View out = allocate(op->getResult(0), rt.getShape(), elem, loc);
+    int64_t cols = st.getShape()[1];
+    forEachElement({rt.getShape()[0]}, loc, [&](ArrayRef<Value> idx) {
+      Value init;
+      if (auto ft = dyn_cast<FloatType>(elem))
+        init = arith::ConstantOp::create(
+            b_, loc, elem, b_.getFloatAttr(ft, isMax ? APFloat::getInf(ft.getFloatSemantics(), true) : APFloat::getZero(ft.getFloatSemantics())));
+      else
+        init = arith::ConstantOp::create(
+            b_, loc, elem,
+            b_.getIntegerAttr(elem, isMax ? APInt::getSignedMinValue(elem.getIntOrFloatBitWidth()) : APInt(elem.getIntOrFloatBitWidth(), 0)));
+      Value total = reduceLoop(cols, init, loc, [&](Value c, Value r) -> Value {
+        Value x = read(src, {idx[0], c}, loc);
+        if (isa<FloatType>(elem))
+          return isMax ? arith::MaximumFOp::create(b_, loc, r, x).getResult() : arith::AddFOp::create(b_, loc, r, x).getResult();
+        return isMax ? arith::MaxSIOp::create(b_, loc, r, x).getResult() : arith::AddIOp::create(b_, loc, r, x).getResult();
+      });
+      write(out, {idx[0], cIndex(0, loc)}, total, loc);
+    });
+    barrier(loc);
+    tiles_[op->getResult(0)] = out;
+    return true;
+  }
+  if (auto mc = dyn_cast<tile::MaskColsOp>(op)) {
+    auto rt = cast<RankedTensorType>(mc.getType());
+    const View &src = viewOf(mc.getSource());
+    Value n = scalars_.lookup(mc.getN()), value = scalars_.lookup(mc.getValue());
+    View out = allocate(mc.getResult(), rt.getShape(), rt.getElementType(), loc);
+    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+      Value j = arith::IndexCastOp::create(b_, loc, b_.getI32Type(), idx[1]);
+      Value masked = arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::sge, j, n);
+      write(out, idx, arith::SelectOp::create(b_, loc, masked, value, read(src, idx, loc)), loc);
+    });
+    barrier(loc);
+    tiles_[mc.getResult()] = out;
+    return true;
+  }
+  if (auto cm = dyn_cast<tile::CausalMaskOp>(op)) {
+    auto rt = cast<RankedTensorType>(cm.getType());
+    auto ft = cast<FloatType>(rt.getElementType());
+    const View &src = viewOf(cm.getSource());
+    Value row = scalars_.lookup(cm.getRow()), col = scalars_.lookup(cm.getCol());
+    View out = allocate(cm.getResult(), rt.getShape(), ft, loc);
+    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+      Value i = arith::IndexCastOp::create(b_, loc, b_.getI32Type(), idx[0]);
+      Value j = arith::IndexCastOp::create(b_, loc, b_.getI32Type(), idx[1]);
+      Value lhs = arith::AddIOp::create(b_, loc, col, j), rhs = arith::AddIOp::create(b_, loc, row, i);
+      Value masked = arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::sgt, lhs, rhs);
+      Value big = arith::ConstantOp::create(b_, loc, ft, b_.getFloatAttr(ft, -1.0e30));
+      write(out, idx, arith::SelectOp::create(b_, loc, masked, big, read(src, idx, loc)), loc);
+    });
+    barrier(loc);
+    tiles_[cm.getResult()] = out;
+    return true;
+  }
+  if (auto ex = dyn_cast<tensor::ExtractOp>(op)) {
+    SmallVector<Value> idx;
+    for (Value i : ex.getIndices()) idx.push_back(scalars_.lookup(i));
+    scalars_.map(ex.getResult(), read(viewOf(ex.getTensor()), idx, loc));
+    return true;
+  }
+  if (op->getNumRegions() != 0) {
+    err = "the GPU target cannot lower `" + op->getName().getStringRef().str() + "` (an op with regions)";
+    return false;
+  }
+  if (tileResult && llvm::all_of(op->getOperands(), isTile) &&
+      (isa<arith::ArithDialect, math::MathDialect>(op->getDialect())))
+    return emitElementwise(op, err);
+  if (llvm::none_of(op->getOperands(), isTile) && llvm::none_of(op->getResults(), isTile)) {
+    b_.clone(*op, scalars_);
+    return true;
+  }
+  err = "the GPU target cannot lower `" + op->getName().getStringRef().str() + "` on tiles";
+  return false;
+}
+
+bool SimtCodegen::run(::mlir::gpu::GPUModuleOp gm, std::string &err) {
+  MLIRContext *ctx = func_.getContext();
+  computeLiveness();
+  // Global tensors become pointers into global memory; everything else keeps its type.
+  SmallVector<Type> argTypes;
+  auto global = LLVM::LLVMPointerType::get(ctx, 1);
+  for (Type t : func_.getArgumentTypes()) argTypes.push_back(isa<tile::PtrType>(t) ? Type(global) : t);
+  b_.setInsertionPointToEnd(gm.getBody());
+  auto gf = ::mlir::gpu::GPUFuncOp::create(b_, func_.getLoc(), func_.getName(), FunctionType::get(ctx, argTypes, {}));
+  gf->setAttr(::mlir::gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+  gf.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(ctx, {opts_.threads, 1, 1}));
+  result_.kernelName = func_.getName().str();
+  Block &entry = gf.getBody().front();
+  for (auto [from, to] : llvm::zip(func_.getArguments(), entry.getArguments())) scalars_.map(from, to);
+  b_.setInsertionPointToStart(&entry);
+  Location loc = func_.getLoc();
+  tid_ = ::mlir::gpu::ThreadIdOp::create(b_, loc, ::mlir::gpu::Dimension::x);
+  auto wg = ::mlir::gpu::AddressSpaceAttr::get(ctx, ::mlir::gpu::AddressSpace::Workgroup);
+  smem_ = ::mlir::gpu::DynamicSharedMemoryOp::create(
+      b_, loc, MemRefType::get({ShapedType::kDynamic}, b_.getI8Type(), MemRefLayoutAttrInterface(), wg));
+  for (Operation &op : func_.getBody().front())
+    if (!emitOp(&op, err)) return false;
+  if (entry.empty() || !entry.back().hasTrait<OpTrait::IsTerminator>()) ::mlir::gpu::ReturnOp::create(b_, loc);
+  if (result_.sharedBytes > opts_.sharedLimit) {
+    result_.sharedExceeded = true;
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool convertTileToSimt(ModuleOp module, const SimtOptions &opts, SimtResult &result, std::string &err) {
+  SmallVector<func::FuncOp> funcs;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isDeclaration()) funcs.push_back(f);
+  if (funcs.size() != 1) {
+    err = "the GPU target expects one kernel function in the tile module, found " + std::to_string(funcs.size());
+    return false;
+  }
+  MLIRContext *ctx = module.getContext();
+  ctx->getOrLoadDialect<::mlir::gpu::GPUDialect>();
+  ctx->getOrLoadDialect<LLVM::LLVMDialect>();
+  ctx->getOrLoadDialect<memref::MemRefDialect>();
+  ctx->getOrLoadDialect<scf::SCFDialect>();
+  ctx->getOrLoadDialect<math::MathDialect>();
+  module->setAttr(::mlir::gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  auto gm = ::mlir::gpu::GPUModuleOp::create(b, module.getLoc(), "ph_kernels");
+  // Size arguments after the kernel's own parameters: i32 or index.
+  for (Type t : funcs[0].getArgumentTypes())
+    if (isa<IndexType>(t)) result.sizeArgs64 = true;
+  SimtCodegen cg(funcs[0], opts, result);
+  if (!cg.run(gm, err)) return false;
+  funcs[0].erase();
+  return true;
+}
+
+} // namespace ph::simt
