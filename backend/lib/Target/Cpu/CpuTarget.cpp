@@ -17,6 +17,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -109,8 +112,21 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
+  // PH_CPU_TIMING=1 prints where compile time goes (stderr).
+  static const bool timing = std::getenv("PH_CPU_TIMING") != nullptr;
+  auto t0 = std::chrono::steady_clock::now();
+  auto lap = [&](const char *what) {
+    if (!timing)
+      return;
+    auto t1 = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "ph cpu: %-22s %8.2f ms\n", what,
+                 std::chrono::duration<double, std::milli>(t1 - t0).count());
+    t0 = t1;
+  };
   std::unique_ptr<MLIRContext> ctx = makeContext();
+  lap("context");
   OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, nullptr, error);
+  lap("kir -> tile");
   if (!m)
     return nullptr;
   if (!runPipeline(*m, [](OpPassManager &pm) {
@@ -118,18 +134,36 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
         tile::buildLoopsToLLVMPipeline(pm);
       }, error))
     return nullptr;
+  lap("tile -> llvm dialect");
   ExecutionEngineOptions eo;
-  // -O2 on the LLVM module: the tile loops are small and hot.
-  auto transformer = makeOptimizingTransformer(2, 0, nullptr);
+  // PH_CPU_OPT_LEVEL=0..3 trades compile time for run time. The CPU target
+  // exists to check numbers on small problems, where compiling dominates:
+  // -O0 compiles flash attention about twice as fast as -O1, and runs it
+  // about 1.6 times slower (docs/backend.md has the figures).
+  unsigned opt = 0;
+  if (const char *env = std::getenv("PH_CPU_OPT_LEVEL"); env && *env >= '0' && *env <= '3')
+    opt = *env - '0';
+  auto transformer = makeOptimizingTransformer(opt, 0, nullptr);
   eo.transformer = transformer;
-  eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  eo.jitCodeGenOptLevel = opt == 0   ? llvm::CodeGenOptLevel::None
+                          : opt == 1 ? llvm::CodeGenOptLevel::Less
+                          : opt == 2 ? llvm::CodeGenOptLevel::Default
+                                     : llvm::CodeGenOptLevel::Aggressive;
   eo.enableGDBNotificationListener = false;
   eo.enablePerfNotificationListener = false;
   auto engine = ExecutionEngine::create(*m, eo);
+  lap("engine (LLVM IR, opt)");
   if (!engine) {
     error = "JIT compilation failed: " + llvm::toString(engine.takeError());
     return nullptr;
   }
+  // ORC compiles lazily: look the entry up now so that compile errors surface
+  // here and the first launch is not slower than the rest.
+  if (auto fn = (*engine)->lookupPacked(k.name); !fn) {
+    error = "JIT compilation failed: " + llvm::toString(fn.takeError());
+    return nullptr;
+  }
+  lap("machine code");
   Signature sig;
   sig.name = k.name;
   sig.tensors = k.tensors;
