@@ -80,24 +80,28 @@ export function formatTable(rows: Row[]): string {
   return [line(keys), width.map((w) => '-'.repeat(w)).join('-+-'), ...cells.map(line)].join('\n') + '\n';
 }
 
-/** A one-line summary for the status bar: the best (fastest) row's time and throughput. */
+/** A one-line summary for the status bar: the fastest row's kernel, target, time, throughput
+ * and check; the server's own summary only when the rows say nothing. */
 export function summaryLine(result: unknown): string {
-  if (result && typeof result === 'object' && !Array.isArray(result)) {
+  const rows = resultRows(result);
+  const time = (r: Row) => Number(r.time_ms ?? r.timeMs ?? r.median_ms ?? Number.POSITIVE_INFINITY);
+  const parts: string[] = [];
+  if (rows.length > 0) {
+    const best = rows.reduce((a, b) => (time(b) < time(a) ? b : a));
+    if (best.kernel) parts.push(String(best.kernel) + (best.target ? ` on ${best.target}` : '') + ':');
+    if (Number.isFinite(time(best))) parts.push(`${cell(time(best))} ms`);
+    const tf = best.tflops ?? best.TFLOPs, gb = best.gbps ?? best.GBps;
+    if (tf !== undefined) parts.push(`${cell(tf)} TFLOP/s`);
+    if (gb !== undefined) parts.push(`${cell(gb)} GB/s`);
+    if (typeof best.check === 'string') parts.push(`check ${best.check}`);
+    const err = best.error ?? best.max_abs_err ?? best.maxError ?? best.max_error;
+    if (typeof err === 'string') parts.push(err);
+    else if (err !== undefined && typeof best.check !== 'string') parts.push(`err ${cell(err)}`);
+  }
+  // A kernel name alone says nothing: then the server's summary or message is better.
+  if (parts.length <= 1 && result && typeof result === 'object' && !Array.isArray(result)) {
     const s = (result as Row).summary ?? (result as Row).message;
     if (typeof s === 'string' && s.length > 0) return s;
   }
-  const rows = resultRows(result);
-  if (rows.length === 0) return 'no result';
-  const time = (r: Row) => Number(r.time_ms ?? r.timeMs ?? r.median_ms ?? Number.POSITIVE_INFINITY);
-  const best = rows.reduce((a, b) => (time(b) < time(a) ? b : a));
-  const parts: string[] = [];
-  if (best.kernel) parts.push(String(best.kernel));
-  if (Number.isFinite(time(best))) parts.push(`${cell(time(best))} ms`);
-  const tf = best.tflops ?? best.TFLOPs, gb = best.gbps ?? best.GBps;
-  if (tf !== undefined) parts.push(`${cell(tf)} TFLOP/s`);
-  if (gb !== undefined) parts.push(`${cell(gb)} GB/s`);
-  const err = best.error ?? best.max_abs_err ?? best.maxError ?? best.max_error;
-  if (typeof err === 'string') parts.push(err);
-  else if (err !== undefined) parts.push(`err ${cell(err)}`);
-  return parts.join(', ') || JSON.stringify(best);
+  return parts.join(' ').replace(/:$/, '') || (rows.length ? JSON.stringify(rows[0]) : 'no result');
 }

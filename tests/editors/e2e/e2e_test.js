@@ -109,11 +109,43 @@ async function openFile(page, name) {
       failed.catch(() => {});
       console.log(`     ${(await header.innerText()).trim()}`);
       console.log(`     ${(await table.innerText()).trim()}`);
-      const status = await page.locator('#ph\\.result').innerText().catch(() => '');
-      console.log(`     status bar: ${status.trim()}`);
-      return status.includes('causal_attention') || status.length > 0;
+      const item = page.locator('.statusbar-item', { hasText: /causal_attention on cpu: .* ms check passed/ }).first();
+      await item.waitFor({ timeout: 10000 });
+      console.log(`     status bar: ${(await item.innerText()).trim()}`);
+      return true;
     });
     await page.screenshot({ path: path.join(out, 'vscode-run.png') });
+
+    // 3. "Show MLIR": the tile-dialect IR in a read-only virtual document beside the source.
+    await attempt('"Show MLIR" opens the kernel\'s tile IR beside the source', async () => {
+      await page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Show MLIR' }).first().click();
+      const tab = page.locator('.tabs-container .tab', { hasText: /causal_attention\.causal_attention\.tile\.mlir/ }).first();
+      const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: /IR of .*failed/i }).first();
+      const failed = toast.waitFor({ timeout: 120000 }).then(async () => { throw new Error('error notification: ' + (await toast.innerText())); });
+      await Promise.race([tab.waitFor({ timeout: 120000 }), failed]);
+      failed.catch(() => {});
+      const text = (await page.locator('.editor-group-container').nth(1).locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+      console.log(`     ${text.split('\n').slice(0, 2).join(' | ')}`);
+      return /func|tile\./.test(text);
+    });
+    await page.screenshot({ path: path.join(out, 'vscode-ir.png') });
+
+    // 4. Kill ph-lsp: the extension restarts it, names the open file, and diagnostics return.
+    await openFile(page, 'bad_attention.ph');
+    await attempt('a killed ph-lsp is restarted and the message names the open file', async () => {
+      const cp = require('child_process');
+      const pids = cp.execFileSync('ps', ['-eo', 'pid=,args=']).toString().split('\n')
+        .filter((l) => l.includes(process.env.PH_E2E_LSP)).map((l) => parseInt(l.trim(), 10));
+      if (pids.length !== 1) throw new Error(`expected one ph-lsp, found ${pids.length}`);
+      process.kill(pids[0], 'SIGKILL');
+      const toast = page.locator('.notifications-toasts .notification-list-item-message', { hasText: /ph-lsp crashed while bad_attention\.ph was open/ }).first();
+      await toast.waitFor({ timeout: 30000 });
+      console.log(`     ${(await toast.innerText()).trim()}`);
+      await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 60000 });
+      const after = cp.execFileSync('ps', ['-eo', 'pid=,args=']).toString().split('\n')
+        .filter((l) => l.includes(process.env.PH_E2E_LSP)).map((l) => parseInt(l.trim(), 10));
+      return after.length === 1 && after[0] !== pids[0];
+    });
   } catch (e) {
     check(false, `error: ${e.message}`);
     await page.screenshot({ path: path.join(out, 'vscode-error.png') }).catch(() => {});

@@ -25,12 +25,15 @@ trap cleanup EXIT
 "$root/tests/editors/vsce/package_test.sh" "$work/ph-lang.vsix" >"$out/package.log" || { cat "$out/package.log"; exit 1; }
 
 # A workspace: a kernel with a misspelt builtin (line 21) and a correct one.
-mkdir -p "$work/ws" "$work/udd/User" "$work/exts"
+mkdir -p "$work/ws" "$work/udd/User" "$work/exts" "$work/bin"
+# ph-lsp through a link of our own, so the test can find (and kill) exactly its server;
+# the server still finds `ph` next to its real path.
+ln -s "$lsp" "$work/bin/ph-lsp"
 sed '21s/rowmax(s)/rowmx(s)/' "$root/examples/flash_attention_manual.ph" >"$work/ws/bad_attention.ph"
 cp "$root/examples/causal_attention.ph" "$work/ws/"
 cat >"$work/udd/User/settings.json" <<JSON
 {
-  "ph.server.path": "$lsp",
+  "ph.server.path": "$work/bin/ph-lsp",
   "ph.target": "cpu",
   "ph.sizes": { "N": 64 },
   "ph.compileOnSave": false,
@@ -58,5 +61,5 @@ server_pid=$!
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.2; done
 curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" || { cat "$out/code-server.log"; echo "FAIL: code-server did not start"; exit 1; }
 
-PH_E2E_URL="http://127.0.0.1:$port/?folder=$work/ws" PH_E2E_OUT="$out" PH_E2E_LOGS="$work/udd/logs" \
+PH_E2E_URL="http://127.0.0.1:$port/?folder=$work/ws" PH_E2E_OUT="$out" PH_E2E_LOGS="$work/udd/logs" PH_E2E_LSP="$work/bin/ph-lsp" \
   timeout 300 node "$root/tests/editors/e2e/e2e_test.js"

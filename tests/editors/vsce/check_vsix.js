@@ -47,7 +47,7 @@ const table = formatTable(resultRows(result)).split('\n');
 check(/^kernel\s+\| config\s+\| target \| time_ms \| tflops \| maxError$/.test(table[0]), `table header: ${table[0]}`);
 check(table[2].includes('flash_attention') && table[2].includes('BR=64 BC=32') && table[2].includes('1.250'), `table row: ${table[2]}`);
 check(table.length === 5 && table[4] === '', 'one line per variant');
-check(summaryLine(result) === 'flash_attention, 0.9877 ms, 15.900 TFLOP/s, err 1.000e-4', `status summary: ${summaryLine(result)}`);
+check(summaryLine(result) === 'flash_attention on cpu: 0.9877 ms 15.900 TFLOP/s err 1.000e-4', `status summary: ${summaryLine(result)}`);
 const served = { ok: true, kernel: 'causal_attention', target: 'interp', exitCode: 0, summary: 'causal_attention on interp: 0.544 ms',
   result: { analyze_ms: 0.5, check: { outputs: [{ dtype: 'f32', max_abs_err: 2e-7, name: 'O', passed: true }], passed: true, reference: 'interp' },
     compile_ms: 0, config: 'D=64,BR=32,BC=32', grid: [2, 1, 1], kernel: 'causal_attention', outputs: [], scalars: { scale: 0.125 },
@@ -57,8 +57,9 @@ check(/^kernel\s+\| config\s+\| target \| sizes \| grid\s+\| time_ms \| check\s+
 check(t2[2].includes('D=64,BR=32,BC=32') && t2[2].includes('N=64') && t2[2].includes('2,1,1') && t2[2].includes('passed') && t2[2].includes('2.000e-7'),
   `ph.run table row: ${t2[2]}`);
 check(!t2[0].includes('scalars') && !t2[0].includes('exitCode') && !t2[0].includes('summary'), 'plumbing keys are left out');
-check(summaryLine(served) === 'causal_attention on interp: 0.544 ms', 'the server\'s summary is the status text');
-check(summaryLine({ summary: 'no GPU: ran on the CPU' }) === 'no GPU: ran on the CPU', 'server summary wins');
+check(summaryLine(served) === 'causal_attention on interp: 0.5442 ms check passed', `ph.run status summary: ${summaryLine(served)}`);
+check(summaryLine({ ok: false, kernel: 'k', error: 'no GPU: no CUDA driver', summary: 'x' }) === 'k: no GPU: no CUDA driver', 'an error is the status text');
+check(summaryLine({ summary: 'no GPU: ran on the CPU' }) === 'no GPU: ran on the CPU', 'the server summary when the rows say nothing');
 check(formatTable(resultRows(null)) === '(no result)\n', 'empty result');
 console.log(`${passes} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);
