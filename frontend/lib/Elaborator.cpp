@@ -105,6 +105,7 @@ private:
   bool axisUsed_[3] = {false, false, false};
   size_t errors_ = 0;
   bool tensorcore_ = false;
+  bool explicitGrid_ = false; // @grid: slices of ctx.block are not known to stay inside
 
   // --- Diagnostics -------------------------------------------------------------
   Diagnostic &report(DiagKind kind, SourceRange r, std::vector<std::string> args) {
@@ -260,6 +261,7 @@ bool Elaborator::setupParams() {
   const KernelDecorators &kd = st_.decorators[&decl_];
   k_->threads = kd.threads;
   k_->tensorcore = tensorcore_ = kd.tensorcore;
+  explicitGrid_ = kd.grid != nullptr;
   frames_.push_back(Frame{&decl_, {}, {}});
   // Autotune constants.
   for (size_t ai = 0; ai < kd.autotune.size(); ++ai) {
@@ -1571,12 +1573,12 @@ bool Elaborator::maskNeeded(const kir::TensorDim &dim, const Val &start, int64_t
   }
   if (isIndex) {
     // ctx.block.a over a dimension the grid is inferred from stays inside it.
-    return !(f.axis >= 0 && f.coef == 1 && f.offset == 0);
+    return explicitGrid_ || !(f.axis >= 0 && f.coef == 1 && f.offset == 0);
   }
   bool blocksTile = aligned % len == 0;
   if (!blocksTile) return true;
   // `ctx.block.a * len + c*len :+ len`: the grid along a is ceil(N / len).
-  if (f.axis >= 0 && f.coef == len && f.offset == 0) return false;
+  if (!explicitGrid_ && f.axis >= 0 && f.coef == len && f.offset == 0) return false;
   // `for i in range(lo, extent(T, d), len)` with lo a multiple of len.
   if (f.loopVar >= 0) {
     const LoopInfo &li = loops_[static_cast<uint32_t>(f.loopVar)];
