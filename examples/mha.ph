@@ -1,0 +1,80 @@
+// Batched multi-head flash attention over [B, H, N, D] tensors: one CTA per block of BR
+// queries of one head of one sequence (grid: ceil(N / BR) x H x B). D is 64 or 128; the
+// launch picks the variant whose D matches the tensors.
+
+@tensorcore
+@autotune(D in [64, 128], BR in [64], BC in [32])
+@aligned(N = BR)
+kernel mha_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
+               O: tensor<f16>[B, H, N, D], scale: f32) {
+  let row = ctx.block.x * BR
+  let h = ctx.block.y
+  let b = ctx.block.z
+  let q = Q[b, h, row :+ BR, :]
+  var acc: tile<f32>[BR, D] = 0.0
+  attention(acc, q, K[b, h, :, :], V[b, h, :, :], scale, BR, BC)
+  O[b, h, row :+ BR, :] = acc
+}
+
+@tensorcore
+@autotune(D in [64, 128], BR in [64], BC in [32])
+@aligned(N = BR)
+kernel mha_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
+                O: tensor<bf16>[B, H, N, D], scale: f32) {
+  let row = ctx.block.x * BR
+  let h = ctx.block.y
+  let b = ctx.block.z
+  let q = Q[b, h, row :+ BR, :]
+  var acc: tile<f32>[BR, D] = 0.0
+  attention(acc, q, K[b, h, :, :], V[b, h, :, :], scale, BR, BC)
+  O[b, h, row :+ BR, :] = acc
+}
+
+@tensorcore
+@autotune(D in [64, 128], BR in [64], BC in [32])
+@aligned(N = BR)
+kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
+                      O: tensor<f16>[B, H, N, D], scale: f32) {
+  let row = ctx.block.x * BR
+  let h = ctx.block.y
+  let b = ctx.block.z
+  let q = Q[b, h, row :+ BR, :]
+  var acc: tile<f32>[BR, D] = 0.0
+  var m: tile<f32>[BR, 1] = -1.0e30
+  var l: tile<f32>[BR, 1] = 0.0
+  // Keys past the block's last query never count.
+  for kt in range(0, row + BR, BC) {
+    let k = K[b, h, kt :+ BC, :]
+    let v = V[b, h, kt :+ BC, :]
+    var s: tile<f32>[BR, BC] = dot_t(q, k)
+    s = s * scale
+    causal_mask(s, row, kt)
+    online_softmax(acc, m, l, s, v)
+  }
+  acc = acc / l
+  O[b, h, row :+ BR, :] = acc
+}
+
+@tensorcore
+@autotune(D in [64, 128], BR in [64], BC in [32])
+@aligned(N = BR)
+kernel mha_causal_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
+                       O: tensor<bf16>[B, H, N, D], scale: f32) {
+  let row = ctx.block.x * BR
+  let h = ctx.block.y
+  let b = ctx.block.z
+  let q = Q[b, h, row :+ BR, :]
+  var acc: tile<f32>[BR, D] = 0.0
+  var m: tile<f32>[BR, 1] = -1.0e30
+  var l: tile<f32>[BR, 1] = 0.0
+  for kt in range(0, row + BR, BC) {
+    let k = K[b, h, kt :+ BC, :]
+    let v = V[b, h, kt :+ BC, :]
+    var s: tile<f32>[BR, BC] = dot_t(q, k)
+    s = s * scale
+    causal_mask(s, row, kt)
+    online_softmax(acc, m, l, s, v)
+  }
+  acc = acc / l
+  O[b, h, row :+ BR, :] = acc
+}
