@@ -56,12 +56,13 @@ async function openFile(page, name) {
     });
     await attempt('the squiggle is on line 21 (hover shows the diagnostic)', async () => {
       const word = page.locator('.view-line span span', { hasText: /^rowmx$/ }).first();
+      // The word's position before the hover re-renders the line.
+      const top = (await word.boundingBox()).y;
       await word.hover();
       const hover = page.locator('.monaco-hover-content', { hasText: 'rowmx' }).first();
       await hover.waitFor({ timeout: 20000 });
       console.log(`     hover: ${(await hover.innerText()).split('\n').slice(0, 2).join(' | ')}`);
       // The line of the hovered word, from the editor's line numbers next to it.
-      const top = (await word.boundingBox()).y;
       const nums = await page.locator('.margin-view-overlays .line-numbers').evaluateAll((els) =>
         els.map((e) => [e.textContent.trim(), e.getBoundingClientRect().y]));
       const line = nums.reduce((best, n) => (Math.abs(n[1] - top) < Math.abs(best[1] - top) ? n : best), ['?', 1e9])[0];
