@@ -13,7 +13,7 @@ fresh from os.urandom; the seed is printed so a failure can be replayed), runs
 with the numpy reference: the relative error ||out - ref|| / ||ref|| must be
 within 1e-5 for f32 outputs and 3e-3 for f16 ones. With several targets the
 targets are also compared with each other. Exit status: 0 pass, 1 fail, 77 skip
-(the target is not built into this `ph`).
+(the target is not built into this `ph`, or there is no GPU for `gpu`).
 """
 import argparse
 import json
@@ -163,7 +163,7 @@ def run_case(name, case, args, rng, tmp):
             cmd += ["--out", f"{oname}={os.path.join(tmp, f'{target}_{oname}.npy')}"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
-            if "not built" in p.stderr:
+            if "not built" in p.stderr or "no GPU" in p.stderr:
                 print(f"SKIP {name} on {target}: {p.stderr.strip()}")
                 return SKIP
             print(f"FAIL {name} on {target}: `{' '.join(cmd)}` exited {p.returncode}\n{p.stdout}{p.stderr}")
