@@ -184,7 +184,8 @@ void Endpoint::handle(const Transport::Incoming &in) {
     sendError(hasId ? id : json(), {ErrorCode::InvalidRequest, "`method` must be a string", nullptr});
     return;
   }
-  if (msg.contains("params") && !msg["params"].is_object() && !msg["params"].is_array()) {
+  // A null `params` is read as absent: some clients send it for `shutdown`.
+  if (msg.contains("params") && !msg["params"].is_null() && !msg["params"].is_object() && !msg["params"].is_array()) {
     if (hasId) sendError(id, {ErrorCode::InvalidRequest, "`params` must be an object or an array", nullptr});
     return;
   }
@@ -219,7 +220,7 @@ void Endpoint::dispatchRequest(const json &msg) {
     inFlight_[id.dump()] = reply.state_->cancel;
   }
   static const json empty = json::object();
-  const json &params = msg.contains("params") ? msg["params"] : empty;
+  const json &params = msg.contains("params") && !msg["params"].is_null() ? msg["params"] : empty;
   try {
     it->second(params, reply);
   } catch (const json::exception &e) {
@@ -232,7 +233,7 @@ void Endpoint::dispatchRequest(const json &msg) {
 void Endpoint::dispatchNotification(const json &msg) {
   std::string method = msg["method"].get<std::string>();
   static const json empty = json::object();
-  const json &params = msg.contains("params") ? msg["params"] : empty;
+  const json &params = msg.contains("params") && !msg["params"].is_null() ? msg["params"] : empty;
   if (method == "$/cancelRequest") {
     if (!params.is_object() || !params.contains("id")) return;
     std::shared_ptr<CancelState> state;

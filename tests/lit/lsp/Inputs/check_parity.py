@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# check_parity.py FILE PH LSP [ARGS...]: the diagnostics ph-lsp publishes for FILE must
+# be exactly those `ph check --json FILE` prints: same codes, severities, messages,
+# ranges (converted from 1-based byte columns to 0-based UTF-16 columns), notes as
+# relatedInformation. Prints one line per diagnostic and `parity: N identical`, or
+# the first difference and exits 1.
+import json
+import os
+import subprocess
+import sys
+import time
+
+path = os.path.abspath(sys.argv[1])
+ph, lsp = sys.argv[2], sys.argv[3:]
+text = open(path, encoding="utf-8").read()
+lines = text.split("\n")
+
+
+def utf16_col(line1, col1):
+    raw = lines[line1 - 1].encode("utf-8")[:col1 - 1]
+    return len(raw.decode("utf-8", errors="replace").encode("utf-16-le")) // 2
+
+
+def lsp_range(r):
+    return {"start": {"line": r["start"]["line"] - 1, "character": utf16_col(r["start"]["line"], r["start"]["col"])},
+            "end": {"line": r["end"]["line"] - 1, "character": utf16_col(r["end"]["line"], r["end"]["col"])}}
+
+
+check = json.loads(subprocess.run([ph, "check", "--json", path], capture_output=True, text=True).stdout)
+expected = []
+for d in check[0]["diagnostics"]:
+    e = {"code": d["code"], "severity": {"error": 1, "warning": 2, "note": 3}[d["severity"]], "message": d["message"],
+         "range": lsp_range(d["range"])}
+    if d["notes"]:
+        e["relatedInformation"] = [{"message": n["message"], "range": lsp_range(n["range"])} for n in d["notes"]]
+    expected.append(e)
+
+proc = subprocess.Popen(lsp, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+
+def send(msg):
+    body = json.dumps(msg).encode("utf-8")
+    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    proc.stdin.flush()
+
+
+def read():
+    headers = b""
+    while not headers.endswith(b"\r\n\r\n"):
+        c = proc.stdout.read(1)
+        if not c:
+            sys.exit("server closed its output")
+        headers += c
+    n = int([h for h in headers.decode().split("\r\n") if h.lower().startswith("content-length")][0].split(":")[1])
+    return json.loads(proc.stdout.read(n).decode("utf-8"))
+
+
+uri = "file://" + path
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+      "params": {"capabilities": {"textDocument": {"publishDiagnostics": {"relatedInformation": True}}}}})
+send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+      "params": {"textDocument": {"uri": uri, "languageId": "ph", "version": 1, "text": text}}})
+got = None
+while got is None:
+    m = read()
+    if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri:
+        got = m["params"]["diagnostics"]
+send({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
+send({"jsonrpc": "2.0", "method": "exit"})
+proc.wait(timeout=10)
+
+actual = []
+for d in got:
+    a = {"code": d["code"], "severity": d["severity"], "message": d["message"], "range": d["range"]}
+    if "relatedInformation" in d:
+        a["relatedInformation"] = [{"message": r["message"], "range": r["location"]["range"]} for r in d["relatedInformation"]]
+    actual.append(a)
+
+if len(actual) != len(expected):
+    print("count differs: ph check %d, ph-lsp %d" % (len(expected), len(actual)))
+    sys.exit(1)
+for e, a in zip(expected, actual):
+    if e != a:
+        print("differs:\n  ph check: %s\n  ph-lsp:   %s" % (json.dumps(e, ensure_ascii=False), json.dumps(a, ensure_ascii=False)))
+        sys.exit(1)
+    r = a["range"]["start"]
+    print("%d:%d %s %s" % (r["line"], r["character"], a["code"], a["message"]))
+print("parity: %d identical" % len(actual))

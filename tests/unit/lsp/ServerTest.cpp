@@ -1,0 +1,351 @@
+//===- ServerTest.cpp - The server driven in process ----------------------===//
+//
+// Messages go straight into Server::handle and come back through the send
+// function: lifecycle, sync with incremental UTF-16 edits, diagnostics after
+// an edit, cancellation, and the commands against stand-in `ph` drivers
+// (small shell scripts) so the paths do not depend on the backend's progress.
+//
+//===----------------------------------------------------------------------===//
+#include "Server.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+
+using namespace ph::lsp;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+class Client {
+public:
+  static ServerOptions fast() {
+    ServerOptions o;
+    o.debounce = 5ms;
+    return o;
+  }
+  explicit Client(ServerOptions o = fast()) {
+    o.stdDir = PH_STD_DIR_FOR_TESTS;
+    o.detectGpu = false;
+    server_ = std::make_unique<Server>(
+        [this](std::string body) {
+          std::lock_guard<std::mutex> lock(mu_);
+          received_.push_back(json::parse(body));
+          cv_.notify_all();
+        },
+        o);
+  }
+  ~Client() { server_.reset(); }
+
+  void send(const json &msg) { server_->handle({msg.dump(), {}}); }
+  void notify(const std::string &method, json params) {
+    send({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+  }
+  json request(const std::string &method, json params, std::chrono::milliseconds timeout = 10s) {
+    int id = nextId_++;
+    send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+    return waitFor([id](const json &m) { return !m.contains("method") && m["id"] == id; }, timeout);
+  }
+  int sendRequest(const std::string &method, json params) {
+    int id = nextId_++;
+    send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+    return id;
+  }
+  json waitFor(std::function<bool(const json &)> pred, std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock<std::mutex> lock(mu_);
+    json found;
+    cv_.wait_for(lock, timeout, [&] {
+      for (size_t i = 0; i < received_.size(); ++i)
+        if (pred(received_[i])) {
+          found = received_[i];
+          received_.erase(received_.begin() + static_cast<long>(i));
+          return true;
+        }
+      return false;
+    });
+    return found;
+  }
+  json diagnosticsFor(const std::string &uri, int64_t version) {
+    return waitFor([&](const json &m) {
+      return m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri &&
+             m["params"].value("version", -1) == version;
+    });
+  }
+  void initialize(json caps = json::object(), json initOptions = nullptr) {
+    json p = {{"processId", nullptr}, {"rootUri", nullptr}, {"capabilities", caps}};
+    if (!initOptions.is_null()) p["initializationOptions"] = initOptions;
+    ASSERT_TRUE(request("initialize", p).contains("result"));
+    notify("initialized", json::object());
+  }
+  Server &server() { return *server_; }
+
+private:
+  std::unique_ptr<Server> server_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<json> received_;
+  int nextId_ = 1;
+};
+
+const char *kFile = "file:///tmp/ph-lsp-server-test/k.ph";
+
+const char *kKernel = "kernel k(X: tensor<f32>[N, 4], Y: tensor<f32>[N, 4]) {\n"
+                      "  let t = ctx.block.x * 8\n"
+                      "  Y[t :+ 8, :] = X[t :+ 8, :]\n"
+                      "}\n";
+
+json open(Client &c, const std::string &text, const char *uri = kFile) {
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "ph"}, {"version", 1}, {"text", text}}}});
+  return c.diagnosticsFor(uri, 1);
+}
+
+/// A stand-in `ph` driver: a shell script with this body.
+std::string fakeDriver(const std::string &name, const std::string &body) {
+  fs::path dir = fs::temp_directory_path() / ("ph-lsp-fake-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::path p = dir / name;
+  std::ofstream(p) << "#!/bin/sh\n" << body << "\n";
+  chmod(p.c_str(), 0755);
+  return p.string();
+}
+
+TEST(Server, OpenPublishesDiagnosticsWithVersion) {
+  Client c;
+  c.initialize();
+  json d = open(c, kKernel);
+  ASSERT_TRUE(d.is_object());
+  EXPECT_TRUE(d["params"]["diagnostics"].empty()) << d;
+}
+
+TEST(Server, IncrementalNonAsciiEditsThenDiagnosticsAndHover) {
+  Client c;
+  c.initialize();
+  open(c, kKernel);
+  // Line 1 becomes `  let t = ctx.block.x * 8 // é😀 σ` : UTF-16 columns now differ from bytes.
+  c.notify("textDocument/didChange",
+           {{"textDocument", {{"uri", kFile}, {"version", 2}}},
+            {"contentChanges", {{{"range", {{"start", {{"line", 1}, {"character", 25}}}, {"end", {{"line", 1}, {"character", 25}}}}},
+                                 {"text", " // é😀 σ"}}}}});
+  // ... and after the emoji (UTF-16 column 34 = 25 + 4 + 1 + 2 + 1 + 1), add an unknown name on a new line.
+  c.notify("textDocument/didChange",
+           {{"textDocument", {{"uri", kFile}, {"version", 3}}},
+            {"contentChanges", {{{"range", {{"start", {{"line", 1}, {"character", 34}}}, {"end", {{"line", 1}, {"character", 34}}}}},
+                                 {"text", "\n  let u = zzz"}}}}});
+  json d = c.diagnosticsFor(kFile, 3);
+  ASSERT_TRUE(d.is_object());
+  bool unknown = false;
+  for (const json &x : d["params"]["diagnostics"])
+    if (x["code"] == "E0201") {
+      unknown = true;
+      EXPECT_EQ(x["range"]["start"]["line"], 2);
+      EXPECT_EQ(x["range"]["start"]["character"], 10);
+    }
+  EXPECT_TRUE(unknown) << d;
+  // The comment survived intact: the edit landed after σ, not inside the emoji.
+  int64_t v;
+  auto text = c.server().scheduler().text(kFile, &v);
+  EXPECT_EQ(v, 3);
+  EXPECT_NE(text->find("// é😀 σ\n  let u = zzz"), std::string::npos) << *text;
+  json h = c.request("textDocument/hover", {{"textDocument", {{"uri", kFile}}}, {"position", {{"line", 3}, {"character", 3}}}});
+  EXPECT_TRUE(h["result"].is_object()) << h;
+}
+
+TEST(Server, DiagnosticsClearOnCloseAndFixReported) {
+  Client c;
+  c.initialize();
+  json d = open(c, "kernel k(X: tensor<f32>[N]) {\n  let y = nope\n}\n");
+  EXPECT_FALSE(d["params"]["diagnostics"].empty());
+  c.notify("textDocument/didClose", {{"textDocument", {{"uri", kFile}}}});
+  json cleared = c.waitFor([](const json &m) {
+    return m.value("method", "") == "textDocument/publishDiagnostics" && m["params"]["diagnostics"].empty();
+  });
+  EXPECT_TRUE(cleared.is_object());
+}
+
+TEST(Server, EditsAreDebouncedIntoOneAnalysis) {
+  ServerOptions slow;
+  slow.debounce = 50ms;
+  Client c(slow);
+  c.initialize();
+  open(c, kKernel);
+  size_t before = c.server().scheduler().analysesRun();
+  for (int v = 2; v < 30; ++v)
+    c.notify("textDocument/didChange", {{"textDocument", {{"uri", kFile}, {"version", v}}},
+                                        {"contentChanges", {{{"range", {{"start", {{"line", 3}, {"character", 1}}},
+                                                                         {"end", {{"line", 3}, {"character", 1}}}}},
+                                                             {"text", " "}}}}});
+  json d = c.diagnosticsFor(kFile, 29);
+  ASSERT_TRUE(d.is_object());
+  c.server().scheduler().waitIdle();
+  EXPECT_LE(c.server().scheduler().analysesRun() - before, 2u); // one, or two if the debounce expired mid-burst
+}
+
+TEST(Server, NotInitializedAndShutdown) {
+  Client c;
+  json r = c.request("textDocument/hover", json::object());
+  EXPECT_EQ(r["error"]["code"], -32002);
+  c.initialize();
+  EXPECT_TRUE(c.request("shutdown", nullptr)["result"].is_null());
+  EXPECT_EQ(c.request("textDocument/hover", json::object())["error"]["code"], -32600);
+  bool exited = false;
+  c.server().onExit = [&] { exited = true; };
+  c.notify("exit", nullptr);
+  EXPECT_TRUE(exited);
+  EXPECT_EQ(c.server().exitCode(), 0);
+}
+
+TEST(Server, RunWithoutGpuOffersCpuAtOnce) {
+  setenv("PH_LSP_NO_GPU", "1", 1);
+  Client c;
+  c.initialize();
+  open(c, kKernel);
+  auto t0 = std::chrono::steady_clock::now();
+  json r = c.request("workspace/executeCommand", {{"command", "ph.run"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}}}}});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  ASSERT_TRUE(r.contains("result")) << r;
+  EXPECT_EQ(r["result"]["ok"], false);
+  EXPECT_NE(r["result"]["error"].get<std::string>().find("no GPU"), std::string::npos);
+  EXPECT_EQ(r["result"]["offer"]["arguments"][0]["target"], "cpu");
+  json msg = c.waitFor([](const json &m) { return m.value("method", "") == "window/showMessage"; });
+  EXPECT_NE(msg["params"]["message"].get<std::string>().find("CPU target"), std::string::npos);
+  unsetenv("PH_LSP_NO_GPU");
+}
+
+TEST(Server, RunOnCpuParsesTheDriversJsonAndShowsASummary) {
+  std::string driver = fakeDriver("ph-run-json", R"(echo "args: $*" >&2
+echo '{"kernel":"k","target":"cpu","time_ms":1.5,"gbps":12.25,"max_error":0.0001}')");
+  Client c;
+  c.initialize(json::object(), {{"ph", {{"path", driver}, {"sizes", {{"N", 64}}}}}});
+  open(c, kKernel);
+  json r = c.request("workspace/executeCommand",
+                     {{"command", "ph.run"}, {"arguments", {{{"uri", kFile}, {"position", {{"line", 1}, {"character", 3}}}, {"target", "cpu"}}}}});
+  ASSERT_TRUE(r.contains("result")) << r;
+  EXPECT_EQ(r["result"]["ok"], true);
+  EXPECT_EQ(r["result"]["kernel"], "k");
+  EXPECT_EQ(r["result"]["result"]["time_ms"], 1.5);
+  // The argument vector reached the driver as given, sizes included.
+  std::string err = r["result"]["stderr"];
+  EXPECT_NE(err.find("run /tmp/ph-lsp-"), std::string::npos) << err; // unsaved text: a copy
+  EXPECT_NE(err.find("--kernel k --target cpu --check --json --size N=64"), std::string::npos) << err;
+  EXPECT_NE(r["result"]["summary"].get<std::string>().find("1.5 ms"), std::string::npos);
+}
+
+TEST(Server, MissingStageIsAClearError) {
+  std::string driver = fakeDriver("ph-missing", "echo \"ph $1: not built yet\" >&2; exit 2");
+  Client c;
+  c.initialize(json::object(), {{"path", driver}});
+  open(c, kKernel);
+  json r = c.request("workspace/executeCommand", {{"command", "ph.showIR"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}, {"stage", "ptx"}}}}});
+  ASSERT_TRUE(r.contains("error")) << r;
+  EXPECT_EQ(r["error"]["code"], -32803);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("not available in this build"), std::string::npos) << r;
+  json bad = c.request("workspace/executeCommand", {{"command", "ph.showIR"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}, {"stage", "nope"}}}}});
+  EXPECT_EQ(bad["error"]["code"], -32602);
+}
+
+TEST(Server, ShowIRMapsLinesBackToTheSource) {
+  std::string driver = fakeDriver("ph-emit", R"(cat <<'EOF'
+module {
+  func.func @k() {
+    %0 = arith.constant 8 : i32 loc(#loc2)
+    tile.store %0 loc("/x/k.ph":3:3)
+  } loc(#loc1)
+} loc(#loc)
+#loc = loc(unknown)
+#loc1 = loc("/x/k.ph":1:8)
+#loc2 = loc("/x/k.ph":2:22)
+EOF)");
+  Client c;
+  c.initialize(json::object(), {{"path", driver}});
+  open(c, kKernel);
+  json r = c.request("workspace/executeCommand", {{"command", "ph.showIR"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}}}}});
+  ASSERT_TRUE(r.contains("result")) << r;
+  EXPECT_EQ(r["result"]["stage"], "tile");
+  json map = r["result"]["lineMap"];
+  std::map<int, int> m;
+  for (const json &e : map) m[e["irLine"]] = e["sourceLine"];
+  EXPECT_EQ(m[2], 1);
+  EXPECT_EQ(m[3], 2);
+  EXPECT_EQ(m[4], 0);
+}
+
+TEST(Server, CancelRequestKillsTheDriver) {
+  std::string driver = fakeDriver("ph-slow", "sleep 30");
+  Client c;
+  c.initialize(json{{"window", {{"workDoneProgress", true}}}}, {{"path", driver}});
+  open(c, kKernel);
+  auto t0 = std::chrono::steady_clock::now();
+  int id = c.sendRequest("workspace/executeCommand", {{"command", "ph.compile"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}}}}});
+  // The server asks for a progress token; answer it, then wait for `begin`.
+  json create = c.waitFor([](const json &m) { return m.value("method", "") == "window/workDoneProgress/create"; });
+  ASSERT_TRUE(create.is_object());
+  c.send({{"jsonrpc", "2.0"}, {"id", create["id"]}, {"result", nullptr}});
+  json begin = c.waitFor([](const json &m) { return m.value("method", "") == "$/progress" && m["params"]["value"]["kind"] == "begin"; });
+  ASSERT_TRUE(begin.is_object());
+  EXPECT_EQ(begin["params"]["value"]["cancellable"], true);
+  c.notify("$/cancelRequest", {{"id", id}});
+  json r = c.waitFor([id](const json &m) { return !m.contains("method") && m["id"] == id; });
+  EXPECT_EQ(r["error"]["code"], -32800) << r;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  json end = c.waitFor([](const json &m) { return m.value("method", "") == "$/progress" && m["params"]["value"]["kind"] == "end"; });
+  EXPECT_TRUE(end.is_object());
+}
+
+TEST(Server, ProgressCancelButtonStopsTheJob) {
+  std::string driver = fakeDriver("ph-slow2", "sleep 30");
+  Client c;
+  c.initialize(json::object(), {{"path", driver}});
+  open(c, kKernel);
+  int id = c.sendRequest("workspace/executeCommand",
+                         {{"command", "ph.run"}, {"workDoneToken", "tok-1"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}, {"target", "cpu"}}}}});
+  ASSERT_TRUE(c.waitFor([](const json &m) { return m.value("method", "") == "$/progress"; }).is_object());
+  c.notify("window/workDoneProgress/cancel", {{"token", "tok-1"}});
+  json r = c.waitFor([id](const json &m) { return !m.contains("method") && m["id"] == id; });
+  EXPECT_EQ(r["error"]["code"], -32800) << r;
+}
+
+TEST(Server, ConfigurationChangeIsApplied) {
+  Client c;
+  c.initialize();
+  c.notify("workspace/didChangeConfiguration",
+           {{"settings", {{"ph", {{"path", "/opt/ph/bin/ph"}, {"target", "cpu"}, {"outputDir", "out"}, {"compileOnSave", false},
+                                  {"sizes", {{"N", 4096}}}}}}}});
+  Settings s = c.server().settings();
+  EXPECT_EQ(s.phPath, "/opt/ph/bin/ph");
+  EXPECT_EQ(s.target, "cpu");
+  EXPECT_EQ(s.outputDir, "out");
+  EXPECT_FALSE(s.compileOnSave);
+  EXPECT_EQ(s.sizes["N"], 4096);
+}
+
+TEST(Server, CompileOnSaveTurnsDriverErrorsIntoDiagnostics) {
+  std::string driver = fakeDriver("ph-build", R"(f="$2"
+echo "$f:2:3: error[E0502]: ptxas ran out of registers" >&2
+exit 1)");
+  fs::create_directories("/tmp/ph-lsp-server-test");
+  std::ofstream("/tmp/ph-lsp-server-test/k.ph") << kKernel;
+  Client c;
+  c.initialize(json::object(), {{"path", driver}, {"outputDir", "/tmp/ph-lsp-server-test/.ph-build"}});
+  open(c, kKernel);
+  c.notify("textDocument/didSave", {{"textDocument", {{"uri", kFile}}}});
+  json d = c.waitFor([](const json &m) {
+    if (m.value("method", "") != "textDocument/publishDiagnostics") return false;
+    for (const json &x : m["params"]["diagnostics"])
+      if (x["code"] == "E0502") return true;
+    return false;
+  });
+  ASSERT_TRUE(d.is_object());
+  for (const json &x : d["params"]["diagnostics"])
+    if (x["code"] == "E0502") {
+      EXPECT_EQ(x["message"], "ptxas ran out of registers");
+      EXPECT_EQ(x["range"]["start"]["line"], 1);
+      EXPECT_EQ(x["range"]["start"]["character"], 2);
+    }
+}
+
+} // namespace
