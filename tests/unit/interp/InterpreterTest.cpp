@@ -375,4 +375,75 @@ TEST(Interpreter, ScalarArgsAndSizes) {
   EXPECT_TRUE(std::isnan(l.tensors[0].get(1))); // never written: stays poisoned
 }
 
+TEST(Interpreter, UnmaskedStoreOutOfRangeNamesTheTensor) {
+  // O[2 :+ 4] = 1 over an O of extent 4, with the slice marked in bounds.
+  Kernel k;
+  k.name = "badstore";
+  k.tensors = {tensorParam("Out", Elem::F32, {4}, {"4"}, false, true)};
+  k.body = {store(0, {range(ic(2), 4, false)}, splat(fc(1.0), ty(Elem::F32, {4})))};
+  Launch l;
+  l.tensors = {nans(Elem::F32, {4})};
+  l.bind();
+  std::string err = interpret(k, l.args);
+  EXPECT_NE(err.find("unmasked store of `Out` out of range: index 4 along dimension 0 (extent 4)"),
+            std::string::npos)
+      << err;
+}
+
+TEST(Interpreter, MaskedIndexPastTheEndReadsZeroAndSkipsTheStore) {
+  // O[i] = X[i + 2] * 10 + 1 for i in 0..3 with X and O of extent 3: i = 1, 2 read past X
+  // (so write 1), and the store at i = 3 falls past O and is skipped.
+  Kernel k;
+  k.name = "idx";
+  k.tensors = {tensorParam("X", Elem::F32, {3}, {"3"}, true, false),
+               tensorParam("O", Elem::F32, {3}, {"3"}, false, true)};
+  uint32_t i = addVar(k, "i", ty(Elem::I32));
+  KType s = ty(Elem::F32), it = ty(Elem::I32);
+  ExprPtr iv = varRead(i, it);
+  ExprPtr x = load(0, {index(bin(Op::Add, iv, ic(2), it), true)}, s);
+  k.body = {forLoop(i, ic(0), ic(4), ic(1),
+                    {store(1, {index(iv, true)}, bin(Op::Add, bin(Op::Mul, x, fc(10.0), s), fc(1.0), s))})};
+  Launch l;
+  l.tensors = {fromValues(Elem::F32, {3}, {5, 6, 7}), nans(Elem::F32, {3})};
+  l.bind();
+  ASSERT_EQ(interpret(k, l.args), "");
+  EXPECT_EQ(l.tensors[1].get(0), 71);
+  EXPECT_EQ(l.tensors[1].get(1), 1);
+  EXPECT_EQ(l.tensors[1].get(2), 1);
+}
+
+TEST(Interpreter, MaxAndMinPropagateNaN) {
+  // A NaN must not vanish in tmax/rowmax: poisoned data stays visible.
+  Kernel k;
+  k.name = "nan";
+  k.tensors = {tensorParam("X", Elem::F32, {1, 3}, {"1", "3"}, true, false),
+               tensorParam("O", Elem::F32, {1, 3}, {"1", "3"}, false, true),
+               tensorParam("M", Elem::F32, {1, 1}, {"1", "1"}, false, true)};
+  KType t = ty(Elem::F32, {1, 3});
+  ExprPtr x = load(0, {full(1), full(3)}, t);
+  k.body = {store(1, {full(1), full(3)}, bin(Op::Max, x, fc(0.0), t)),
+            store(2, {full(1), full(1)}, op(ExprKind::RowReduce, Op::Max, {x}, ty(Elem::F32, {1, 1})))};
+  Launch l;
+  l.tensors = {fromValues(Elem::F32, {1, 3}, {-1, NAN, 2}), nans(Elem::F32, {1, 3}), HostTensor::zeros(Elem::F32, {1, 1})};
+  l.bind();
+  ASSERT_EQ(interpret(k, l.args), "");
+  EXPECT_EQ(l.tensors[1].get(0), 0);
+  EXPECT_TRUE(std::isnan(l.tensors[1].get(1)));
+  EXPECT_EQ(l.tensors[1].get(2), 2);
+  EXPECT_TRUE(std::isnan(l.tensors[2].get(0)));
+}
+
+TEST(Interpreter, ShapesThatDisagreeWithTheCheckedTypeAreErrors) {
+  // A load typed [4] over a Full slice of an extent-3 tensor: a checker bug, reported.
+  Kernel k;
+  k.name = "shape";
+  k.tensors = {tensorParam("X", Elem::F32, {3}, {"3"}, true, false),
+               tensorParam("O", Elem::F32, {4}, {"4"}, false, true)};
+  k.body = {store(1, {full(4)}, load(0, {full(3)}, ty(Elem::F32, {4})))};
+  Launch l;
+  l.tensors = {fromValues(Elem::F32, {3}, {1, 2, 3}), nans(Elem::F32, {4})};
+  l.bind();
+  EXPECT_NE(interpret(k, l.args).find("evaluated shape [3] differs from the checked type [4]"), std::string::npos);
+}
+
 } // namespace
