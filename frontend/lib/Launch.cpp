@@ -350,7 +350,7 @@ std::string ph::bindLaunch(const kir::Kernel &k, const LaunchRequest &req,
         // One stream per tensor, so adding a parameter does not change the others' data.
         SplitMix rng{req.seed * 0x2545F4914F6CDD1Dull + (ti + 1) * 0x9E3779B97F4A7C15ull};
         for (int64_t e = 0; e < n; ++e)
-          t.set(e, p.elem == Elem::I32 ? std::floor(rng.uniform() * 8.0) : rng.uniform());
+          t.set(e, p.elem == Elem::I32 ? std::floor((rng.uniform() + 1.0) * 4.0) : rng.uniform());
       } else {
         // Poison: an output element the kernel forgets to write shows up as NaN.
         double poison = p.elem == Elem::I32 ? static_cast<double>(std::numeric_limits<int32_t>::min())

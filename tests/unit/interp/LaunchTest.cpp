@@ -174,6 +174,27 @@ TEST(BindLaunch, RandomInputsAreUniformSeededAndOutputsPoisoned) {
     ASSERT_TRUE(std::isnan(s1[3].get(i)));
 }
 
+TEST(BindLaunch, RandomInt32InputsAreSmallNonNegativeIntegers) {
+  Kernel k;
+  k.name = "lens";
+  k.tensors = {tensorParam("Lens", Elem::I32, {256}, {"256"}, true, false),
+               tensorParam("Out", Elem::I32, {4}, {"4"}, false, true)};
+  std::vector<HostTensor> storage;
+  LaunchArgs args;
+  ASSERT_EQ(bindLaunch(k, LaunchRequest{}, storage, args), "");
+  std::vector<int> seen(8, 0);
+  for (int64_t i = 0; i < 256; ++i) {
+    double v = storage[0].get(i);
+    ASSERT_EQ(v, std::floor(v));
+    ASSERT_GE(v, 0);
+    ASSERT_LT(v, 8);
+    seen[static_cast<int>(v)]++;
+  }
+  for (int c : seen)
+    EXPECT_GT(c, 0);
+  EXPECT_EQ(storage[1].get(0), static_cast<double>(INT32_MIN)); // poisoned output
+}
+
 TEST(BindLaunch, DisagreeingTensorsAreNamed) {
   Kernel k = attnLike();
   LaunchRequest req;
