@@ -28,7 +28,23 @@ const StageInfo kStages[] = {{Stage::Kir, "kir"},   {Stage::Tile, "tile"},
                              {Stage::LlvmIR, "llvm-ir"}, {Stage::Gpu, "gpu"},
                              {Stage::Ptx, "ptx"}};
 
-/// Appends each diagnostic to `err` as `loc: error: message` lines.
+/// `file:line:col` of a location (the first file location inside a fused or
+/// named one), or "" when it has none.
+std::string fileLineCol(Location loc) {
+  std::string out;
+  loc->walk([&](Location l) {
+    if (auto r = dyn_cast<FileLineColRange>(l)) {
+      out = r.getFilename().str() + ":" + std::to_string(r.getStartLine()) + ":" +
+            std::to_string(r.getStartColumn());
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return out;
+}
+
+/// Appends each diagnostic to `err` as `file:line:col: message` lines (the
+/// shape of the frontend's diagnostics).
 class CaptureDiagnostics {
 public:
   CaptureDiagnostics(MLIRContext *ctx, std::string &err)
@@ -36,7 +52,10 @@ public:
           llvm::raw_string_ostream os(err);
           if (!err.empty() && err.back() != '\n')
             os << "\n";
-          os << d.getLocation() << ": " << d;
+          std::string where = fileLineCol(d.getLocation());
+          if (!where.empty())
+            os << where << ": ";
+          os << d;
           for (Diagnostic &note : d.getNotes())
             os << "\n  note: " << note;
           return success();

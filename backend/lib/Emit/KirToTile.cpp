@@ -60,8 +60,14 @@ private:
   Type elemType(Elem e);
   Type typeOf(const kir::KType &t);
   Value fail(SourceRange r, const std::string &msg) {
-    if (error.empty())
+    if (error.empty()) {
       error = msg;
+      if (sources && r.file < sources->size()) {
+        const SourceFile &f = sources->file(r.file);
+        LineCol lc = f.lineCol(r.begin);
+        error = f.path() + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.col) + ": " + msg;
+      }
+    }
     emitError(loc(r)) << msg;
     return {};
   }
