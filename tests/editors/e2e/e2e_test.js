@@ -129,6 +129,11 @@ async function openFile(page, name) {
       console.log(`     ${text.split('\n').slice(0, 2).join(' | ')}`);
       return /func|tile\./.test(text);
     });
+    await attempt('the progress notification closes once the IR is shown', async () => {
+      await page.locator('.notifications-toasts .notification-list-item-message', { hasText: /^IR of / }).first()
+        .waitFor({ state: 'hidden', timeout: 15000 });
+      return true;
+    });
     await page.screenshot({ path: path.join(out, 'vscode-ir.png') });
 
     // 4. Kill ph-lsp: the extension restarts it, names the open file, and diagnostics return.
