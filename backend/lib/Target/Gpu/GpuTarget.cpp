@@ -19,6 +19,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllExtensions.h"
@@ -112,6 +113,21 @@ bool toSimt(ModuleOp m, int threads, const std::string &arch, simt::SimtResult &
   return simt::convertTileToSimt(m, so, res, err);
 }
 
+/// The lowering of gpu.dynamic_shared_memory defines an internal zero-sized
+/// shared array (PTX `.shared .b8 name;`, one static byte). Accesses far past
+/// the end of a zero-sized object are undefined behaviour that LLVM's alias
+/// analysis may exploit; an external declaration has no known size and is
+/// what CUDA C++ emits for `extern __shared__`: `.extern .shared .align 16 .b8 name[]`.
+bool externDynamicShared(ModuleOp m) {
+  m.walk([](LLVM::GlobalOp g) {
+    if (g.getAddrSpace() == 3 && g.getSymName().starts_with("__dynamic_shmem")) {
+      g.setLinkage(LLVM::Linkage::External);
+      g.setVisibility_(LLVM::Visibility::Default);
+    }
+  });
+  return true;
+}
+
 /// SIMT gpu.module -> NVVM and LLVM dialects, with the NVVM target attached.
 bool toNvvm(ModuleOp m, const std::string &arch, std::string &err) {
   MLIRContext *ctx = m.getContext();
@@ -129,7 +145,7 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err) {
     g.addPass(createCanonicalizerPass());
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
-  }, err);
+  }, err) && externDynamicShared(m);
 }
 
 /// NVVM module -> PTX text through LLVM's NVPTX backend.

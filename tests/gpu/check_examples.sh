@@ -1,0 +1,59 @@
+#!/bin/sh
+# Every seed kernel on the GPU, at masking shapes, against the fp64 interpreter.
+#
+#   check_examples.sh build PH EXAMPLES OUT    compile each case's kernel (needs the compiler)
+#   check_examples.sh run PH_RUN OUT           run `ph-run --check` on each (needs a GPU)
+#   check_examples.sh all PH PH_RUN EXAMPLES OUT
+#
+# `run` exits 77 (skipped) when there is no GPU, 1 when any case fails.
+set -u
+mode=$1; shift
+# kernel|sizes: sizes that leave a partial last block (masked loads and stores)
+# and sizes that tile exactly.
+cases="
+flash_attention|--size Nq=128 --size Nk=200
+flash_attention|--size Nq=64 --size Nk=1
+flash_attention|--size Nq=192 --size Nk=256
+flash_attention_manual|--size Nq=128 --size Nk=77
+causal_attention|--size N=96
+causal_attention|--size N=32
+rotary|--size T=20
+rotary|--size T=64
+rotary_pairs|--size T=13
+rotary_pairs|--size T=40
+"
+build() {
+  ph=$1 examples=$2 out=$3
+  for k in flash_attention flash_attention_manual causal_attention rotary rotary_pairs; do
+    "$ph" build "$examples/$k.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
+      echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
+  done
+  echo "built 5 kernels into $out"
+}
+run() {
+  phrun=$1 out=$2
+  "$phrun" --info || return $?
+  fails=0 n=0
+  echo "$cases" | while IFS='|' read -r k sizes; do
+    [ -z "$k" ] && continue
+    for seed in 1 2; do
+      # shellcheck disable=SC2086
+      if "$phrun" "$out/$k" --kernel "$k" $sizes --seed $seed --check >"$out/last.log" 2>&1; then
+        echo "ok   $k $sizes seed=$seed: $(grep -o 'rel L2 error [^,]*' "$out/last.log" | tr '\n' ' ')"
+      else
+        echo "FAIL $k $sizes seed=$seed"; cat "$out/last.log"; echo FAIL >>"$out/failures"
+      fi
+    done
+  done
+  if [ -f "$out/failures" ]; then echo "$(wc -l <"$out/failures") case(s) failed"; rm -f "$out/failures"; return 1; fi
+  echo "all cases agree with the interpreter"
+}
+case $mode in
+  build) build "$@" ;;
+  run) run "$@" ;;
+  all) ph=$1 phrun=$2 examples=$3 out=$4
+       mkdir -p "$out"
+       "$phrun" --info >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
+       build "$ph" "$examples" "$out" && run "$phrun" "$out" ;;
+  *) echo "usage: $0 build|run|all ..." >&2; exit 2 ;;
+esac
