@@ -109,6 +109,7 @@ namespace {
 bool stageMissing(const ProcessResult &r) {
   return r.exitCode != 0 && (r.err.find("not built yet") != std::string::npos ||
                              r.err.find("not available") != std::string::npos ||
+                             r.err.find("built without") != std::string::npos ||
                              r.err.find("unknown command") != std::string::npos);
 }
 
@@ -157,14 +158,22 @@ std::string summarize(const std::string &kernel, const std::string &target, cons
       if (r.contains(k) && !r[k].is_null()) return &r[k];
     return nullptr;
   };
-  if (const json *d = pick({"device", "gpu"})) s += " (" + numberText(*d) + ")";
+  if (const json *d = pick({"device"})) {
+    if (d->is_object() && d->contains("name"))
+      s += " (" + numberText((*d)["name"]) + (d->contains("arch") ? ", " + numberText((*d)["arch"]) : "") + ")";
+    else if (d->is_string())
+      s += " (" + d->get<std::string>() + ")";
+  }
   std::vector<std::string> parts;
   if (const json *t = pick({"time_ms", "timeMs", "median_ms", "ms"})) parts.push_back(numberText(*t) + " ms");
   if (const json *t = pick({"tflops", "TFLOPs", "tflops_per_s"})) parts.push_back(numberText(*t) + " TFLOP/s");
   if (const json *t = pick({"gbps", "GBps", "gb_per_s"})) parts.push_back(numberText(*t) + " GB/s");
   if (const json *c = pick({"config", "configuration"})) parts.push_back(c->is_string() ? c->get<std::string>() : c->dump());
   if (const json *e = pick({"max_error", "maxError", "error", "rel_error"})) parts.push_back("error " + numberText(*e));
-  if (const json *ok = pick({"check", "ok", "passed"})) parts.push_back(std::string("check ") + (ok->is_boolean() ? (ok->get<bool>() ? "passed" : "FAILED") : numberText(*ok)));
+  if (const json *ok = pick({"check", "passed"})) {
+    const json &v = ok->is_object() ? ok->value("passed", json()) : *ok;
+    if (v.is_boolean()) parts.push_back(std::string("check ") + (v.get<bool>() ? "passed" : "FAILED"));
+  }
   for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : ": ") + parts[i];
   return s;
 }
@@ -367,10 +376,8 @@ std::string Server::fileForDriver(const std::string &uri, std::string &tempDir) 
   return copy;
 }
 
-std::string Server::resolveKernel(const json &args) {
+std::string Server::resolveKernel(const json &args, const std::shared_ptr<const Snapshot> &snap) {
   if (args.contains("kernel") && args["kernel"].is_string()) return args["kernel"];
-  std::string uri = args.value("uri", "");
-  auto snap = scheduler_->latest(uri);
   if (!snap || !snap->analysis) return "";
   uint32_t off = 0;
   if (args.contains("position")) off = snap->lines.offset(positionFromJson(args["position"]));
@@ -399,7 +406,7 @@ void Server::executeCommand(const json &params, Reply reply) {
     args = params["arguments"][0];
   json token = params.value("workDoneToken", json());
   if (command == "ph.gpuStatus") {
-    scheduler_->run([this, reply] {
+    scheduler_->runJob([this, reply] {
       sendGpuStatus();
       std::lock_guard<std::mutex> lock(mu_);
       reply({{"available", gpu_->available}, {"name", gpu_->name}, {"arch", gpu_->arch}, {"reason", gpu_->reason}});
@@ -414,21 +421,27 @@ void Server::executeCommand(const json &params, Reply reply) {
     reply.error(ErrorCode::InvalidParams, "`" + command + "` takes an object argument with `uri` (and `kernel` or `position`)");
     return;
   }
-  scheduler_->run([this, command, args, reply, token] {
-    try {
-      if (command == "ph.run") runKernel(args, reply, token);
-      else if (command == "ph.compile") compileKernel(args, reply, token);
-      else showIR(args, reply, token);
-    } catch (const RpcError &e) {
-      reply.error(e);
-    } catch (const std::exception &e) {
-      reply.error(ErrorCode::InternalError, e.what());
-    }
-  });
+  // The kernel under the cursor needs the current analysis; the driver then
+  // runs on the job pool, away from the analysis and request workers.
+  auto job = [this, command, args, reply, token](std::shared_ptr<const Snapshot> snap) {
+    scheduler_->runJob([this, command, args, reply, token, snap] {
+      if (reply.replyIfCancelled()) return;
+      try {
+        if (command == "ph.run") runKernel(args, reply, token, snap);
+        else if (command == "ph.compile") compileKernel(args, reply, token, snap);
+        else showIR(args, reply, token, snap);
+      } catch (const RpcError &e) {
+        reply.error(e);
+      } catch (const std::exception &e) {
+        reply.error(ErrorCode::InternalError, e.what());
+      }
+    });
+  };
+  scheduler_->withSnapshot(args["uri"].get<std::string>(), job);
 }
 
-void Server::runKernel(json args, Reply reply, const json &token) {
-  std::string kernel = resolveKernel(args);
+void Server::runKernel(json args, Reply reply, const json &token, std::shared_ptr<const Snapshot> snap) {
+  std::string kernel = resolveKernel(args, snap);
   if (kernel.empty()) throw RpcError{ErrorCode::InvalidParams, "no kernel here: pass `kernel` or a `position` inside one", nullptr};
   Settings st = settings();
   std::string target = args.value("target", st.target);
@@ -461,9 +474,14 @@ void Server::runKernel(json args, Reply reply, const json &token) {
                        json a = cpuArgs;
                        if (result.value("title", "") == "Run in the interpreter") a["target"] = "interp";
                        else if (result.value("title", "") != "Run on CPU") return;
-                       scheduler_->run([this, a] {
+                       scheduler_->runJob([this, a] {
                          Reply none; // the answer goes to the user through showMessage only
-                         try { runKernel(a, none, json()); } catch (...) {}
+                         try {
+                           runKernel(a, none, json(), nullptr);
+                         } catch (const RpcError &e) {
+                           endpoint_.notify("window/showMessage", {{"type", 1}, {"message", e.message}});
+                         } catch (...) {
+                         }
                        });
                      });
     else
@@ -482,7 +500,13 @@ void Server::runKernel(json args, Reply reply, const json &token) {
   if (args.contains("args") && args["args"].is_object())
     for (auto &[k, v] : args["args"].items()) argv.insert(argv.end(), {"--arg", k + "=" + (v.is_string() ? v.get<std::string>() : v.dump())});
 
-  auto cancel = reply.cancelState() ? reply.cancelState() : std::make_shared<CancelState>();
+  auto cancel = reply.cancelState();
+  if (!cancel) {
+    // A run the user started from a message: cancelled only when the server exits.
+    cancel = std::make_shared<CancelState>();
+    std::lock_guard<std::mutex> lock(mu_);
+    builds_["run:" + kernel] = cancel;
+  }
   auto progress = beginProgress("Running " + kernel + " (" + target + ")", token, cancel);
   if (progress) progress->report("compile, autotune, check against the interpreter, benchmark");
   if (endpoint_.log) endpoint_.log("run: " + shellQuoteForLog(argv));
@@ -510,8 +534,8 @@ void Server::runKernel(json args, Reply reply, const json &token) {
   reply(std::move(result));
 }
 
-void Server::compileKernel(json args, Reply reply, const json &token) {
-  std::string kernel = resolveKernel(args);
+void Server::compileKernel(json args, Reply reply, const json &token, std::shared_ptr<const Snapshot> snap) {
+  std::string kernel = resolveKernel(args, snap);
   Settings st = settings();
   std::string target = args.value("target", st.target);
   std::string path = uriToPath(args["uri"].get<std::string>());
@@ -555,8 +579,8 @@ void Server::compileKernel(json args, Reply reply, const json &token) {
   if (clientCodeLensRefresh_ && !figs.empty()) endpoint_.call("workspace/codeLens/refresh", nullptr);
 }
 
-void Server::showIR(json args, Reply reply, const json &token) {
-  std::string kernel = resolveKernel(args);
+void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<const Snapshot> snap) {
+  std::string kernel = resolveKernel(args, snap);
   if (kernel.empty()) throw RpcError{ErrorCode::InvalidParams, "no kernel here: pass `kernel` or a `position` inside one", nullptr};
   std::string stage = args.value("stage", "tile");
   static const std::set<std::string> stages = {"kir", "tile", "cpu", "gpu", "llvm", "ptx", "sass"};
@@ -628,7 +652,7 @@ void Server::compileOnSave(const std::string &uri) {
     if (slot) slot->cancel(); // a newer save supersedes the build in flight
     slot = cancel;
   }
-  scheduler_->run([this, uri, cancel] {
+  scheduler_->runJob([this, uri, cancel] {
     Settings st = settings();
     std::string path = uriToPath(uri), root;
     {

@@ -35,11 +35,13 @@ struct Scheduler::Doc {
 
 struct Scheduler::Impl {
   Impl(AnalyzeFn a, Options o, SnapshotFn f)
-      : analyze(std::move(a)), options(o), onFresh(std::move(f)), pool(std::max(1u, o.threads)) {}
+      : analyze(std::move(a)), options(o), onFresh(std::move(f)), pool(std::max(1u, o.threads)),
+        jobs(std::max(1u, o.jobThreads)) {}
   AnalyzeFn analyze;
   Options options;
   SnapshotFn onFresh;
   asio::thread_pool pool;
+  asio::thread_pool jobs;
   mutable std::mutex mu;
   std::condition_variable idle;
   std::map<std::string, std::shared_ptr<Doc>, std::less<>> docs;
@@ -60,6 +62,7 @@ Scheduler::~Scheduler() {
   }
   impl_->pool.stop();
   impl_->pool.join();
+  impl_->jobs.join(); // jobs finish: their subprocesses are killed by cancellation first
 }
 
 void Scheduler::setDebounce(std::chrono::milliseconds d) {
@@ -231,6 +234,8 @@ void Scheduler::invalidateAll() {
 }
 
 void Scheduler::run(std::function<void()> fn) { asio::post(impl_->pool, std::move(fn)); }
+
+void Scheduler::runJob(std::function<void()> fn) { asio::post(impl_->jobs, std::move(fn)); }
 
 void Scheduler::waitIdle() {
   std::unique_lock<std::mutex> lock(impl_->mu);

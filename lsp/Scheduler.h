@@ -52,6 +52,7 @@ public:
   struct Options {
     std::chrono::milliseconds debounce{25};
     unsigned threads = 2;
+    unsigned jobThreads = 2;
   };
 
   /// `onFresh` runs on a worker for each snapshot of a document's latest version.
@@ -77,6 +78,9 @@ public:
   void invalidateAll();
   /// Runs `fn` on a worker.
   void run(std::function<void()> fn);
+  /// Runs a long job (a driver subprocess) on a separate pool, so commands
+  /// and builds never hold up analyses and requests.
+  void runJob(std::function<void()> fn);
   /// Waits until no analysis is pending (tests and benchmarks).
   void waitIdle();
 

@@ -165,7 +165,7 @@ void Server::registerHandlers() {
                      [this](const json &result, std::optional<RpcError> err) {
                        if (!err && result.is_array() && !result.empty()) applySettings(result[0]);
                      });
-    if (options_.detectGpu) scheduler_->run([this] { sendGpuStatus(); });
+    if (options_.detectGpu) scheduler_->runJob([this] { sendGpuStatus(); });
   });
 
   e.onRequest("shutdown", [this](const json &, Reply reply) {

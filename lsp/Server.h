@@ -84,15 +84,15 @@ private:
 
   // Commands.cpp
   void executeCommand(const json &params, Reply reply);
-  void runKernel(json args, Reply reply, const json &workDoneToken);
-  void compileKernel(json args, Reply reply, const json &workDoneToken);
-  void showIR(json args, Reply reply, const json &workDoneToken);
+  void runKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
+  void compileKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
+  void showIR(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void compileOnSave(const std::string &uri);
   void sendGpuStatus();
   /// The file the driver should read: the document's path if the editor's
   /// text is what is on disk, else a copy of the text in a temporary folder.
   std::string fileForDriver(const std::string &uri, std::string &tempDir);
-  std::string resolveKernel(const json &args);
+  std::string resolveKernel(const json &args, const std::shared_ptr<const Snapshot> &snap);
   std::string driverPath() const;
 
   /// $/progress reporting for one long job; cancellable from the editor.
