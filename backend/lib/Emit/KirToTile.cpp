@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -130,6 +131,12 @@ Type Emitter::typeOf(const kir::KType &t) {
 
 Value Emitter::coerce(Location l, Value v, Type t) {
   if (!v || v.getType() == t)
+    return v;
+  // A slice with every dimension indexed (`Table[b, i]`) is a rank-0 tile;
+  // used as a scalar it is read out with tensor.extract.
+  if (auto rt = dyn_cast<RankedTensorType>(v.getType()); rt && rt.getRank() == 0 && !isa<RankedTensorType>(t))
+    v = tensor::ExtractOp::create(b, l, v, ValueRange{});
+  if (v.getType() == t)
     return v;
   Type from = v.getType();
   Type toElem = getElementTypeOrSelf(t);
@@ -521,6 +528,7 @@ OwningOpRef<ModuleOp> ph::backend::kirToTile(MLIRContext &ctx, const kir::Kernel
   ctx.getOrLoadDialect<arith::ArithDialect>();
   ctx.getOrLoadDialect<math::MathDialect>();
   ctx.getOrLoadDialect<scf::SCFDialect>();
+  ctx.getOrLoadDialect<tensor::TensorDialect>();
   Emitter em(ctx, k, sources);
   OwningOpRef<ModuleOp> m;
   {

@@ -302,6 +302,31 @@ TEST(CpuTarget, NarrowingStoresRoundToNearestEven) {
   }
 }
 
+TEST(CpuTarget, ScalarLoadsIndexOtherLoads) {
+  // A gather: for i in 0..8, Y[i] = X[Idx[i]]. Idx[i] is a rank-0 load used as
+  // a scalar start; indices past X's extent (10) read the masked zero.
+  Kernel k;
+  k.name = "gather";
+  k.tensors = {tensorParam("Idx", Elem::I32, {8}, {"8"}, true, false),
+               tensorParam("X", Elem::F32, {10}, {"10"}, true, false),
+               tensorParam("Y", Elem::F32, {8}, {"8"}, false, true)};
+  uint32_t i = addVar(k, "i", ty(Elem::I32));
+  uint32_t j = addVar(k, "j", ty(Elem::I32));
+  ExprPtr iv = varRead(i, ty(Elem::I32));
+  k.body = {forLoop(i, ic(0), ic(8), ic(1),
+                    {decl(j, load(0, {index(iv, false)}, ty(Elem::I32))),
+                     store(2, {range(iv, 1, false)},
+                           load(1, {range(varRead(j, ty(Elem::I32)), 1, true)}, f32({1})))})};
+  std::vector<HostTensor> t = {HostTensor::zeros(Elem::I32, {8}), randomTensor(Elem::F32, {10}, 16),
+                               nanTensor(Elem::F32, {8})};
+  int idx[8] = {3, 9, 0, 12, 7, 7, 10, 1};
+  for (int n = 0; n < 8; ++n)
+    t[0].set(n, idx[n]);
+  runCpu(k, t, {}, {}, 1);
+  for (int n = 0; n < 8; ++n)
+    EXPECT_EQ(t[2].get(n), idx[n] < 10 ? t[1].get(idx[n]) : 0.0) << n;
+}
+
 TEST(CpuTarget, LaunchRefusesMismatchedArguments) {
   Kernel k;
   k.name = "copy";
