@@ -275,8 +275,10 @@ function M.execute(command, args, on_result)
   if not client then notify('ph-lsp is not running for this buffer', vim.log.levels.ERROR); return end
   M.last_result, M.last_error = nil, nil
   local started = uv.hrtime()
-  client.request('workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
+  local req_id
+  local _, id = client.request('workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
     local secs = (uv.hrtime() - started) / 1e9
+    if M.inflight and M.inflight.id == req_id then M.inflight = nil end
     if err then
       M.last_error = err
       notify(('%s failed: %s'):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
@@ -286,6 +288,17 @@ function M.execute(command, args, on_result)
     if on_result then on_result(result, secs) end
     vim.api.nvim_exec_autocmds('User', { pattern = 'PhResult', modeline = false })
   end, bufnr)
+  req_id = id
+  M.inflight = { client = client, id = id, command = command }
+end
+
+--- Cancels the command in flight ($/cancelRequest: the server stops the `ph` it started).
+function M.cancel()
+  local f = M.inflight
+  if not f then return notify('nothing to cancel') end
+  f.client.cancel_request(f.id)
+  M.inflight = nil
+  notify(f.command .. ' cancelled')
 end
 
 local function show_run(title)
@@ -416,6 +429,7 @@ function M.setup(opts)
   cmd('PhCompile', function() M.compile() end, { desc = 'Compile the file to cubin' })
   cmd('PhShowIR', function(a) M.show_ir(a.args) end, { nargs = '?', desc = 'Show IR: tile|gpu|llvm|ptx|sass',
     complete = function() return M.stages end })
+  cmd('PhCancel', function() M.cancel() end, { desc = 'Cancel the running :PhRun/:PhBench/:PhShowIR' })
   cmd('PhRestart', function() M.restart() end, { desc = 'Restart ph-lsp' })
 end
 

@@ -115,6 +115,23 @@ local ok, err = pcall(function()
   for _, row in ipairs(rows) do if row.check == 'passed' then passed = true end end
   check(#rows > 0 and not failed and passed, 'the run checked out against the interpreter')
 
+  -- :PhCancel while a long run is in flight: the server stops the `ph` it started. (Neovim
+  -- does not pass RequestCancelled to the callback, so the child process is what we watch.)
+  local function server_pid(c)
+    return c and c.rpc and (c.rpc.pid or (c.rpc.handle and c.rpc.handle:get_pid()))
+  end
+  local function ph_children(pid)
+    local out = vim.fn.systemlist({ 'ps', '-o', 'pid=,comm=', '--ppid', tostring(pid) })
+    return vim.tbl_filter(function(l) return l:match('%sph$') ~= nil end, out)
+  end
+  local spid = server_pid(ph.client(cbuf))
+  vim.cmd('PhRun ' .. run_target .. ' N=16384')
+  check(ph.inflight ~= nil, ':PhRun N=16384 in flight')
+  check(vim.wait(10000, function() return #ph_children(spid) > 0 end, 20), 'the server started `ph run`')
+  vim.cmd('PhCancel')
+  check(ph.inflight == nil, ':PhCancel clears the request')
+  check(vim.wait(5000, function() return #ph_children(spid) == 0 end, 20), ':PhCancel stopped `ph run` within 5 s')
+
   -- 4. :PhShowIR tile beside the source.
   vim.cmd('PhShowIR tile')
   check(vim.wait(60000, function() return ph.last_ir_buf ~= nil or ph.last_error ~= nil end, 50), ':PhShowIR answered')
