@@ -381,3 +381,40 @@ std::string ph::bindLaunch(const kir::Kernel &k, const LaunchRequest &req,
   }
   return "";
 }
+
+//===----------------------------------------------------------------------===//
+// Checking a target against the interpreter
+//===----------------------------------------------------------------------===//
+
+double ph::checkTolerance(Elem e) {
+  switch (e) {
+  case Elem::F32: return 1e-5;
+  case Elem::I32: return 0;
+  default: return 3e-3; // f16, bf16: a few units in the last place of a 16-bit output
+  }
+}
+
+OutputComparison ph::compareOutputs(const HostTensor &out, const HostTensor &ref) {
+  OutputComparison c;
+  c.tolerance = checkTolerance(out.elem);
+  if (out.shape != ref.shape) {
+    c.passed = false;
+    c.relErr = std::numeric_limits<double>::infinity();
+    return c;
+  }
+  double diff2 = 0, ref2 = 0;
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    double o = out.get(i), r = ref.get(i);
+    if (std::isnan(o) || std::isnan(r)) {
+      ++c.nanCount;
+      continue;
+    }
+    double d = o - r;
+    c.maxAbs = std::max(c.maxAbs, std::fabs(d));
+    diff2 += d * d;
+    ref2 += r * r;
+  }
+  c.relErr = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  c.passed = c.nanCount == 0 && std::isfinite(c.relErr) && c.relErr <= c.tolerance;
+  return c;
+}

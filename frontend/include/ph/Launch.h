@@ -73,4 +73,20 @@ double defaultScalar(const kir::Kernel &k, const std::string &name);
 double defaultScalar(const kir::Kernel &k, const std::string &name,
                      const std::vector<int64_t> &sizes);
 
+/// `--check`: how close a target's output must be to the fp64 interpreter's,
+/// as a relative error ||out - ref||_2 / ||ref||_2: 1e-5 for f32, 3e-3 for
+/// f16 and bf16, exact (0) for i32.
+double checkTolerance(Elem e);
+
+struct OutputComparison {
+  double maxAbs = 0;       // largest |out - ref| over elements that are not NaN
+  double relErr = 0;       // ||out - ref|| / ||ref|| (the plain norm when ref is 0)
+  double tolerance = 0;    // checkTolerance(out.elem)
+  int64_t nanCount = 0;    // elements NaN in either: an unwritten output, or a NaN produced
+  bool passed = true;      // no NaN and relErr <= tolerance
+};
+
+/// Compares two tensors of one shape element by element.
+OutputComparison compareOutputs(const HostTensor &out, const HostTensor &ref);
+
 } // namespace ph

@@ -270,6 +270,42 @@ TEST(BindLaunch, MissingSizeAndUnknownNames) {
             "input `Q` has element type f32, but the parameter is `Q: tensor<f16>[Nq, D]`");
 }
 
+TEST(CompareOutputs, RelativeErrorToleranceAndNaN) {
+  EXPECT_EQ(checkTolerance(Elem::F32), 1e-5);
+  EXPECT_EQ(checkTolerance(Elem::F16), 3e-3);
+  EXPECT_EQ(checkTolerance(Elem::BF16), 3e-3);
+  EXPECT_EQ(checkTolerance(Elem::I32), 0);
+  HostTensor ref = HostTensor::zeros(Elem::F32, {4}), out = HostTensor::zeros(Elem::F32, {4});
+  for (int i = 0; i < 4; ++i) {
+    ref.set(i, 1.0); // ||ref|| = 2
+    out.set(i, 1.0);
+  }
+  OutputComparison same = compareOutputs(out, ref);
+  EXPECT_TRUE(same.passed);
+  EXPECT_EQ(same.relErr, 0);
+  out.set(2, 1.0 + 0x1p-10); // ||diff|| / ||ref|| = 2^-11 ~ 4.9e-4: over f32's tolerance
+  OutputComparison off = compareOutputs(out, ref);
+  EXPECT_FALSE(off.passed);
+  EXPECT_EQ(off.maxAbs, 0x1p-10);
+  EXPECT_EQ(off.relErr, 0x1p-11);
+  EXPECT_EQ(off.tolerance, 1e-5);
+  // The same difference passes at f16's tolerance.
+  HostTensor ref16 = HostTensor::zeros(Elem::F16, {4}), out16 = HostTensor::zeros(Elem::F16, {4});
+  for (int i = 0; i < 4; ++i) {
+    ref16.set(i, 1.0);
+    out16.set(i, i == 2 ? 1.0 + 0x1p-10 : 1.0);
+  }
+  EXPECT_TRUE(compareOutputs(out16, ref16).passed);
+  // An element left unwritten (still NaN) fails however small the error elsewhere.
+  out = ref;
+  out.set(1, NAN);
+  OutputComparison nan = compareOutputs(out, ref);
+  EXPECT_FALSE(nan.passed);
+  EXPECT_EQ(nan.nanCount, 1);
+  // Shapes that differ never pass.
+  EXPECT_FALSE(compareOutputs(HostTensor::zeros(Elem::F32, {2}), HostTensor::zeros(Elem::F32, {3})).passed);
+}
+
 TEST(DefaultScalar, ScaleIsOneOverSqrtD) {
   Kernel k = attnLike();
   EXPECT_EQ(defaultScalar(k, "scale"), 0.125);
