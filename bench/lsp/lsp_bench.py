@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+# lsp_bench.py - latency and memory of ph-lsp over a pipe, as an editor sees them.
+#
+#   python3 bench/lsp/lsp_bench.py --lsp build/bin/ph-lsp [--iterations 500] [--json out.json]
+#
+# Measures (wall clock on the client side, so framing, JSON and the pipe count):
+#   start-up            spawn -> initialize answered (median and max of 10 starts)
+#   hover, completion   p50/p99 over many requests at the interesting positions of the
+#                       examples and of a generated 5,000-line file (the snapshot is
+#                       ready: this is the request path, not the analysis)
+#   diagnostics         didChange -> publishDiagnostics of that version, p50/p99, and
+#                       the same minus the debounce (the analysis and publishing)
+#   memory              resident set (VmRSS) with 100 files open and analysed
+# Targets (issue 3): p99 hover and completion < 5 ms, diagnostics < 30 ms after the
+# debounce, start-up < 100 ms, memory < 150 MB.
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+class Server:
+    def __init__(self, argv):
+        self.t_spawn = time.perf_counter()
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        self.buf = b""
+        self.next_id = 0
+        self.notes = []
+
+    def send(self, msg):
+        body = json.dumps(msg).encode("utf-8")
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def read(self):
+        while True:
+            end = self.buf.find(b"\r\n\r\n")
+            if end >= 0:
+                n = int(self.buf[:end].split(b":")[1])
+                if len(self.buf) >= end + 4 + n:
+                    body = self.buf[end + 4:end + 4 + n]
+                    self.buf = self.buf[end + 4 + n:]
+                    return json.loads(body)
+            data = os.read(self.proc.stdout.fileno(), 1 << 20)
+            if not data:
+                raise RuntimeError("server exited")
+            self.buf += data
+
+    def request(self, method, params):
+        self.next_id += 1
+        rid = self.next_id
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        while True:
+            m = self.read()
+            if m.get("id") == rid and "method" not in m:
+                return m
+            self.notes.append(m)
+
+    def notify(self, method, params):
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def wait_diagnostics(self, uri, version):
+        for i, m in enumerate(self.notes):
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri and m["params"].get("version") == version:
+                del self.notes[i]
+                return m
+        while True:
+            m = self.read()
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri and m["params"].get("version") == version:
+                return m
+            self.notes.append(m)
+
+    def initialize(self):
+        r = self.request("initialize", {"processId": os.getpid(), "rootUri": None,
+                                        "capabilities": {"textDocument": {"completion": {"completionItem": {"snippetSupport": True}}}}})
+        self.notify("initialized", {})
+        return r
+
+    def open(self, uri, text, version=1):
+        self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "ph", "version": version, "text": text}})
+
+    def rss_mb(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+        return 0.0
+
+    def close(self):
+        self.request("shutdown", None)
+        self.notify("exit", None)
+        self.proc.wait(timeout=10)
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100.0 * (len(xs) - 1))))]
+
+
+def summary(xs):
+    return {"n": len(xs), "p50_ms": round(pct(xs, 50), 3), "p99_ms": round(pct(xs, 99), 3), "max_ms": round(max(xs), 3)}
+
+
+def generated_file(lines_wanted=5000):
+    """Copies of the causal attention kernel under new names, plus a local fn each."""
+    base = open(os.path.join(SRC, "examples", "causal_attention.ph"), encoding="utf-8").read()
+    out, n = [], 0
+    while sum(s.count("\n") for s in out) < lines_wanted:
+        out.append("/// Scales `x` in place (copy %d).\nfn scale_%d(x, a) {\n  x = x * a\n}\n\n" % (n, n))
+        out.append(base.replace("kernel causal_attention", "kernel causal_attention_%d" % n) + "\n")
+        n += 1
+    return "".join(out)
+
+
+def positions(text, needles):
+    """(line, UTF-16 character) of a point a few characters into each needle's occurrences."""
+    out = []
+    lines = text.split("\n")
+    for i, l in enumerate(lines):
+        for needle, delta in needles:
+            j = l.find(needle)
+            if j >= 0:
+                out.append({"line": i, "character": len(l[:j + delta].encode("utf-16-le")) // 2})
+    return out
+
+
+def bench_requests(srv, uri, text, iterations):
+    hover_at = positions(text, [("online_softmax(", 4), ("var s:", 4), ("dot_t(", 2), ("kernel ", 9), ("let row", 5)])
+    compl_at = positions(text, [("  acc = acc / l", 2), ("    s = s * scale", 8), ("causal_mask(", 3)])
+    hov, com = [], []
+    for i in range(iterations):
+        p = hover_at[i % len(hover_at)]
+        t = time.perf_counter()
+        r = srv.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": p})
+        hov.append((time.perf_counter() - t) * 1e3)
+        assert "result" in r, r
+        p = compl_at[i % len(compl_at)]
+        t = time.perf_counter()
+        r = srv.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": p})
+        com.append((time.perf_counter() - t) * 1e3)
+        assert r["result"]["items"], r
+    return summary(hov), summary(com)
+
+
+def bench_diagnostics(srv, uri, text, iterations, debounce_ms):
+    """Alternately inserts and removes a comment on line 0; times each version's diagnostics."""
+    lat = []
+    version = 1
+    for i in range(iterations):
+        version += 1
+        change = ({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "// edit\n"}
+                  if i % 2 == 0 else
+                  {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "text": ""})
+        t = time.perf_counter()
+        srv.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]})
+        srv.wait_diagnostics(uri, version)
+        lat.append((time.perf_counter() - t) * 1e3)
+    s = summary(lat)
+    s["after_debounce_p50_ms"] = round(s["p50_ms"] - debounce_ms, 3)
+    s["after_debounce_p99_ms"] = round(s["p99_ms"] - debounce_ms, 3)
+    return s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lsp", default=os.path.join(SRC, "build", "bin", "ph-lsp"))
+    ap.add_argument("--iterations", type=int, default=500)
+    ap.add_argument("--diag-iterations", type=int, default=100)
+    ap.add_argument("--debounce-ms", type=int, default=25)
+    ap.add_argument("--json", help="also write the results here")
+    args = ap.parse_args()
+    argv = [args.lsp, "--no-gpu-detect", "--debounce-ms", str(args.debounce_ms)]
+    results = {"lsp": args.lsp, "debounce_ms": args.debounce_ms}
+
+    starts = []
+    for _ in range(10):
+        srv = Server(argv)
+        srv.initialize()
+        starts.append((time.perf_counter() - srv.t_spawn) * 1e3)
+        srv.close()
+    results["startup"] = {"median_ms": round(statistics.median(starts), 3), "max_ms": round(max(starts), 3)}
+
+    srv = Server(argv)
+    srv.initialize()
+    cases = [("causal_attention.ph", open(os.path.join(SRC, "examples", "causal_attention.ph"), encoding="utf-8").read()),
+             ("generated_5000_lines.ph", generated_file())]
+    for name, text in cases:
+        uri = "file:///bench/" + name
+        t = time.perf_counter()
+        srv.open(uri, text)
+        srv.wait_diagnostics(uri, 1)
+        open_ms = (time.perf_counter() - t) * 1e3
+        hov, com = bench_requests(srv, uri, text, args.iterations)
+        diag = bench_diagnostics(srv, uri, text, args.diag_iterations, args.debounce_ms)
+        results[name] = {"lines": text.count("\n"), "open_to_diagnostics_ms": round(open_ms, 3),
+                         "hover": hov, "completion": com, "diagnostics_after_edit": diag}
+        srv.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    srv.close()
+
+    # 100 files open: the examples, round robin, each under its own URI.
+    srv = Server(argv)
+    srv.initialize()
+    examples = sorted(f for f in os.listdir(os.path.join(SRC, "examples")) if f.endswith(".ph"))
+    texts = [open(os.path.join(SRC, "examples", f), encoding="utf-8").read() for f in examples]
+    rss0 = srv.rss_mb()
+    for i in range(100):
+        srv.open("file:///bench/open/%03d.ph" % i, texts[i % len(texts)])
+    for i in range(100):
+        srv.wait_diagnostics("file:///bench/open/%03d.ph" % i, 1)
+    results["memory"] = {"rss_idle_mb": round(rss0, 1), "rss_100_files_mb": round(srv.rss_mb(), 1)}
+    srv.close()
+
+    print(json.dumps(results, indent=2))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
