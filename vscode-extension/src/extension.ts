@@ -159,14 +159,20 @@ async function runServerCommand(command: string, args: unknown[]): Promise<unkno
       const sub = c.onProgress(WorkDoneProgress.type, token, (p: any) => {
         if (p.kind !== 'end' && (p.message || p.title)) progress.report({ message: p.message ?? p.title });
       });
+      const cancelled = () => {
+        const secs = ((Date.now() - started) / 1000).toFixed(1);
+        output.appendLine(`${title}: cancelled after ${secs} s`);
+        statusItem.text = `$(circle-slash) ${title}: cancelled after ${secs} s`;
+        statusItem.show();
+        return undefined;
+      };
       try {
-        return await c.sendRequest(ExecuteCommandRequest.type,
+        const r = await c.sendRequest(ExecuteCommandRequest.type,
           { command, arguments: args, workDoneToken: token }, cancel);
+        // A cancelled request may resolve (with nothing) rather than reject.
+        return cancel.isCancellationRequested ? cancelled() : r;
       } catch (e) {
-        if (cancel.isCancellationRequested) {
-          output.appendLine(`${title}: cancelled after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-          return undefined;
-        }
+        if (cancel.isCancellationRequested) return cancelled();
         const msg = e instanceof Error ? e.message : String(e);
         output.appendLine(`${title}: failed: ${msg}`);
         void vscode.window.showErrorMessage(`${title} failed: ${msg}`);

@@ -152,6 +152,36 @@ async function openFile(page, name) {
         .filter((l) => l.includes(process.env.PH_E2E_LSP)).map((l) => parseInt(l.trim(), 10));
       return after.length === 1 && after[0] !== pids[0];
     });
+
+    // 5. A long run (N=16384: about a minute on the CPU) cancelled from its notification.
+    await openFile(page, 'causal_attention.ph');
+    await attempt('Cancel on the progress notification stops the server\'s `ph run`', async () => {
+      const cp = require('child_process');
+      const ws = process.env.PH_E2E_WS;
+      fs.mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+      fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'ph.sizes': { N: 16384 } }));
+      await page.waitForTimeout(3000); // the settings reach the server (didChangeConfiguration)
+      const lspPid = () => cp.execFileSync('ps', ['-eo', 'pid=,args=']).toString().split('\n')
+        .filter((l) => l.includes(process.env.PH_E2E_LSP)).map((l) => parseInt(l.trim(), 10))[0];
+      const children = () => {
+        try { return cp.execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(lspPid())]).toString().split('\n').filter((l) => /\sph$/.test(l)); } catch { return []; }
+      };
+      await page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Run on GPU' }).first().click();
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Running causal_attention' }).first();
+      await toast.waitFor({ timeout: 20000 });
+      for (let i = 0; i < 100 && children().length === 0; i++) await page.waitForTimeout(100);
+      if (children().length === 0) throw new Error('no `ph run` child of ph-lsp');
+      await toast.hover();
+      await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+      const t = Date.now();
+      while (children().length > 0 && Date.now() - t < 5000) await page.waitForTimeout(100);
+      const stopped = children().length === 0;
+      console.log(`     ph run ${stopped ? 'stopped' : 'still running'} ${Date.now() - t} ms after Cancel`);
+      const item = page.locator('.statusbar-item', { hasText: /Running causal_attention: cancelled after/ }).first();
+      await item.waitFor({ timeout: 10000 });
+      console.log(`     status bar: ${(await item.innerText()).trim()}`);
+      return stopped;
+    });
   } catch (e) {
     check(false, `error: ${e.message}`);
     await page.screenshot({ path: path.join(out, 'vscode-error.png') }).catch(() => {});
