@@ -209,6 +209,15 @@ View SimtCodegen::allocate(Value key, ArrayRef<int64_t> shape, Type elem, Locati
   if (bytes > result_.largestBytes) {
     result_.largestBytes = bytes;
     std::string where = locText(loc);
+    if (auto fl = dyn_cast<FileLineColRange>(loc)) {
+      result_.largestFile = fl.getFilename().str();
+      result_.largestLine = fl.getStartLine();
+      result_.largestCol = fl.getStartColumn();
+    } else if (auto fl = dyn_cast<FileLineColLoc>(loc)) {
+      result_.largestFile = fl.getFilename().str();
+      result_.largestLine = fl.getLine();
+      result_.largestCol = fl.getColumn();
+    }
     result_.largestTile = "`" + typeText(RankedTensorType::get(shape, elem)) + "` (" + std::to_string(bytes) +
                           " bytes)" + (where.empty() ? "" : " at " + where);
   }

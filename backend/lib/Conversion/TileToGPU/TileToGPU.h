@@ -28,6 +28,8 @@ struct SimtResult {
   int64_t sharedBytes = 0;   // the dynamic shared memory the kernel needs
   int64_t largestBytes = 0;  // the largest tile
   std::string largestTile;   // `tensor<64x64xf32>` at file:line:col
+  std::string largestFile;   // where the largest tile is made (empty: unknown)
+  unsigned largestLine = 0, largestCol = 0;
   bool sharedExceeded = false;
   std::string kernelName;    // the gpu.func's name
   /// True when the size arguments are `index` (64-bit) rather than i32.

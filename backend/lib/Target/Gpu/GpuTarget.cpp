@@ -12,6 +12,7 @@
 #include "Emit/Stages.h"
 #include "ph/Runtime/CudaDriver.h"
 #include "ph/Runtime/GpuRun.h"
+#include "ph/Source.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/Passes.h"
@@ -239,9 +240,20 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   simt::SimtResult res;
   if (!toSimt(*m, k.threads, arch, res, err)) {
     if (res.sharedExceeded) {
-      out.diagnostics.push_back(makeDiag(DiagKind::SharedMemoryExceeded, k.loc,
+      // Point at the largest tile when its source is known; the kernel gets a note.
+      SourceRange at = k.loc;
+      if (opts.sources && res.largestLine)
+        for (FileId id = 0; id < opts.sources->size(); ++id) {
+          const SourceFile &f = opts.sources->file(id);
+          if (f.path() != res.largestFile) continue;
+          uint32_t off = f.lineStart(res.largestLine - 1) + res.largestCol - 1;
+          uint32_t end = f.lineStart(res.largestLine);
+          at = {id, off, std::max(off + 1, end > off + 1 ? end - 1 : off + 1)};
+        }
+      out.diagnostics.push_back(makeDiag(DiagKind::SharedMemoryExceeded, at,
                                          {k.name, std::to_string(res.sharedBytes),
                                           std::to_string(sharedMemoryLimit(arch)), arch, res.largestTile}));
+      if (!(at == k.loc)) out.diagnostics.back().notes.push_back({k.loc, "in kernel `" + k.name + "`"});
       err = out.diagnostics.back().message;
     }
     return false;

@@ -1,0 +1,14 @@
+// A kernel whose tiles do not fit in shared memory is refused at compile
+// time, naming the largest tile and the bytes against the target's limit.
+// REQUIRES: mlir
+// RUN: not ph build %s --target sm_90 -o %t 2>&1 | %FileCheck %s --check-prefix=SM90
+// RUN: not ph build %s --target sm_80 -o %t 2>&1 | %FileCheck %s --check-prefix=SM80
+
+kernel big(X: tensor<f32>[N, 256], Y: tensor<f32>[N, 256]) {
+  let r = ctx.block.x * 256
+  // SM90: shared-memory-exceeded.ph:[[@LINE+3]]:11: error[E0501]: kernel `big` needs 524288 bytes of shared memory, more than the 232448 that sm_90 allows; largest tile: `tensor<256x256xf32>` (262144 bytes)
+  // SM90: note: in kernel `big`
+  // SM80: error[E0501]: kernel `big` needs 524288 bytes of shared memory, more than the 166912 that sm_80 allows
+  var x = X[r :+ 256, :]
+  Y[r :+ 256, :] = x * 2.0
+}
