@@ -327,6 +327,37 @@ TEST(CpuTarget, ScalarLoadsIndexOtherLoads) {
     EXPECT_EQ(t[2].get(n), idx[n] < 10 ? t[1].get(idx[n]) : 0.0) << n;
 }
 
+TEST(CpuTarget, EveryCtaOfAThreeAxisGrid) {
+  // Y[z, y, x*2 :+ 2] = X[z, y, x*2 :+ 2] + (100 z + 10 y + x) over a
+  // [2, 3, 4·2] grid: each CTA runs once with its own (x, y, z).
+  Kernel k;
+  k.name = "grid3";
+  k.tensors = {tensorParam("X", Elem::F32, {2, 3, 8}, {"2", "3", "8"}, true, false),
+               tensorParam("Y", Elem::F32, {2, 3, 8}, {"2", "3", "8"}, false, true)};
+  KType i32 = ty(Elem::I32);
+  ExprPtr x = blockId(0), y = blockId(1), z = blockId(2);
+  ExprPtr col = bin(Op::Mul, x, ic(2), i32);
+  ExprPtr id = bin(Op::Add, bin(Op::Add, bin(Op::Mul, z, ic(100), i32), bin(Op::Mul, y, ic(10), i32), i32), x, i32);
+  std::vector<Slice> at = {index(z, false), index(y, false), range(col, 2, false)};
+  k.body = {store(1, at, bin(Op::Add, load(0, at, f32({2})), convert(id, f32()), f32({2})))};
+  std::vector<HostTensor> t = {randomTensor(Elem::F32, {2, 3, 8}, 17), nanTensor(Elem::F32, {2, 3, 8})};
+  std::string err;
+  auto kernel = backend::compileForCpu(k, err);
+  ASSERT_TRUE(kernel) << err;
+  LaunchArgs args;
+  args.tensors = {&t[0], &t[1]};
+  args.grid[0] = 4;
+  args.grid[1] = 3;
+  args.grid[2] = 2;
+  ASSERT_EQ(kernel->launch(args), "");
+  for (int zz = 0; zz < 2; ++zz)
+    for (int yy = 0; yy < 3; ++yy)
+      for (int c = 0; c < 8; ++c) {
+        int64_t i = (zz * 3 + yy) * 8 + c;
+        EXPECT_EQ(t[1].get(i), (double)(float)(t[0].get(i) + (100 * zz + 10 * yy + c / 2))) << i;
+      }
+}
+
 TEST(CpuTarget, LaunchRefusesMismatchedArguments) {
   Kernel k;
   k.name = "copy";
