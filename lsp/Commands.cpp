@@ -12,6 +12,7 @@
 
 #include "ph/Analysis.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -324,7 +325,7 @@ json irLineMap(const std::string &ir, const std::string &phFile) {
     if (std::regex_search(l, m, llvmDef)) dbg[m[1]] = std::stoi(m[2]);
     if (std::regex_search(l, m, ptxFile)) ptxFiles[m[1]] = sameFile(m[2]);
   }
-  json out = json::array();
+  json out = json::array(); // [{irLine, sourceLine}] pairs
   int ptxLine = -1;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string &l = lines[i];
@@ -491,7 +492,11 @@ void Server::runKernel(json args, Reply reply, const json &token, std::shared_pt
 
   std::string tempDir;
   std::string file = fileForDriver(args["uri"], tempDir);
-  std::vector<std::string> argv = {driverPath(), "run", file, "--kernel", kernel, "--target", target, "--check", "--json"};
+  // `bench: true` (the editor's "Benchmark Kernel") times every autotune variant.
+  bool bench = args.value("bench", false) || args.value("benchmark", false);
+  std::vector<std::string> argv = bench ? std::vector<std::string>{driverPath(), "bench", file, "--kernel", kernel, "--json"}
+                                        : std::vector<std::string>{driverPath(), "run", file, "--kernel", kernel, "--target", target, "--check", "--json"};
+  if (bench && target != "auto") argv.insert(argv.end(), {"--target", target});
   std::map<std::string, int64_t> sizes = st.sizes;
   if (args.contains("sizes") && args["sizes"].is_object())
     for (auto &[k, v] : args["sizes"].items())
@@ -507,8 +512,8 @@ void Server::runKernel(json args, Reply reply, const json &token, std::shared_pt
     std::lock_guard<std::mutex> lock(mu_);
     builds_["run:" + kernel] = cancel;
   }
-  auto progress = beginProgress("Running " + kernel + " (" + target + ")", token, cancel);
-  if (progress) progress->report("compile, autotune, check against the interpreter, benchmark");
+  auto progress = beginProgress((bench ? "Benchmarking " : "Running ") + kernel + " (" + target + ")", token, cancel);
+  if (progress) progress->report(bench ? "every autotune variant" : "compile, autotune, check against the interpreter, benchmark");
   if (endpoint_.log) endpoint_.log("run: " + shellQuoteForLog(argv));
   ProcessResult r = runProcess(argv, "", cancel);
   if (!tempDir.empty()) fs::remove_all(tempDir);
@@ -519,7 +524,7 @@ void Server::runKernel(json args, Reply reply, const json &token, std::shared_pt
   }
   if (!r.started) throw RpcError{ErrorCode::RequestFailed, r.error + " (set `ph.path`)", nullptr};
   if (stageMissing(r)) {
-    RpcError e = driverError("`ph run`", r);
+    RpcError e = driverError(bench ? "`ph bench`" : "`ph run`", r);
     endpoint_.notify("window/showMessage", {{"type", 1}, {"message", e.message}});
     reply.error(e);
     return;
@@ -641,7 +646,14 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     text = r.out;
   }
   finish("done");
-  reply({{"kernel", kernel}, {"stage", stage}, {"text", text}, {"sourceUri", args["uri"]}, {"lineMap", irLineMap(text, file)}});
+  // Two shapes of one mapping: `sourceLines` has one entry per IR line (a 0-based
+  // .ph line or null), `map` lists the mapped lines as {irLine, sourceLine} pairs.
+  json pairs = irLineMap(text, file);
+  size_t irLines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  json perLine = json::array();
+  for (size_t i = 0; i < irLines; ++i) perLine.push_back(nullptr);
+  for (const json &p : pairs) perLine[p["irLine"].get<size_t>()] = p["sourceLine"];
+  reply({{"kernel", kernel}, {"stage", stage}, {"text", text}, {"sourceUri", args["uri"]}, {"sourceLines", perLine}, {"map", pairs}});
 }
 
 void Server::compileOnSave(const std::string &uri) {

@@ -198,12 +198,16 @@ void Scheduler::analyze(const std::shared_ptr<Doc> &doc) {
   snap->analysisTime = Clock::now() - t0;
 
   std::vector<Doc::Waiter> ready;
+  std::shared_ptr<const Snapshot> previous; // freed after publishing, off the critical path
   bool current;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     ++impl_->analyses;
     if (doc->closed) return;
-    if (!doc->latest || doc->latest->version <= version) doc->latest = snap;
+    if (!doc->latest || doc->latest->version <= version) {
+      previous = std::move(doc->latest);
+      doc->latest = snap;
+    }
     current = version == doc->version;
     auto &ws = doc->waiters;
     for (size_t i = 0; i < ws.size();) {

@@ -278,6 +278,11 @@ void Server::clearDiagnostics(const std::string &uri) {
 }
 
 void Server::publish(const std::shared_ptr<const Snapshot> &snap) {
+  if (endpoint_.log) {
+    auto ms = [](auto d) { return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(d).count() / 1000.0); };
+    endpoint_.log("analysed " + snap->uri + " v" + std::to_string(snap->version) + " in " + ms(snap->analysisTime) +
+                  " ms, " + ms(std::chrono::steady_clock::now() - snap->editTime) + " ms after the edit");
+  }
   FeatureOptions o = featureOptions();
   auto groups = diagnostics(*snap, o);
   std::set<std::string> foreign, stale;

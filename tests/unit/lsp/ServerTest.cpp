@@ -266,12 +266,18 @@ EOF)");
   json r = c.request("workspace/executeCommand", {{"command", "ph.showIR"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}}}}});
   ASSERT_TRUE(r.contains("result")) << r;
   EXPECT_EQ(r["result"]["stage"], "tile");
-  json map = r["result"]["lineMap"];
+  json map = r["result"]["map"];
   std::map<int, int> m;
   for (const json &e : map) m[e["irLine"]] = e["sourceLine"];
   EXPECT_EQ(m[2], 1);
   EXPECT_EQ(m[3], 2);
   EXPECT_EQ(m[4], 0);
+  json perLine = r["result"]["sourceLines"];
+  ASSERT_EQ(perLine.size(), 10u); // nine lines and the empty one after the last newline
+  EXPECT_TRUE(perLine[0].is_null());
+  EXPECT_EQ(perLine[2], 1);
+  EXPECT_EQ(perLine[4], 0);
+  EXPECT_TRUE(perLine[7].is_null()); // the alias table maps nothing
 }
 
 TEST(Server, CancelRequestKillsTheDriver) {
