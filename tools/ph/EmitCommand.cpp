@@ -1,6 +1,6 @@
 //===- EmitCommand.cpp - `ph emit`: a kernel printed at one compilation stage ===//
 //
-// ph emit FILE [--kernel K] [--stage kir|tile|cpu|llvm|llvm-ir|gpu|ptx]
+// ph emit FILE [--kernel K] [--stage kir|tile|cpu|llvm|llvm-ir|asm|gpu|ptx]
 //         [--config BR=64,BC=32] [--debug-info]
 //
 // Analyses the file (refusing one with errors), picks the kernel (the only
@@ -31,7 +31,7 @@ const char *usage =
     "  kir      the checked, inlined, specialised kernel\n"
     "  tile     the tile dialect (target-independent MLIR)\n"
     "  cpu      the CPU target's loops (scf, memref, arith, math)\n"
-    "  llvm     the LLVM dialect; llvm-ir: LLVM IR\n"
+    "  llvm     the LLVM dialect; llvm-ir: LLVM IR; asm: the host assembly the CPU JIT runs\n"
     "  gpu, ptx the GPU target's stages (when built in)\n"
     "The default stage is tile. --config picks an autotune variant (default: the first).\n"
     "--debug-info prints MLIR locations (file:line:col ranges of the source).\n";

@@ -9,10 +9,17 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace ph;
@@ -25,8 +32,8 @@ struct StageInfo {
 };
 const StageInfo kStages[] = {{Stage::Kir, "kir"},   {Stage::Tile, "tile"},
                              {Stage::Cpu, "cpu"},   {Stage::Llvm, "llvm"},
-                             {Stage::LlvmIR, "llvm-ir"}, {Stage::Gpu, "gpu"},
-                             {Stage::Ptx, "ptx"}};
+                             {Stage::LlvmIR, "llvm-ir"}, {Stage::Asm, "asm"},
+                             {Stage::Gpu, "gpu"},   {Stage::Ptx, "ptx"}};
 
 /// `file:line:col` of a location (the first file location inside a fused or
 /// named one), or "" when it has none.
@@ -129,6 +136,19 @@ std::string ph::backend::printOp(Operation *op, const EmitOptions &opts) {
   return s;
 }
 
+namespace {
+/// tile -> LLVM dialect -> LLVM IR (the module is lowered in place).
+std::unique_ptr<llvm::Module> toLLVMIR(ModuleOp m, llvm::LLVMContext &llctx, std::string &err) {
+  if (!runPipeline(m, [](OpPassManager &pm) {
+        tile::buildTileToLoopsPipeline(pm);
+        tile::buildLoopsToLLVMPipeline(pm);
+      }, err))
+    return nullptr;
+  CaptureDiagnostics capture(m.getContext(), err);
+  return translateModuleToLLVMIR(m, llctx);
+}
+} // namespace
+
 void ph::backend::registerCpuStages(StageRegistry &r) {
   r[Stage::Cpu] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts, std::string &out,
                      std::string &err) {
@@ -149,18 +169,57 @@ void ph::backend::registerCpuStages(StageRegistry &r) {
   };
   r[Stage::LlvmIR] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts,
                         std::string &out, std::string &err) {
-    if (!runPipeline(m, [](OpPassManager &pm) {
-          tile::buildTileToLoopsPipeline(pm);
-          tile::buildLoopsToLLVMPipeline(pm);
-        }, err))
-      return false;
     llvm::LLVMContext llctx;
-    CaptureDiagnostics capture(m.getContext(), err);
-    std::unique_ptr<llvm::Module> mod = translateModuleToLLVMIR(m, llctx);
+    std::unique_ptr<llvm::Module> mod = toLLVMIR(m, llctx, err);
     if (!mod)
       return false;
     llvm::raw_string_ostream os(out);
     mod->print(os, nullptr);
+    return true;
+  };
+  r[Stage::Asm] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts, std::string &out,
+                     std::string &err) {
+    llvm::LLVMContext llctx;
+    std::unique_ptr<llvm::Module> mod = toLLVMIR(m, llctx, err);
+    if (!mod)
+      return false;
+    static std::once_flag once;
+    std::call_once(once, [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+    });
+    // The JIT's own target machine and optimisation level, so this is the
+    // code `ph run --target cpu` executes.
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb) {
+      err = llvm::toString(jtmb.takeError());
+      return false;
+    }
+    unsigned opt = cpuOptLevel();
+    jtmb->setCodeGenOptLevel(opt == 0   ? llvm::CodeGenOptLevel::None
+                             : opt == 1 ? llvm::CodeGenOptLevel::Less
+                             : opt == 2 ? llvm::CodeGenOptLevel::Default
+                                        : llvm::CodeGenOptLevel::Aggressive);
+    auto tm = jtmb->createTargetMachine();
+    if (!tm) {
+      err = llvm::toString(tm.takeError());
+      return false;
+    }
+    mod->setDataLayout((*tm)->createDataLayout());
+    mod->setTargetTriple((*tm)->getTargetTriple());
+    if (llvm::Error e = makeOptimizingTransformer(opt, 0, tm->get())(mod.get())) {
+      err = llvm::toString(std::move(e));
+      return false;
+    }
+    llvm::SmallString<0> text;
+    llvm::raw_svector_ostream os(text);
+    llvm::legacy::PassManager pm;
+    if ((*tm)->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+      err = "the host target cannot emit assembly";
+      return false;
+    }
+    pm.run(*mod);
+    out = text.str().str();
     return true;
   };
 }

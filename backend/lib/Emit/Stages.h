@@ -47,7 +47,11 @@ using StageFn = std::function<bool(mlir::ModuleOp module, const kir::Kernel &k,
                                    const EmitOptions &opts, std::string &out, std::string &err)>;
 using StageRegistry = std::map<Stage, StageFn>;
 
-/// cpu, llvm, llvm-ir (Emit.cpp).
+/// The CPU target's LLVM optimisation level: PH_CPU_OPT_LEVEL=0..3, default 0
+/// (CpuTarget.cpp).
+unsigned cpuOptLevel();
+
+/// cpu, llvm, llvm-ir, asm (Emit.cpp).
 void registerCpuStages(StageRegistry &r);
 #ifdef PH_HAVE_GPU_TARGET
 /// gpu, ptx (backend/lib/Target/Gpu).

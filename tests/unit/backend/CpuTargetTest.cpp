@@ -552,7 +552,7 @@ TEST(CpuTargetExamples, RotaryPairsInPlace) {
 //===----------------------------------------------------------------------===//
 
 TEST(Emit, StageNamesRoundTrip) {
-  for (const char *n : {"kir", "tile", "cpu", "llvm", "llvm-ir", "gpu", "ptx"}) {
+  for (const char *n : {"kir", "tile", "cpu", "llvm", "llvm-ir", "asm", "gpu", "ptx"}) {
     backend::Stage s;
     ASSERT_TRUE(backend::parseStage(n, s)) << n;
     EXPECT_STREQ(backend::stageName(s), n);
@@ -569,7 +569,7 @@ TEST(Emit, AttentionCallAndHandWrittenKernelAgreeAtEveryStage) {
   kir::Kernel renamed = *kb;
   renamed.name = ka->name;
   for (backend::Stage s : {backend::Stage::Tile, backend::Stage::Cpu, backend::Stage::Llvm,
-                           backend::Stage::LlvmIR}) {
+                           backend::Stage::LlvmIR, backend::Stage::Asm}) {
     std::string ea, eb;
     std::string ta = backend::emitStage(*ka, s, ea), tb = backend::emitStage(renamed, s, eb);
     ASSERT_EQ(ea, "");

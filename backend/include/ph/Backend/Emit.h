@@ -29,11 +29,12 @@ enum class Stage {
   LlvmIR, ///< LLVM IR (`llvm-ir`)
   Gpu,    ///< the GPU target's gpu/nvvm dialects
   Ptx,    ///< PTX assembly
+  Asm,    ///< the CPU target's host assembly (what the JIT runs)
 };
 
 const char *stageName(Stage s);
 bool parseStage(std::string_view name, Stage &out);
-/// `kir|tile|cpu|llvm|llvm-ir|gpu|ptx`, for usage messages.
+/// `kir|tile|cpu|llvm|llvm-ir|asm|gpu|ptx`, for usage messages.
 std::string stageNames();
 
 struct EmitOptions {

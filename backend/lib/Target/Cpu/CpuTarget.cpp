@@ -106,6 +106,11 @@ private:
 
 } // namespace
 
+unsigned ph::backend::cpuOptLevel() {
+  const char *env = std::getenv("PH_CPU_OPT_LEVEL");
+  return env && *env >= '0' && *env <= '3' && !env[1] ? unsigned(*env - '0') : 0;
+}
+
 std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std::string &error) {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -140,9 +145,7 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
   // exists to check numbers on small problems, where compiling dominates:
   // -O0 compiles flash attention about twice as fast as -O1, and runs it
   // about 1.6 times slower (docs/backend.md has the figures).
-  unsigned opt = 0;
-  if (const char *env = std::getenv("PH_CPU_OPT_LEVEL"); env && *env >= '0' && *env <= '3')
-    opt = *env - '0';
+  unsigned opt = cpuOptLevel();
   auto transformer = makeOptimizingTransformer(opt, 0, nullptr);
   eo.transformer = transformer;
   eo.jitCodeGenOptLevel = opt == 0   ? llvm::CodeGenOptLevel::None
