@@ -20,6 +20,10 @@
   "Indentation of a Ph block."
   :type 'integer :group 'ph)
 
+(defcustom ph-run-sizes nil
+  "Sizes for `ph-run', an alist of size symbol and value, e.g. ((Nq . 4096) (Nk . 4096))."
+  :type '(alist :key-type symbol :value-type integer) :group 'ph)
+
 (defconst ph--builtins
   '("dot_t" "dot" "rowmax" "rowsum" "tmax" "tmin" "exp2" "exp" "log" "sqrt" "rsqrt" "abs"
     "mask_cols" "causal_mask" "extent" "range"))
@@ -92,7 +96,10 @@
 (defun ph-run (&optional target)
   "Run the kernel at point (on TARGET: auto, gpu, cpu, interp) and show the result."
   (interactive (list (completing-read "Target: " '("auto" "gpu" "cpu" "interp") nil t nil nil "auto")))
-  (let ((result (ph--command "ph.run" `(:target ,(or target "auto")))))
+  (let* ((sizes (let (pl) (dolist (kv ph-run-sizes (nreverse pl))
+                           (push (intern (format ":%s" (car kv))) pl) (push (cdr kv) pl))))
+         (result (ph--command "ph.run" `(:target ,(or target "auto")
+                                         ,@(when sizes `(:sizes ,sizes))))))
     (with-current-buffer (get-buffer-create "*ph results*")
       (let ((inhibit-read-only t))
         (erase-buffer)

@@ -57,6 +57,14 @@
                          (t (format "%S" contents)))))
         (ph-check (and text (string-match-p "online softmax" text) (string-match-p "online_softmax" text))
                   (format "hover documentation: %S" (substring (or text "") 0 (min 300 (length (or text "")))))))
+      ;; M-x ph-run on the CPU target, through the server's ph.run.
+      (goto-char (point-min)) (forward-line 5)
+      (let* ((ph-run-sizes '((N . 64)))
+             (r (ph-run "cpu"))
+             (check (plist-get (plist-get r :result) :check)))
+        (ph-check (and (eq (plist-get r :ok) t) (equal (plist-get r :kernel) "causal_attention")
+                       (eq (plist-get check :passed) t))
+                  (format "ph-run cpu: %s" (plist-get r :summary))))
       ;; M-x eglot-shutdown: Eglot 1.9 sends `shutdown' with "params": null.
       (dolist (s (hash-table-values eglot--servers-by-project))
         (dolist (server s)
