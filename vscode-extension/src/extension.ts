@@ -255,7 +255,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!editor || editor.document.languageId !== 'ph') return;
       if (editor.document.isDirty) await editor.document.save();
       const s = serverSettings();
-      await runServerCommand('ph.compile', [{ uri: editor.document.uri.toString(), outputDir: s.outputDir, target: s.target }]);
+      // A cubin is for a GPU whatever the run target is: 'gpu' lets `ph build` pick the arch.
+      await runServerCommand('ph.compile', [{ uri: editor.document.uri.toString(), outputDir: s.outputDir, target: 'gpu' }]);
     }),
     vscode.commands.registerCommand('ph.showIRAtCursor', (stage?: string) => showIrAtCursor(stage)),
     vscode.commands.registerCommand('ph.restartServer', async () => {

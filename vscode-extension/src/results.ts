@@ -5,7 +5,7 @@
 export type Row = Record<string, unknown>;
 
 // Columns shown first, in this order, when present; any other key follows.
-const preferred = ['kernel', 'config', 'configuration', 'target', 'gpu', 'device', 'sizes', 'grid', 'time_ms', 'timeMs',
+const preferred = ['kernel', 'ptxas', 'config', 'configuration', 'target', 'gpu', 'device', 'sizes', 'grid', 'time_ms', 'timeMs',
   'median_ms', 'tflops', 'TFLOPs', 'gbps', 'GBps', 'percentOfPeak', 'check', 'max_abs_err', 'maxError', 'max_error',
   'error', 'ok', 'status'];
 
@@ -57,6 +57,12 @@ export function resultRows(result: unknown): Row[] {
   const inner = outer.result && typeof outer.result === 'object' && !Array.isArray(outer.result) ? (outer.result as Row) : undefined;
   const base = { ...scalarsOf(outer), ...(inner ? scalarsOf(inner) : {}) };
   const holder = inner ?? outer;
+  // ph.compile: `figures` maps each kernel to its ptxas figures and occupancy.
+  const figs = outer.figures;
+  if (figs && typeof figs === 'object' && !Array.isArray(figs) && Object.keys(figs as Row).length > 0) {
+    delete base.kernel;
+    return Object.entries(figs as Row).map(([kernel, ptxas]) => ({ kernel, ptxas, ...base }));
+  }
   for (const key of ['variants', 'results', 'rows', 'kernels', 'configs']) {
     const v = holder[key];
     if (Array.isArray(v) && v.length > 0 && typeof v[0] === 'object') {

@@ -134,7 +134,7 @@ local function cell(v)
   return tostring(v)
 end
 
-local preferred = { 'kernel', 'config', 'configuration', 'target', 'gpu', 'device', 'sizes', 'grid', 'time_ms',
+local preferred = { 'kernel', 'ptxas', 'config', 'configuration', 'target', 'gpu', 'device', 'sizes', 'grid', 'time_ms',
   'timeMs', 'median_ms', 'tflops', 'TFLOPs', 'gbps', 'GBps', 'percentOfPeak', 'check', 'max_abs_err', 'maxError',
   'max_error', 'error', 'ok', 'status' }
 -- Keys that are plumbing, not figures: left out of the table.
@@ -176,6 +176,16 @@ function M.result_rows(result)
   local inner = (type(result.result) == 'table' and not islist(result.result)) and result.result or nil
   local base = vim.tbl_extend('force', scalars_of(result), inner and scalars_of(inner) or {})
   local holder = inner or result
+  -- ph.compile: `figures` maps each kernel to its ptxas figures and occupancy.
+  if type(result.figures) == 'table' and next(result.figures) ~= nil and not islist(result.figures) then
+    base.kernel = nil
+    local rows = {}
+    for kernel, ptxas in pairs(result.figures) do
+      table.insert(rows, vim.tbl_extend('force', { kernel = kernel, ptxas = ptxas }, base))
+    end
+    table.sort(rows, function(a, b) return a.kernel < b.kernel end)
+    return rows
+  end
   for _, key in ipairs({ 'variants', 'results', 'rows', 'kernels', 'configs' }) do
     local v = holder[key]
     if type(v) == 'table' and #v > 0 and type(v[1]) == 'table' then
@@ -327,7 +337,8 @@ end
 function M.compile()
   local c = M.client(); if not c then return notify('ph-lsp is not running', vim.log.levels.ERROR) end
   local s = M.cfg.settings.ph
-  M.execute('ph.compile', { uri = vim.uri_from_bufnr(0), outputDir = s.outputDir, target = s.target },
+  -- A cubin is for a GPU whatever the run target is: 'gpu' lets ph build pick the arch.
+  M.execute('ph.compile', { uri = vim.uri_from_bufnr(0), outputDir = s.outputDir, target = 'gpu' },
     show_run('ph.compile'))
 end
 

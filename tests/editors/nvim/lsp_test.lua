@@ -45,11 +45,12 @@ end
 local ok, err = pcall(function()
   check(vim.fn.executable(lsp_bin) == 1, 'ph-lsp is built: ' .. lsp_bin)
   local ph = require('ph')
-  ph.setup({ cmd = { lsp_bin }, path = driver, target = run_target, sizes = { N = 64 } })
-
-  -- 1. An example with an error: `dot` against the [BC, D] key tile, where `dot_t` is meant.
   local tmp = vim.fn.tempname() .. '_ph'
   vim.fn.mkdir(tmp, 'p')
+  ph.setup({ cmd = { lsp_bin }, path = driver, target = run_target, sizes = { N = 64 },
+    outputDir = tmp .. '/out', compileOnSave = false })
+
+  -- 1. An example with an error: `dot` against the [BC, D] key tile, where `dot_t` is meant.
   local bad = tmp .. '/bad_attention.ph'
   local lines = vim.fn.readfile(root .. '/examples/flash_attention_manual.ph')
   check(lines[17]:find('dot_t(q, k)', 1, true) ~= nil, 'line 17 of flash_attention_manual.ph has dot_t(q, k)')
@@ -154,6 +155,18 @@ local ok, err = pcall(function()
   end
   check(#marks > 0 and table.concat(lines15, '\n'):find('dot', 1, true) ~= nil,
     ('line 15 highlights %d IR lines, with the dot among them: %s'):format(#marks, (lines15[1] or ''):sub(1, 80)))
+
+  -- :PhCompile writes the file's cubins and manifest.json into the output folder.
+  vim.cmd('PhCompile')
+  check(vim.wait(120000, function() return ph.last_result ~= nil or ph.last_error ~= nil end, 50), ':PhCompile answered')
+  local cubins = vim.fn.glob(tmp .. '/out/**/*.cubin', false, true)
+  local manifest = vim.fn.glob(tmp .. '/out/**/manifest.json', false, true)
+  check(ph.last_error == nil and #cubins > 0 and #manifest > 0,
+    (':PhCompile wrote %d cubin(s) and %d manifest(s)%s'):format(#cubins, #manifest,
+      ph.last_error and (': ' .. tostring(ph.last_error.message)) or ''))
+  local clines = vim.api.nvim_buf_get_lines(vim.fn.bufnr('ph://results'), 0, -1, false)
+  check(#clines >= 4 and clines[2]:find('ptxas', 1, true) ~= nil and clines[4]:find('registers', 1, true) ~= nil,
+    'the compile table shows ptxas figures: ' .. tostring(clines[4]))
 
   -- 5. Kill the server: it is restarted, the message names the open file, diagnostics return.
   local c = ph.client(cbuf)

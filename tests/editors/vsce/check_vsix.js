@@ -60,6 +60,11 @@ check(!t2[0].includes('scalars') && !t2[0].includes('exitCode') && !t2[0].includ
 check(summaryLine(served) === 'causal_attention on interp: 0.5442 ms check passed', `ph.run status summary: ${summaryLine(served)}`);
 check(summaryLine({ ok: false, kernel: 'k', error: 'no GPU: no CUDA driver', summary: 'x' }) === 'k: no GPU: no CUDA driver', 'an error is the status text');
 check(summaryLine({ summary: 'no GPU: ran on the CPU' }) === 'no GPU: ran on the CPU', 'the server summary when the rows say nothing');
+const compiled = { ok: true, outputDir: '/w/.ph-build', kernel: 'causal_attention', stdout: 'x', stderr: '',
+  figures: { causal_attention: '48 registers, 54400 B shared, 4 CTAs/SM (shared memory)' } };
+const t3 = formatTable(resultRows(compiled)).split('\n');
+check(/^kernel\s+\| ptxas\s+\| ok  \| outputDir$/.test(t3[0]) && t3[2].includes('48 registers') && t3[2].includes('/w/.ph-build'),
+  `ph.compile table: ${t3[0]} / ${t3[2]}`);
 check(formatTable(resultRows(null)) === '(no result)\n', 'empty result');
 console.log(`${passes} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);
