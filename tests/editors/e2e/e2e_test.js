@@ -136,6 +136,24 @@ async function openFile(page, name) {
     });
     await page.screenshot({ path: path.join(out, 'vscode-ir.png') });
 
+    // "Ph: Compile File to cubin" from the palette: a table of ptxas figures, and the kernel's
+    // lens shows them after the server refreshes its lenses.
+    await attempt('"Ph: Compile File to cubin" writes a cubin and shows ptxas figures in the table and the lens', async () => {
+      await page.locator('.editor-group-container').first().locator('.view-lines').click();
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Ph: Compile File to cubin');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Compile File to cubin' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      const row = page.locator('.output-view, .panel').locator('.view-line', { hasText: /registers/ }).first();
+      await row.waitFor({ timeout: 120000 });
+      console.log(`     ${(await row.innerText()).replace(/\u00a0/g, ' ').trim()}`);
+      const lens = page.locator('.contentWidgets .codelens-decoration', { hasText: /registers/ }).first();
+      await lens.waitFor({ timeout: 30000 });
+      console.log(`     lens: ${(await lens.innerText()).replace(/\s*\n\s*/g, ' ')}`);
+      const cubins = fs.readdirSync(path.join(process.env.PH_E2E_WS, '.ph-build')).filter((f) => f.endsWith('.cubin'));
+      return cubins.length > 0;
+    });
+
     // 4. Kill ph-lsp: the extension restarts it, names the open file, and diagnostics return.
     await openFile(page, 'bad_attention.ph');
     await attempt('a killed ph-lsp is restarted and the message names the open file', async () => {
