@@ -42,7 +42,8 @@ struct View {
   enum Kind { Buffer, Splat, Broadcast } kind = Buffer;
   SmallVector<int64_t> shape;
   Type elem;
-  Value mem;                     // Buffer: memref<N x elem, workgroup>
+  Value mem;                     // Buffer: memref<rows * pitch x elem, workgroup>
+  int64_t pitch = 0;             // Buffer: elements between rows (>= the last extent)
   Value scalar;                  // Splat
   std::shared_ptr<View> source;  // Broadcast
 };
@@ -54,6 +55,19 @@ int64_t numElements(ArrayRef<int64_t> shape) {
 }
 
 int64_t elemBytes(Type t) { return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8); }
+
+/// Elements between rows of a buffer. Rows of an even number of 4-byte words
+/// (64 f32, 64 f16) get one word of padding: then a warp reading a column
+/// (dot_t's b[j, k], a row reduction's src[r, c]) hits 32 different banks
+/// instead of one.
+int64_t pitchOf(ArrayRef<int64_t> shape, Type elem) {
+  if (shape.size() < 2) return shape.empty() ? 1 : shape.back();
+  int64_t c = shape.back(), bytes = elemBytes(elem);
+  if (bytes > 4 || (c * bytes) % 4 != 0) return c;
+  int64_t words = c * bytes / 4;
+  if (words < 8 || words % 2 == 1) return c;
+  return c + 4 / bytes;
+}
 
 std::string typeText(Type t) {
   std::string s;
@@ -98,7 +112,19 @@ private:
   Value read(const View &v, ArrayRef<Value> idx, Location loc);
   void write(const View &v, ArrayRef<Value> idx, Value value, Location loc);
   Value convert(Value v, Type to, Location loc);
-  Value linearIndex(ArrayRef<Value> idx, ArrayRef<int64_t> shape, Location loc);
+  Value linearIndex(ArrayRef<Value> idx, ArrayRef<int64_t> shape, int64_t pitch, Location loc);
+  /// A sequential loop over [0, n) carrying several scalars.
+  SmallVector<Value> reduceLoopN(int64_t n, ValueRange inits, Location loc,
+                                 function_ref<SmallVector<Value>(Value, ValueRange)> step) {
+    auto l = scf::ForOp::create(b_, loc, cIndex(0, loc), cIndex(n, loc), cIndex(1, loc), inits);
+    OpBuilder::InsertionGuard g(b_);
+    Block *body = l.getBody();
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>()) body->back().erase();
+    b_.setInsertionPointToEnd(body);
+    SmallVector<Value> next = step(l.getInductionVar(), l.getRegionIterArgs());
+    scf::YieldOp::create(b_, loc, next);
+    return SmallVector<Value>(l.getResults());
+  }
   /// A sequential loop over [0, n) carrying one scalar: `step(i, carried)` gives the next.
   Value reduceLoop(int64_t n, Value init, Location loc, function_ref<Value(Value, Value)> step) {
     auto l = scf::ForOp::create(b_, loc, cIndex(0, loc), cIndex(n, loc), cIndex(1, loc), ValueRange{init});
@@ -194,7 +220,10 @@ View SimtCodegen::allocate(Value key, ArrayRef<int64_t> shape, Type elem, Locati
   active_.erase(std::remove_if(active_.begin(), active_.end(),
                                [&](const Active &a) { return a.end < currentPos_; }),
                 active_.end());
-  int64_t bytes = numElements(shape) * elemBytes(elem);
+  int64_t pitch = pitchOf(shape, elem);
+  int64_t rows = shape.empty() ? 1 : numElements(shape) / std::max<int64_t>(1, shape.back());
+  int64_t slots = shape.empty() ? 1 : rows * pitch;
+  int64_t bytes = slots * elemBytes(elem);
   int64_t size = (bytes + 15) / 16 * 16;
   std::sort(active_.begin(), active_.end(), [](const Active &a, const Active &b) { return a.offset < b.offset; });
   int64_t offset = 0;
@@ -222,11 +251,12 @@ View SimtCodegen::allocate(Value key, ArrayRef<int64_t> shape, Type elem, Locati
                           " bytes)" + (where.empty() ? "" : " at " + where);
   }
   auto wg = ::mlir::gpu::AddressSpaceAttr::get(b_.getContext(), ::mlir::gpu::AddressSpace::Workgroup);
-  auto type = MemRefType::get({numElements(shape)}, elem, MemRefLayoutAttrInterface(), wg);
+  auto type = MemRefType::get({slots}, elem, MemRefLayoutAttrInterface(), wg);
   View v;
   v.kind = View::Buffer;
   v.shape.assign(shape.begin(), shape.end());
   v.elem = elem;
+  v.pitch = pitch;
   v.mem = memref::ViewOp::create(b_, loc, type, smem_, cIndex(offset, loc), ValueRange{});
   return v;
 }
@@ -250,13 +280,16 @@ void SimtCodegen::forEachElement(ArrayRef<int64_t> shape, Location loc, function
   body(idx);
 }
 
-Value SimtCodegen::linearIndex(ArrayRef<Value> idx, ArrayRef<int64_t> shape, Location loc) {
+Value SimtCodegen::linearIndex(ArrayRef<Value> idx, ArrayRef<int64_t> shape, int64_t pitch, Location loc) {
+  // Row-major over the leading dimensions, then `pitch` elements per row.
   Value lin;
-  for (size_t d = 0; d < shape.size(); ++d) {
+  for (size_t d = 0; d + 1 < shape.size(); ++d) {
     if (!lin) lin = idx[d];
     else lin = arith::AddIOp::create(b_, loc, arith::MulIOp::create(b_, loc, lin, cIndex(shape[d], loc)), idx[d]);
   }
-  return lin ? lin : cIndex(0, loc);
+  if (shape.empty()) return cIndex(0, loc);
+  if (!lin) return idx.back();
+  return arith::AddIOp::create(b_, loc, arith::MulIOp::create(b_, loc, lin, cIndex(pitch, loc)), idx.back());
 }
 
 Value SimtCodegen::read(const View &v, ArrayRef<Value> idx, Location loc) {
@@ -272,13 +305,13 @@ Value SimtCodegen::read(const View &v, ArrayRef<Value> idx, Location loc) {
     return read(s, src, loc);
   }
   case View::Buffer:
-    return memref::LoadOp::create(b_, loc, v.mem, ValueRange{linearIndex(idx, v.shape, loc)});
+    return memref::LoadOp::create(b_, loc, v.mem, ValueRange{linearIndex(idx, v.shape, v.pitch, loc)});
   }
   return {};
 }
 
 void SimtCodegen::write(const View &v, ArrayRef<Value> idx, Value value, Location loc) {
-  memref::StoreOp::create(b_, loc, value, v.mem, ValueRange{linearIndex(idx, v.shape, loc)});
+  memref::StoreOp::create(b_, loc, value, v.mem, ValueRange{linearIndex(idx, v.shape, v.pitch, loc)});
 }
 
 /// tile.convert's rules: float widening exact, narrowing rounds to nearest
@@ -597,15 +630,40 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
     int64_t kdim = cast<RankedTensorType>(dot.getA().getType()).getShape()[1];
     bool transB = dot.getTransB();
     View out = allocate(dot.getResult(), rt.getShape(), acc, loc);
-    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+    int64_t m = rt.getShape()[0], n = rt.getShape()[1];
+    // Register blocking: each thread computes tm x tn outputs, rows bi + r*(m/tm)
+    // and columns bj + c*(n/tn), so operands loaded once feed tm*tn FMAs and a
+    // warp's consecutive threads read consecutive (or broadcast) elements.
+    int64_t tm = 1, tn = 1;
+    for (auto [cm, cn] : {std::pair<int64_t, int64_t>{4, 4}, {2, 4}, {2, 2}, {1, 2}})
+      if (m % cm == 0 && n % cn == 0 && (m / cm) * (n / cn) >= opts_.threads) {
+        tm = cm, tn = cn;
+        break;
+      }
+    int64_t sm = m / tm, sn = n / tn;
+    forEachElement({sm, sn}, loc, [&](ArrayRef<Value> idx) {
+      SmallVector<Value> rows, cols;
+      for (int64_t r = 0; r < tm; ++r)
+        rows.push_back(r ? arith::AddIOp::create(b_, loc, idx[0], cIndex(r * sm, loc)).getResult() : idx[0]);
+      for (int64_t c = 0; c < tn; ++c)
+        cols.push_back(c ? arith::AddIOp::create(b_, loc, idx[1], cIndex(c * sn, loc)).getResult() : idx[1]);
       Value zero = arith::ConstantOp::create(b_, loc, b_.getZeroAttr(acc));
-      Value total = reduceLoop(kdim, zero, loc, [&](Value k, Value sum) -> Value {
-        Value x = convert(read(a, {idx[0], k}, loc), acc, loc);
-        Value y = convert(transB ? read(bv, {idx[1], k}, loc) : read(bv, {k, idx[1]}, loc), acc, loc);
-        if (isa<FloatType>(acc)) return math::FmaOp::create(b_, loc, x, y, sum);
-        return arith::AddIOp::create(b_, loc, arith::MulIOp::create(b_, loc, x, y), sum);
+      SmallVector<Value> inits(tm * tn, zero);
+      SmallVector<Value> totals = reduceLoopN(kdim, inits, loc, [&](Value k, ValueRange sums) {
+        SmallVector<Value> xs, ys, next;
+        for (Value i : rows) xs.push_back(convert(read(a, {i, k}, loc), acc, loc));
+        for (Value j : cols) ys.push_back(convert(transB ? read(bv, {j, k}, loc) : read(bv, {k, j}, loc), acc, loc));
+        for (int64_t r = 0; r < tm; ++r)
+          for (int64_t c = 0; c < tn; ++c) {
+            Value x = xs[r], y = ys[c], sum = sums[r * tn + c];
+            next.push_back(isa<FloatType>(acc) ? math::FmaOp::create(b_, loc, x, y, sum).getResult()
+                                               : arith::AddIOp::create(b_, loc, arith::MulIOp::create(b_, loc, x, y), sum)
+                                                     .getResult());
+          }
+        return next;
       });
-      write(out, idx, total, loc);
+      for (int64_t r = 0; r < tm; ++r)
+        for (int64_t c = 0; c < tn; ++c) write(out, {rows[r], cols[c]}, totals[r * tn + c], loc);
     });
     barrier(loc);
     tiles_[dot.getResult()] = out;
