@@ -136,6 +136,23 @@ async function openFile(page, name) {
     });
     await page.screenshot({ path: path.join(out, 'vscode-ir.png') });
 
+    // "Ph: Show IR for the Kernel at the Cursor" from the palette, PTX picked in the quick pick.
+    await attempt('"Ph: Show IR…" with the cursor in the kernel, stage PTX, opens the PTX beside the source', async () => {
+      const src = page.locator('.editor-group-container').first();
+      await src.locator('.view-line', { hasText: 'let q' }).first().click();
+      await page.keyboard.press('F1');
+      await page.keyboard.type('Ph: Show IR for the Kernel');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show IR for the Kernel at the Cursor' }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'PTX' }).first().click();
+      const tab = page.locator('.tabs-container .tab', { hasText: /causal_attention\.causal_attention\.ptx\.ptx/ }).first();
+      await tab.waitFor({ timeout: 120000 });
+      await tab.click();
+      const text = (await page.locator('.editor-group-container').nth(1).locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+      console.log(`     ${text.split('\n').filter((l) => l.startsWith('.')).slice(0, 2).join(' | ')}`);
+      return /\.version \d/.test(text) && /\.entry|\.visible/.test(text);
+    });
+
     // "Ph: Compile File to cubin" from the palette: a table of ptxas figures, and the kernel's
     // lens shows them after the server refreshes its lenses.
     await attempt('"Ph: Compile File to cubin" writes a cubin and shows ptxas figures in the table and the lens', async () => {
