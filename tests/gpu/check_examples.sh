@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every seed kernel on the GPU, at masking shapes, against the fp64 interpreter.
+# Every seed kernel on the GPU, at masking shapes, against the fp64 interpreter,
+# and single-op kernels (tests/gpu/Inputs) that localise a fault.
 #
 #   check_examples.sh build PH EXAMPLES OUT    compile each case's kernel (needs the compiler)
 #   check_examples.sh run PH_RUN OUT           run `ph-run --check` on each (needs a GPU)
@@ -21,14 +22,31 @@ rotary|--size T=20
 rotary|--size T=64
 rotary_pairs|--size T=13
 rotary_pairs|--size T=40
+op_dot|--size M=64
+op_dot_t|--size M=96
+op_rows|--size M=64
+op_softmax|--size M=64
+op_loop|--size N=96
+dbg_scores|--size N=32
+dbg_causal|--size N=64
 "
+here=$(cd "$(dirname "$0")" && pwd)
 build() {
   ph=$1 examples=$2 out=$3
   for k in flash_attention flash_attention_manual causal_attention rotary rotary_pairs; do
     "$ph" build "$examples/$k.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
-  echo "built 5 kernels into $out"
+  # One tile op per kernel, and attention with its running state written out.
+  for k in op_dot op_dot_t op_rows op_softmax op_loop; do
+    "$ph" build "$here/Inputs/ops.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
+      echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
+  done
+  for k in dbg_scores dbg_causal; do
+    "$ph" build "$here/Inputs/attn_parts.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
+      echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
+  done
+  echo "built 12 kernels into $out"
 }
 run() {
   phrun=$1 out=$2
