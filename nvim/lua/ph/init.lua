@@ -9,6 +9,7 @@ local M = {
   last_result = nil,   -- the last command's result (tests read it)
   last_error = nil,
   crashes = {},
+  ir_maps = {},        -- IR buffer -> { [0-based IR line] = 0-based .ph line }
 }
 
 local uv = vim.loop
@@ -373,7 +374,7 @@ show_ir = function(src_buf, stage, result)
   local name = ('ph-ir://%s.%s.%s'):format(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(src_buf), ':t:r'),
     kernel, stage)
   local buf = scratch(name, vim.split(text, '\n'), ft_of_stage[stage], true)
-  vim.b[buf].ph_ir_map = map
+  M.ir_maps[buf] = map -- a Lua table: sparse 0-based keys do not convert to a Vim dict
   -- Highlight, in the IR, the lines that came from the source line under the cursor.
   local group = vim.api.nvim_create_augroup('ph_ir_' .. buf, { clear = true })
   vim.api.nvim_create_autocmd('CursorMoved', { group = group, buffer = src_buf, callback = function()

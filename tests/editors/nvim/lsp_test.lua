@@ -141,7 +141,7 @@ local ok, err = pcall(function()
     ph.last_error and (': ' .. tostring(ph.last_error.message)) or ''))
 
   -- Each IR line knows its .ph line: the cursor on line 15 (`dot_t`) highlights its IR lines.
-  local map = ph.last_ir_buf and vim.b[ph.last_ir_buf].ph_ir_map or {}
+  local map = ph.last_ir_buf and ph.ir_maps[ph.last_ir_buf] or {}
   local mapped = 0
   for _ in pairs(map) do mapped = mapped + 1 end
   check(mapped > 0, ('IR lines mapped to source lines: %d'):format(mapped))
