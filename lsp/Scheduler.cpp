@@ -47,6 +47,7 @@ struct Scheduler::Impl {
   std::map<std::string, std::shared_ptr<Doc>, std::less<>> docs;
   size_t analyses = 0;
   size_t pendingCount = 0;
+  size_t publishing = 0; // fresh snapshots being announced: idle waits for them too
 };
 
 Scheduler::Scheduler(AnalyzeFn analyze, Options options, SnapshotFn onFresh)
@@ -222,10 +223,15 @@ void Scheduler::analyze(const std::shared_ptr<Doc> &doc) {
       doc->pending = false;
       --impl_->pendingCount;
     }
+    if (current) ++impl_->publishing;
   }
   for (auto &w : ready)
     asio::post(impl_->pool, [a = std::move(w.action), snap] { a(snap); });
-  if (current && impl_->onFresh) impl_->onFresh(snap);
+  if (current) {
+    if (impl_->onFresh) impl_->onFresh(snap);
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    --impl_->publishing;
+  }
   impl_->idle.notify_all();
 }
 
@@ -243,7 +249,7 @@ void Scheduler::runJob(std::function<void()> fn) { asio::post(impl_->jobs, std::
 
 void Scheduler::waitIdle() {
   std::unique_lock<std::mutex> lock(impl_->mu);
-  impl_->idle.wait(lock, [&] { return impl_->pendingCount == 0; });
+  impl_->idle.wait(lock, [&] { return impl_->pendingCount == 0 && impl_->publishing == 0; });
 }
 
 } // namespace ph::lsp

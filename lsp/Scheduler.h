@@ -81,7 +81,8 @@ public:
   /// Runs a long job (a driver subprocess) on a separate pool, so commands
   /// and builds never hold up analyses and requests.
   void runJob(std::function<void()> fn);
-  /// Waits until no analysis is pending (tests and benchmarks).
+  /// Waits until no analysis is pending and every fresh snapshot has been
+  /// announced (tests and benchmarks).
   void waitIdle();
 
   void setDebounce(std::chrono::milliseconds d);
