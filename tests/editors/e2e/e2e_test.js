@@ -56,18 +56,25 @@ async function openFile(page, name) {
     });
     await attempt('the squiggle is on line 21 (hover shows the diagnostic)', async () => {
       const word = page.locator('.view-line span span', { hasText: /^rowmx$/ }).first();
-      // The word's position before the hover re-renders the line.
-      const top = (await word.boundingBox()).y;
       await word.hover();
       const hover = page.locator('.monaco-hover-content', { hasText: 'rowmx' }).first();
       await hover.waitFor({ timeout: 20000 });
       console.log(`     hover: ${(await hover.innerText()).split('\n').slice(0, 2).join(' | ')}`);
-      // The line of the hovered word, from the editor's line numbers next to it.
-      const nums = await page.locator('.margin-view-overlays .line-numbers').evaluateAll((els) =>
-        els.map((e) => [e.textContent.trim(), e.getBoundingClientRect().y]));
-      const line = nums.reduce((best, n) => (Math.abs(n[1] - top) < Math.abs(best[1] - top) ? n : best), ['?', 1e9])[0];
-      console.log(`     line of rowmx: ${line}`);
       await page.keyboard.press('Escape');
+      await page.mouse.move(0, 0);
+      // The word's line number, measured in one go (code lenses arriving shift the lines).
+      const line = await page.evaluate(() => {
+        const span = [...document.querySelectorAll('.view-line span span')].find((e) => e.textContent === 'rowmx');
+        if (!span) return '?';
+        const y = span.getBoundingClientRect().y;
+        let best = null;
+        for (const n of document.querySelectorAll('.margin-view-overlays .line-numbers')) {
+          const d = Math.abs(n.getBoundingClientRect().y - y);
+          if (!best || d < best.d) best = { d, t: n.textContent.trim() };
+        }
+        return best ? best.t : '?';
+      });
+      console.log(`     line of rowmx: ${line}`);
       return line === '21';
     });
     await attempt('the Problems count in the status bar is non-zero', async () => {
@@ -128,6 +135,22 @@ async function openFile(page, name) {
       const text = (await page.locator('.editor-group-container').nth(1).locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
       console.log(`     ${text.split('\n').slice(0, 2).join(' | ')}`);
       return /func|tile\./.test(text);
+    });
+    await attempt('the cursor on line 15 (`dot_t`) highlights its IR lines beside it', async () => {
+      const src = page.locator('.editor-group-container').first();
+      await src.locator('.view-line', { hasText: 'dot_t' }).first().click();
+      // The highlight is a whole-line decoration in the IR editor's overlay layer.
+      const ir = page.locator('.editor-group-container').nth(1);
+      const deco = ir.locator('.view-overlays div[class*="ced-"]');
+      await deco.first().waitFor({ timeout: 10000 });
+      const n = await deco.count();
+      const top = await deco.first().evaluate((e) => e.parentElement.getBoundingClientRect().y);
+      const line = await ir.locator('.view-line').evaluateAll((els, y) => {
+        const hit = els.find((e) => Math.abs(e.getBoundingClientRect().y - y) < 3);
+        return hit ? hit.textContent.replace(/\u00a0/g, ' ').trim() : '';
+      }, top);
+      console.log(`     ${n} IR line(s) highlighted, first: ${line.slice(0, 70)}`);
+      return n > 0 && /tile\.dot/.test(line);
     });
     await attempt('the progress notification closes once the IR is shown', async () => {
       await page.locator('.notifications-toasts .notification-list-item-message', { hasText: /^IR of / }).first()

@@ -4,7 +4,8 @@
 # Slow (a minute with code-server installed, ~3 more to install it), so it runs only with
 # PH_EDITOR_E2E=1; without it the test says so and passes (ctest SKIP_RETURN_CODE 77).
 #   PH_EDITOR_E2E=1 PH_LSP=build/bin/ph-lsp tests/editors/e2e/run.sh [OUT_DIR]
-# OUT_DIR (default build-editors/e2e or $TMPDIR) receives vscode.png and the logs.
+# OUT_DIR (default $TMPDIR/ph-e2e) receives the screenshots and the logs. PH_DRIVER: the `ph`
+# the server runs (default: the one next to ph-lsp).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 if [ "${PH_EDITOR_E2E:-}" != 1 ]; then
@@ -34,6 +35,7 @@ cp "$root/examples/causal_attention.ph" "$work/ws/"
 cat >"$work/udd/User/settings.json" <<JSON
 {
   "ph.server.path": "$work/bin/ph-lsp",
+  "ph.path": "${PH_DRIVER:-}",
   "ph.target": "cpu",
   "ph.sizes": { "N": 64 },
   "ph.compileOnSave": false,
