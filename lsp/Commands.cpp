@@ -627,7 +627,9 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
       throw RpcError{ErrorCode::RequestFailed, "`ph build` wrote no cubin for `" + kernel + "`", nullptr};
     }
   } else {
+    // --debug-info makes the MLIR stages print their locations, which map IR lines to .ph lines.
     std::vector<std::string> argv = {driverPath(), "emit", file, "--kernel", kernel, "--stage", stage};
+    if (stage != "kir") argv.push_back("--debug-info");
     if (args.contains("config") && args["config"].is_string()) argv.insert(argv.end(), {"--config", args["config"].get<std::string>()});
     ProcessResult r = runProcess(argv, "", cancel);
     if (r.cancelled) {

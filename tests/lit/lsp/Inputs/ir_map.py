@@ -1,0 +1,16 @@
+#!/usr/bin/env python3
+# ir_map.py SOURCE < driver-output: prints each mapped IR line of the last response's
+# `text` as `<op> <- <the .ph source line>`, for FileCheck (showir.test).
+import json
+import re
+import sys
+
+out = sys.stdin.read()
+body = out[out.rindex("<-- response"):]
+result = json.loads(body[body.index("\n") + 1:])["result"]
+src = open(sys.argv[1], encoding="utf-8").read().split("\n")
+for ir, s in zip(result["text"].split("\n"), result["sourceLines"]):
+    if s is None:
+        continue
+    m = re.search(r"(?:= )?([a-z_]+\.[a-z_]+)", ir)
+    print("%s <- %s" % (m.group(1) if m else ir.strip()[:30], src[s].strip()))
