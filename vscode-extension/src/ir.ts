@@ -14,6 +14,12 @@ export interface IrView {
   request: unknown[]; // the ph.showIR arguments, to refresh the view after a save
 }
 
+/** Drops the trailing ` loc(...)` of each MLIR line (the map already carries them), keeping
+ * the line count so the map still applies; the `#loc` alias lines stay. */
+export function stripLocations(text: string): string {
+  return text.split('\n').map((l) => (l.startsWith('#loc') ? l : l.replace(/\s+loc\(.*\)\s*$/, ''))).join('\n');
+}
+
 /** Normalises what the server returned for ph.showIR into text plus a line map. */
 export function parseIrResult(result: unknown): { text: string; map: (number | undefined)[]; kernel?: string; stage?: string } {
   if (typeof result === 'string') return { text: result, map: [] };
@@ -33,7 +39,7 @@ export function parseIrResult(result: unknown): { text: string; map: (number | u
       if (typeof ir === 'number' && typeof src === 'number' && ir >= 0 && ir < nLines) map[ir] = src;
     }
   }
-  return { text, map, kernel: r.kernel, stage: r.stage };
+  return { text: stripLocations(text), map, kernel: r.kernel, stage: r.stage };
 }
 
 const extOfStage: Record<string, string> = { tile: 'mlir', gpu: 'mlir', cpu: 'mlir', mlir: 'mlir', llvm: 'll', ptx: 'ptx', sass: 'sass' };
@@ -43,7 +49,9 @@ export class IrDocuments implements vscode.TextDocumentContentProvider, vscode.D
   private changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private deco = vscode.window.createTextEditorDecorationType({
-    backgroundColor: new vscode.ThemeColor('editor.rangeHighlightBackground'),
+    backgroundColor: new vscode.ThemeColor('editor.findMatchHighlightBackground'),
+    overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.findMatchForeground'),
+    overviewRulerLane: vscode.OverviewRulerLane.Center,
     isWholeLine: true,
   });
   private disposables: vscode.Disposable[] = [];

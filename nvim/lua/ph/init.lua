@@ -365,7 +365,12 @@ function M.parse_ir(result)
       if type(ir) == 'number' and type(src) == 'number' then map[ir] = src end
     end
   end
-  return text, map
+  -- The trailing ` loc(...)` of each MLIR line is in the map already; the line count stays.
+  local lines = vim.split(text, '\n')
+  for i, l in ipairs(lines) do
+    if not l:match('^#loc') then lines[i] = (l:gsub('%s+loc%(.*%)%s*$', '')) end
+  end
+  return table.concat(lines, '\n'), map
 end
 
 show_ir = function(src_buf, stage, result)
