@@ -196,10 +196,7 @@ void ph::backend::registerCpuStages(StageRegistry &r) {
       return false;
     }
     unsigned opt = cpuOptLevel();
-    jtmb->setCodeGenOptLevel(opt == 0   ? llvm::CodeGenOptLevel::None
-                             : opt == 1 ? llvm::CodeGenOptLevel::Less
-                             : opt == 2 ? llvm::CodeGenOptLevel::Default
-                                        : llvm::CodeGenOptLevel::Aggressive);
+    jtmb->setCodeGenOptLevel(cpuCodeGenLevel(opt));
     auto tm = jtmb->createTargetMachine();
     if (!tm) {
       err = llvm::toString(tm.takeError());
@@ -207,7 +204,7 @@ void ph::backend::registerCpuStages(StageRegistry &r) {
     }
     mod->setDataLayout((*tm)->createDataLayout());
     mod->setTargetTriple((*tm)->getTargetTriple());
-    if (llvm::Error e = makeOptimizingTransformer(opt, 0, tm->get())(mod.get())) {
+    if (llvm::Error e = cpuTransformer(opt, tm->get())(mod.get())) {
       err = llvm::toString(std::move(e));
       return false;
     }

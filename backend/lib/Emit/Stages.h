@@ -21,6 +21,12 @@ namespace mlir {
 class MLIRContext;
 class OpPassManager;
 } // namespace mlir
+namespace llvm {
+class Error;
+class Module;
+class TargetMachine;
+enum class CodeGenOptLevel;
+} // namespace llvm
 
 namespace ph::backend {
 
@@ -47,9 +53,14 @@ using StageFn = std::function<bool(mlir::ModuleOp module, const kir::Kernel &k,
                                    const EmitOptions &opts, std::string &out, std::string &err)>;
 using StageRegistry = std::map<Stage, StageFn>;
 
-/// The CPU target's LLVM optimisation level: PH_CPU_OPT_LEVEL=0..3, default 0
-/// (CpuTarget.cpp).
+/// The CPU target's LLVM optimisation level (CpuTarget.cpp): PH_CPU_OPT_LEVEL
+/// 0 (none), 1 (default: a light pipeline, fast instruction selection), 2, 3
+/// (LLVM's -O2, -O3).
 unsigned cpuOptLevel();
+llvm::CodeGenOptLevel cpuCodeGenLevel(unsigned opt);
+/// What runs on the LLVM module before code generation at level `opt`
+/// (PH_CPU_PASSES replaces level 1's pipeline, for experiments).
+std::function<llvm::Error(llvm::Module *)> cpuTransformer(unsigned opt, llvm::TargetMachine *tm);
 
 /// cpu, llvm, llvm-ir, asm (Emit.cpp).
 void registerCpuStages(StageRegistry &r);

@@ -15,6 +15,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
@@ -108,7 +109,44 @@ private:
 
 unsigned ph::backend::cpuOptLevel() {
   const char *env = std::getenv("PH_CPU_OPT_LEVEL");
-  return env && *env >= '0' && *env <= '3' && !env[1] ? unsigned(*env - '0') : 0;
+  return env && *env >= '0' && *env <= '3' && !env[1] ? unsigned(*env - '0') : 1;
+}
+
+llvm::CodeGenOptLevel ph::backend::cpuCodeGenLevel(unsigned opt) {
+  // Level 1 pairs the light pipeline with fast instruction selection: the IR
+  // is already clean, and selection is where -O1/-O2 codegen spends its time.
+  return opt <= 1   ? llvm::CodeGenOptLevel::None
+         : opt == 2 ? llvm::CodeGenOptLevel::Default
+                    : llvm::CodeGenOptLevel::Aggressive;
+}
+
+std::function<llvm::Error(llvm::Module *)> ph::backend::cpuTransformer(unsigned opt,
+                                                                      llvm::TargetMachine *tm) {
+  if (opt != 1)
+    return makeOptimizingTransformer(opt, 0, tm);
+  // The light pipeline: scalar replacement of the memref descriptors,
+  // redundancy elimination and hoisting out of the tile loops. It gives about
+  // the run time of -O2 for a fraction of its compile time (docs/backend.md).
+  std::string pipeline = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(licm))";
+  if (const char *passes = std::getenv("PH_CPU_PASSES"); passes && *passes)
+    pipeline = passes;
+  return [pipeline](llvm::Module *mod) -> llvm::Error {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb;
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm;
+    if (llvm::Error e = pb.parsePassPipeline(mpm, pipeline))
+      return e;
+    mpm.run(*mod, mam);
+    return llvm::Error::success();
+  };
 }
 
 std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std::string &error) {
@@ -141,12 +179,9 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
     return nullptr;
   lap("tile -> llvm dialect");
   ExecutionEngineOptions eo;
-  // PH_CPU_OPT_LEVEL=0..3 trades compile time for run time. The CPU target
-  // exists to check numbers on small problems, where compiling dominates:
-  // -O0 compiles flash attention about twice as fast as -O1, and runs it
-  // about 1.6 times slower (docs/backend.md has the figures).
   unsigned opt = cpuOptLevel();
-  auto transformer = makeOptimizingTransformer(opt, 0, nullptr);
+  std::function<llvm::Error(llvm::Module *)> transformer = cpuTransformer(opt, nullptr);
+  eo.jitCodeGenOptLevel = cpuCodeGenLevel(opt);
   eo.transformer = transformer;
   eo.jitCodeGenOptLevel = opt == 0   ? llvm::CodeGenOptLevel::None
                           : opt == 1 ? llvm::CodeGenOptLevel::Less
