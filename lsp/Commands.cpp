@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -222,10 +223,22 @@ std::map<std::string, Figures> parsePtxasReport(const std::string &text) {
   static const std::regex used(R"(Used (\d+) registers)");
   static const std::regex smem(R"((\d+) bytes smem)");
   static const std::regex spill(R"((\d+) bytes spill stores)");
+  // `ph build`'s own summary line: `K [D=64,...]: sm_90, 48 registers, 54400 B shared memory, 0 B spilled -> ...`
+  static const std::regex summary(R"(^([A-Za-z_][A-Za-z0-9_]*) \[[^\]]*\]: [a-z_0-9]+, (\d+) registers, (\d+) B shared memory, (\d+) B spilled)");
   std::istringstream in(text);
   std::string line, current;
   while (std::getline(in, line)) {
     std::smatch m;
+    if (std::regex_search(line, m, summary)) {
+      if (!out.count(m[1])) { // the first variant speaks for the kernel
+        Figures &f = out[m[1]];
+        f.registers = std::stoi(m[2]);
+        f.smem = std::stoll(m[3]);
+        f.spill = std::stoll(m[4]);
+      }
+      current.clear();
+      continue;
+    }
     if (std::regex_search(line, m, entry) || std::regex_search(line, m, props)) current = m[1];
     if (current.empty()) continue;
     if (std::regex_search(line, m, used)) out[current].registers = std::stoi(m[1]);
@@ -252,8 +265,11 @@ void readManifest(const fs::path &dir, std::map<std::string, Figures> &out) {
     kernels = arr;
   }
   if (!kernels.is_array()) return;
+  std::set<std::string> seen;
   for (const json &k : kernels) {
     if (!k.is_object() || !k.contains("name") || !k["name"].is_string()) continue;
+    // One entry per autotune variant: the first speaks for the kernel.
+    if (!seen.insert(k["name"].get<std::string>()).second) continue;
     Figures &fig = out[k["name"].get<std::string>()];
     auto num = [&](std::initializer_list<const char *> keys, int64_t &dst) {
       for (const char *key : keys)
@@ -265,7 +281,9 @@ void readManifest(const fs::path &dir, std::map<std::string, Figures> &out) {
     int64_t regs = fig.registers, threads = fig.threads;
     num({"registers", "regs"}, regs);
     num({"sharedBytes", "shared_bytes", "smem", "sharedMemory"}, fig.smem);
-    num({"spillBytes", "spill_bytes", "spills"}, fig.spill);
+    if (k.contains("dynamicShared") || k.contains("staticShared"))
+      fig.smem = k.value("dynamicShared", int64_t(0)) + k.value("staticShared", int64_t(0));
+    num({"spillStores", "spillBytes", "spill_bytes", "spills"}, fig.spill);
     num({"threads", "blockSize", "block"}, threads);
     fig.registers = static_cast<int>(regs);
     fig.threads = static_cast<int>(threads);
