@@ -13,6 +13,10 @@
 #include <memory>
 #include <string>
 
+namespace ph {
+class SourceManager;
+} // namespace ph
+
 namespace ph::backend {
 
 class CpuKernel {
@@ -22,7 +26,9 @@ public:
   virtual std::string launch(const LaunchArgs &args) = 0;
 };
 
-/// Compiles one specialised kernel. On failure returns nullptr and sets `error`.
-std::unique_ptr<CpuKernel> compileForCpu(const kir::Kernel &k, std::string &error);
+/// Compiles one specialised kernel. On failure returns nullptr and sets `error`
+/// (`file:line:col: message` when `sources` resolves the kernel's ranges).
+std::unique_ptr<CpuKernel> compileForCpu(const kir::Kernel &k, std::string &error,
+                                         const SourceManager *sources = nullptr);
 
 } // namespace ph::backend

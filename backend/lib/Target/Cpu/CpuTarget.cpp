@@ -149,7 +149,8 @@ std::function<llvm::Error(llvm::Module *)> ph::backend::cpuTransformer(unsigned 
   };
 }
 
-std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std::string &error) {
+std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std::string &error,
+                                                     const SourceManager *sources) {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
@@ -168,7 +169,7 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
   };
   std::unique_ptr<MLIRContext> ctx = makeContext();
   lap("context");
-  OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, nullptr, error);
+  OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, sources, error);
   lap("kir -> tile");
   if (!m)
     return nullptr;
