@@ -122,16 +122,33 @@ json hover(const Snapshot &s, const json &params, const FeatureOptions &o) {
     default: value = variableHover(s, sym); break;
     }
   } else {
-    // No symbol: a builtin or decorator name the checker did not record, or an expression.
-    for (const Token &t : a.tokens) {
+    // No symbol: `ctx.block.x`, a builtin or decorator name the checker did not
+    // record, or an expression.
+    const auto &toks = a.tokens;
+    for (size_t i = 0; i < toks.size(); ++i) {
+      const Token &t = toks[i];
       if (t.range.begin > off) break;
-      if (t.kind == Tok::Ident && t.range.touches(off)) {
-        if (const BuiltinDoc *bd = findBuiltinDoc(t.text)) {
-          value = codeBlock(bd->signature) + "\n" + bd->doc + "\n";
-          range = t.range;
-        }
-        break;
+      if (t.kind != Tok::Ident || !t.range.touches(off)) continue;
+      auto text = [&](size_t j) { return j < toks.size() ? toks[j].text : std::string_view(); };
+      bool afterCtxBlock = i >= 4 && text(i - 1) == "." && text(i - 2) == "block" && text(i - 3) == "." && text(i - 4) == "ctx";
+      if (afterCtxBlock && (t.text == "x" || t.text == "y" || t.text == "z")) {
+        std::string axis(t.text);
+        value = codeBlock("ctx.block." + axis + ": i32") + "\nThis CTA's index along grid axis " + axis + ".";
+        std::string kernel = kernelAt(s, off);
+        for (const KernelSummary &k : a.kernels)
+          if (k.name == kernel) value += " The grid of `" + k.name + "` is `" + k.grid + "`.";
+        value += "\n";
+        range = t.range;
+      } else if (t.text == "ctx" || (t.text == "block" && text(i - 1) == "." && text(i - 2) == "ctx")) {
+        value = codeBlock(t.text == "ctx" ? "ctx" : "ctx.block") +
+                "\nThe launch context: `ctx.block.x`, `.y` and `.z` index this CTA in the grid, which is inferred "
+                "from how they slice the tensors (or given with `@grid(...)`).\n";
+        range = t.range;
+      } else if (const BuiltinDoc *bd = findBuiltinDoc(t.text)) {
+        value = codeBlock(bd->signature) + "\n" + bd->doc + "\n";
+        range = t.range;
       }
+      break;
     }
     if (value.empty()) {
       if (const ExprFact *f = a.exprAt(a.mainFile, off)) {

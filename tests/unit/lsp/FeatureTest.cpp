@@ -162,6 +162,20 @@ kernel k(Q: tensor<f16>[N, 64], K: tensor<f16>[N, 64], O: tensor<f32>[N, 64]) {
   EXPECT_NE(h["contents"]["value"].get<std::string>().find("tensor"), std::string::npos);
 }
 
+TEST(Hover, CtxBlockAxisShowsTheGrid) {
+  Annotations a(kFlash);
+  auto s = snapshotOf(a.code());
+  uint32_t x = static_cast<uint32_t>(a.code().find("ctx.block.x") + 10);
+  json h = hover(*s, at(*s, x), {});
+  ASSERT_TRUE(h.is_object()) << h;
+  std::string v = h["contents"]["value"];
+  EXPECT_NE(v.find("ctx.block.x: i32"), std::string::npos) << v;
+  EXPECT_NE(v.find("(ceil(Nq / BR), 1, 1)"), std::string::npos) << v;
+  json c = hover(*s, at(*s, x - 10), {});
+  ASSERT_TRUE(c.is_object());
+  EXPECT_NE(c["contents"]["value"].get<std::string>().find("launch context"), std::string::npos);
+}
+
 TEST(Hover, NothingOnWhitespace) {
   auto s = snapshotOf("\n\n   \n");
   EXPECT_TRUE(hover(*s, at(*s, 3), {}).is_null());
