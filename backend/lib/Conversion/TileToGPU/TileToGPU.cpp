@@ -28,6 +28,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -145,6 +146,8 @@ private:
   bool emitElementwise(Operation *op, std::string &err);
   template <typename AccessOp>
   void globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Location loc, Value &inBounds, Value &ptr);
+  template <typename AccessOp>
+  int64_t vectorWidth(AccessOp op, Type elem);
 
   func::FuncOp func_;
   const SimtOptions &opts_;
@@ -361,6 +364,26 @@ void SimtCodegen::globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Location l
   ptr = LLVM::GEPOp::create(b_, loc, base.getType(), elem, base, ValueRange{off});
 }
 
+/// Elements one thread moves with a 16-byte access: when the slice's last
+/// dimension is neither squeezed nor masked, and its length, the tensor's
+/// extent and the slice's start along it are constant multiples of the width
+/// (tensors start 16-byte aligned: the ABI), each run of `width` elements is
+/// one aligned vector inside one row. Otherwise 1.
+template <typename AccessOp>
+int64_t SimtCodegen::vectorWidth(AccessOp op, Type elem) {
+  ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
+  if (squeezed.empty()) return 1;
+  size_t d = squeezed.size() - 1;
+  int64_t bytes = elemBytes(elem);
+  if (squeezed[d] || masked[d] || bytes > 4 || 16 % bytes) return 1;
+  int64_t width = 16 / bytes;
+  APInt ext, off;
+  if (!matchPattern(op.getExtents()[d], m_ConstantInt(&ext)) || !matchPattern(op.getOffsets()[d], m_ConstantInt(&off)))
+    return 1;
+  if (op.getLens()[d] % width || ext.getSExtValue() % width || off.getSExtValue() % width) return 1;
+  return width;
+}
+
 bool SimtCodegen::emitElementwise(Operation *op, std::string &err) {
   Location loc = op->getLoc();
   auto rt = cast<RankedTensorType>(op->getResult(0).getType());
@@ -523,22 +546,38 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
     auto rt = cast<RankedTensorType>(ld.getType());
     Type elem = rt.getElementType();
     View out = allocate(ld.getResult(), rt.getShape(), elem, loc);
-    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+    int64_t width = vectorWidth(ld, elem);
+    SmallVector<int64_t> shape(rt.getShape());
+    if (!shape.empty()) shape.back() /= width;
+    forEachElement(shape, loc, [&](ArrayRef<Value> vidx) {
+      SmallVector<Value> idx(vidx);
+      if (width > 1) idx.back() = arith::MulIOp::create(b_, loc, idx.back(), cIndex(width, loc));
       Value inBounds, ptr;
       globalAddress(ld, idx, loc, inBounds, ptr);
+      Type type = width > 1 ? Type(VectorType::get({width}, elem)) : elem;
+      unsigned align = width > 1 ? 16 : 0;
       Value v;
       if (inBounds) {
-        auto ifOp = scf::IfOp::create(b_, loc, TypeRange{elem}, inBounds, /*withElseRegion=*/true);
+        auto ifOp = scf::IfOp::create(b_, loc, TypeRange{type}, inBounds, /*withElseRegion=*/true);
         OpBuilder::InsertionGuard g(b_);
         b_.setInsertionPointToStart(ifOp.thenBlock());
-        scf::YieldOp::create(b_, loc, ValueRange{LLVM::LoadOp::create(b_, loc, elem, ptr).getResult()});
+        scf::YieldOp::create(b_, loc, ValueRange{LLVM::LoadOp::create(b_, loc, type, ptr, align).getResult()});
         b_.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(b_, loc, ValueRange{arith::ConstantOp::create(b_, loc, b_.getZeroAttr(elem)).getResult()});
+        scf::YieldOp::create(b_, loc, ValueRange{arith::ConstantOp::create(b_, loc, cast<TypedAttr>(b_.getZeroAttr(type))).getResult()});
         v = ifOp.getResult(0);
       } else {
-        v = LLVM::LoadOp::create(b_, loc, elem, ptr);
+        v = LLVM::LoadOp::create(b_, loc, type, ptr, align);
       }
-      write(out, idx, v, loc);
+      if (width == 1) {
+        write(out, idx, v, loc);
+        return;
+      }
+      for (int64_t e = 0; e < width; ++e) {
+        SmallVector<Value> at(idx);
+        at.back() = arith::AddIOp::create(b_, loc, idx.back(), cIndex(e, loc));
+        Value pos = arith::ConstantOp::create(b_, loc, b_.getI32IntegerAttr(int32_t(e)));
+        write(out, at, LLVM::ExtractElementOp::create(b_, loc, v, pos), loc);
+      }
     });
     barrier(loc);
     tiles_[ld.getResult()] = out;
@@ -547,16 +586,35 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
   if (auto st = dyn_cast<tile::StoreOp>(op)) {
     const View &src = viewOf(st.getValue());
     auto rt = cast<RankedTensorType>(st.getValue().getType());
-    forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
+    Type elem = rt.getElementType();
+    int64_t width = vectorWidth(st, elem);
+    SmallVector<int64_t> shape(rt.getShape());
+    if (!shape.empty()) shape.back() /= width;
+    forEachElement(shape, loc, [&](ArrayRef<Value> vidx) {
+      SmallVector<Value> idx(vidx);
+      if (width > 1) idx.back() = arith::MulIOp::create(b_, loc, idx.back(), cIndex(width, loc));
       Value inBounds, ptr;
       globalAddress(st, idx, loc, inBounds, ptr);
+      Value v;
+      if (width == 1) {
+        v = read(src, idx, loc);
+      } else {
+        v = LLVM::PoisonOp::create(b_, loc, VectorType::get({width}, elem));
+        for (int64_t e = 0; e < width; ++e) {
+          SmallVector<Value> at(idx);
+          at.back() = arith::AddIOp::create(b_, loc, idx.back(), cIndex(e, loc));
+          Value pos = arith::ConstantOp::create(b_, loc, b_.getI32IntegerAttr(int32_t(e)));
+          v = LLVM::InsertElementOp::create(b_, loc, v, read(src, at, loc), pos);
+        }
+      }
+      unsigned align = width > 1 ? 16 : 0;
       if (inBounds) {
         auto ifOp = scf::IfOp::create(b_, loc, TypeRange{}, inBounds, /*withElseRegion=*/false);
         OpBuilder::InsertionGuard g(b_);
         b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-        LLVM::StoreOp::create(b_, loc, read(src, idx, loc), ptr);
+        LLVM::StoreOp::create(b_, loc, v, ptr, align);
       } else {
-        LLVM::StoreOp::create(b_, loc, read(src, idx, loc), ptr);
+        LLVM::StoreOp::create(b_, loc, v, ptr, align);
       }
     });
     if (src.kind != View::Splat) barrier(loc);
