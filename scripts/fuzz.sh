@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# fuzz.sh - builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/, replays the
+# regression corpus (fuzz/regressions/<target>/: every input that ever crashed), then fuzzes each
+# target for PH_FUZZ_SECONDS (default 60) from a corpus seeded with the examples and tests.
+# A crash leaves its input in build-fuzz/crashes/<target>/ and fails the script: copy it into
+# fuzz/regressions/<target>/ with the fix.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+secs=${PH_FUZZ_SECONDS:-60}
+dir=build-fuzz
+CC=clang CXX=clang++ cmake -G Ninja -S . -B $dir -DPH_FUZZ=ON -DPH_ENABLE_MLIR=OFF -DPH_BUILD_TESTS=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C $dir fuzz_frontend fuzz_npy fuzz_jsonrpc
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export PH_STD_DIR=$root/std
+status=0
+for t in frontend npy jsonrpc; do
+  bin=$dir/bin/fuzz_$t
+  reg=fuzz/regressions/$t
+  if compgen -G "$reg/[!.]*" >/dev/null; then
+    echo "== fuzz_$t: replaying $(ls $reg | wc -l) regression inputs"
+    "$bin" $reg/[!.]* >/dev/null 2>&1 || { echo "fuzz_$t: a regression input fails again"; status=1; }
+  fi
+  corpus=$dir/corpus/$t
+  mkdir -p "$corpus" "$dir/crashes/$t"
+  case $t in
+    frontend) cp examples/*.ph std/*.ph tests/lit/check/*.ph "$corpus/" 2>/dev/null || true ;;
+    npy) /usr/bin/python3 -c "
+import numpy as np, sys
+for i, (dt, shape) in enumerate([('<f2', (3, 4)), ('<f4', (2, 2, 2)), ('<i4', (5,)), ('<f4', (0,))]):
+    np.save(sys.argv[1] + f'/seed{i}.npy', np.arange(int(np.prod(shape))).reshape(shape).astype(dt))
+" "$corpus" ;;
+    jsonrpc) printf 'Content-Length: 52\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}' > "$corpus/seed0"
+             printf 'Content-Length: 40\r\n\r\n{"jsonrpc":"2.0","method":"note","params":[]}' > "$corpus/seed1" ;;
+  esac
+  echo "== fuzz_$t: ${secs}s"
+  if ! "$bin" "$corpus" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+       -artifact_prefix="$dir/crashes/$t/" -print_final_stats=1 2>"$dir/fuzz_$t.log"; then
+    echo "fuzz_$t: found a failure; input in $dir/crashes/$t/"; tail -30 "$dir/fuzz_$t.log"; status=1
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$dir/fuzz_$t.log" | sed "s/^/  /" || true
+done
+exit $status
