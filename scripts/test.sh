@@ -9,4 +9,8 @@ if [ -x scripts/editors-setup.sh ] || [ -f scripts/editors-setup.sh ]; then
   bash scripts/editors-setup.sh
 fi
 dir=${PH_BUILD_DIR:-build}
-ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" --timeout 1200
+status=0
+ctest --test-dir "$dir" --output-on-failure -j"$(nproc)" --timeout 1200 || status=$?
+# Fuzzing: the regression corpus, then each libFuzzer target briefly (PH_FUZZ_SECONDS, default 60).
+bash scripts/fuzz.sh || status=1
+exit $status
