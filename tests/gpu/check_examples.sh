@@ -29,6 +29,9 @@ op_softmax|--size M=64
 op_loop|--size N=96
 dbg_scores|--size N=32
 dbg_causal|--size N=64
+flash_autotune|--size Nq=128 --size Nk=200 --config BR=32,BC=64
+flash_autotune|--size Nq=128 --size Nk=77 --config BR=64,BC=64
+flash_autotune|--size Nq=64 --size Nk=100 --config BR=32,BC=32
 "
 here=$(cd "$(dirname "$0")" && pwd)
 build() {
@@ -46,7 +49,9 @@ build() {
     "$ph" build "$here/Inputs/attn_parts.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
-  echo "built 12 kernels into $out"
+  "$ph" build "$here/Inputs/autotune.ph" --kernel flash_autotune -o "$out/flash_autotune" \
+    >"$out/flash_autotune.build.log" 2>&1 || { echo "FAIL build flash_autotune"; cat "$out/flash_autotune.build.log"; return 1; }
+  echo "built 13 kernels (16 variants) into $out"
 }
 run() {
   phrun=$1 out=$2
