@@ -223,6 +223,7 @@ private:
   bool sliceTensor(int tensor, const std::vector<kir::Slice> *outer, const Expr &e, std::vector<kir::Slice> &slices,
                    std::vector<Dim> &dims, bool view = false);
   bool sliceTile(const Type &t, const Expr &e, std::vector<kir::Slice> &slices, std::vector<Dim> &dims);
+  bool sliceLength(const SliceItem &it, const Expr &e, int64_t &len, std::string &lenSym);
   std::optional<int64_t> constInt(const Expr &e, const std::string &what, std::string *sym = nullptr);
   Val intExpr(const Expr &e, const char *what);
   const Binding *bindingOf(const Expr &e);
@@ -1638,18 +1639,9 @@ bool Elaborator::sliceTensor(int tensor, const std::vector<kir::Slice> *outer, c
     }
     int64_t len = 1;
     std::string lenSym;
-    if (it.kind == SliceItem::Kind::Range) {
-      auto l = constInt(*it.len, "a slice length", &lenSym);
-      if (!l) {
-        ok = false;
-        continue;
-      }
-      if (*l <= 0) {
-        report(DiagKind::BadExtent, it.len->range, {"a slice of `" + text(e.operands[0]->range) + "`", std::to_string(*l)});
-        ok = false;
-        continue;
-      }
-      len = *l;
+    if (!sliceLength(it, e, len, lenSym)) {
+      ok = false;
+      continue;
     }
     if (sl.kind != kir::Slice::Kind::Full) {
       // Composing with the outer slice: offsets add; stay masked unless proven inside.
@@ -1694,6 +1686,20 @@ bool Elaborator::sliceTensor(int tensor, const std::vector<kir::Slice> *outer, c
   return ok;
 }
 
+/// The length of a `start :+ len` item (1 for an index): a positive compile-time integer.
+bool Elaborator::sliceLength(const SliceItem &it, const Expr &e, int64_t &len, std::string &lenSym) {
+  len = 1;
+  if (it.kind != SliceItem::Kind::Range) return true;
+  auto l = constInt(*it.len, "a slice length", &lenSym);
+  if (!l) return false;
+  if (*l <= 0) {
+    report(DiagKind::BadExtent, it.len->range, {"a slice of `" + text(e.operands[0]->range) + "`", std::to_string(*l)});
+    return false;
+  }
+  len = *l;
+  return true;
+}
+
 bool Elaborator::sliceTile(const Type &t, const Expr &e, std::vector<kir::Slice> &slices, std::vector<Dim> &dims) {
   if (e.slices.size() != t.rank()) {
     report(DiagKind::SliceRank, e.bracketRange, {text(e.operands[0]->range), std::to_string(t.rank()),
@@ -1721,15 +1727,11 @@ bool Elaborator::sliceTile(const Type &t, const Expr &e, std::vector<kir::Slice>
     }
     int64_t len = 1;
     std::string lenSym;
-    if (it.kind == SliceItem::Kind::Range) {
-      auto l = constInt(*it.len, "a slice length", &lenSym);
-      if (!l) {
-        ok = false;
-        continue;
-      }
-      len = *l;
+    if (!sliceLength(it, e, len, lenSym)) {
+      ok = false;
+      continue;
     }
-    if (*start < 0 || len <= 0 || *start + len > t.dims[d].value) {
+    if (*start < 0 || *start + len > t.dims[d].value) {
       report(DiagKind::SliceOutOfBounds, it.range, {text(it.range), std::to_string(d), text(e.operands[0]->range),
                                                     std::to_string(t.dims[d].value)});
       ok = false;
