@@ -51,6 +51,9 @@ bool isSupportedGpuArch(const std::string &arch);
 /// diagnostic says why) or failed (`err`).
 bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out, std::string &err);
 
+/// W0502 for a kernel whose ptxas report shows spills to local memory; nothing otherwise.
+std::vector<Diagnostic> spillDiagnostics(const kir::Kernel &k, const rt::PtxasReport &report);
+
 /// `ph run --target gpu`: compiles for the GPU present and runs once on
 /// `args` (written tensors are updated in place). Returns "" or an error;
 /// without a GPU the error starts with "no GPU". Compile-time diagnostics

@@ -264,10 +264,16 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   std::string log;
   if (!runPtxas(out.ptx, arch, out.cubin, log, err)) return false;
   out.meta.ptxas = rt::parsePtxasReport(log, res.kernelName);
-  if (int spill = out.meta.ptxas.spillStores + out.meta.ptxas.spillLoads)
-    out.diagnostics.push_back(makeDiag(DiagKind::RegisterSpill, k.loc,
-                                       {k.name, std::to_string(spill), std::to_string(out.meta.ptxas.registers)}));
+  for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));
   return true;
+}
+
+std::vector<Diagnostic> spillDiagnostics(const kir::Kernel &k, const rt::PtxasReport &report) {
+  std::vector<Diagnostic> out;
+  if (int spill = report.spillStores + report.spillLoads)
+    out.push_back(makeDiag(DiagKind::RegisterSpill, k.loc,
+                           {k.name, std::to_string(spill), std::to_string(report.registers)}));
+  return out;
 }
 
 std::string runOnGpu(const kir::Kernel &k, const LaunchArgs &args, const GpuOptions &opts,
