@@ -6,5 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
 dir=${PH_BUILD_DIR:-build}
+# Let a fresh clone in another folder reuse ccache's objects (the MLIR files take minutes).
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
 cmake -G Ninja -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${PH_CMAKE_ARGS:-} >/dev/null
 ninja -C "$dir" -j"$(nproc)"
