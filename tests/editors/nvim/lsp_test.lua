@@ -69,7 +69,7 @@ local ok, err = pcall(function()
   local out = vim.fn.system({ ph_bin, 'check', bad })
   local first = out:match('[^\n]*:%d+:%d+: error[^\n]*') or ''
   local line, col, msg = first:match(':(%d+):(%d+): error[^:]*: (.*)$')
-  check(tonumber(line) == d.lnum + 1 and tonumber(col) == d.col + 1,
+  check(d.lnum ~= nil and tonumber(line) == d.lnum + 1 and tonumber(col) == d.col + 1,
     ('same position as `ph check`: %s'):format(first))
   check(msg ~= nil and d.message == msg, ('same message as `ph check`: %s'):format(tostring(d.message)))
 
