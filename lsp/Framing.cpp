@@ -1,6 +1,7 @@
 //===- Framing.cpp - Content-Length framing -------------------------------===//
 #include "Framing.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -56,6 +57,7 @@ FrameReader::Result FrameReader::next() {
     std::string_view headers = view.substr(0, end);
     pos_ += end + endLen;
     std::optional<size_t> length;
+    size_t tooLong = 0; // a valid length over the limit: its body is skipped
     std::string error;
     while (!headers.empty()) {
       size_t nl = headers.find('\n');
@@ -73,10 +75,20 @@ FrameReader::Result FrameReader::next() {
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
       if (ec != std::errc() || p != value.data() + value.size())
         error = "invalid Content-Length `" + std::string(value.substr(0, 40)) + "`";
-      else if (n > maxBodySize)
-        error = "Content-Length " + std::to_string(n) + " exceeds the limit";
+      else if (n > maxBodySize) {
+        error = "Content-Length " + std::to_string(n) + " exceeds the limit of " +
+                std::to_string(maxBodySize >> 20) + " MiB; the message is skipped";
+        tooLong = n;
+      }
       else
         length = n;
+    }
+    if (!length && tooLong) {
+      // Discard what of the body is already here; feed() drops the rest.
+      size_t here = std::min(tooLong, buffer_.size() - pos_);
+      buffer_.erase(0, pos_ + here);
+      pos_ = 0;
+      skipRemaining_ = tooLong - here;
     }
     if (!length) {
       r.kind = Result::BadHeader;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -21,10 +22,15 @@ std::string frameMessage(std::string_view body);
 class FrameReader {
 public:
   /// Bodies larger than this are refused (a bad header must not make the
-  /// server allocate gigabytes).
-  static constexpr size_t maxBodySize = 256u << 20;
+  /// server allocate gigabytes); the refused body is skipped as it arrives,
+  /// never buffered, so a 100 MB message costs no memory.
+  static constexpr size_t maxBodySize = 64u << 20;
 
-  void feed(std::string_view bytes) { buffer_.append(bytes); }
+  void feed(std::string_view bytes) {
+    size_t drop = std::min(skipRemaining_, bytes.size());
+    skipRemaining_ -= drop;
+    buffer_.append(bytes.substr(drop));
+  }
 
   struct Result {
     enum Kind { Message, NeedMore, BadHeader } kind = NeedMore;
@@ -41,6 +47,7 @@ private:
   std::string buffer_;
   size_t pos_ = 0;
   std::optional<size_t> pendingLength_; // header parsed, waiting for the body
+  size_t skipRemaining_ = 0;            // bytes of a refused body still to discard
 };
 
 } // namespace ph::lsp

@@ -99,6 +99,29 @@ TEST(Framing, HugeLengthIsRefused) {
   EXPECT_NE(errors[0].find("exceeds"), std::string::npos);
 }
 
+TEST(Framing, OverLimitBodyIsSkippedWithoutBuffering) {
+  // A 100 MB body arriving in 1 MiB reads: one error, nothing buffered, and
+  // the message after it is read normally.
+  FrameReader r;
+  std::vector<std::string> errors;
+  size_t n = 100u << 20;
+  r.feed("Content-Length: " + std::to_string(n) + "\r\n\r\n" + std::string(1000, 'x'));
+  std::string chunk(1u << 20, 'x');
+  size_t sent = 1000, peak = 0;
+  while (sent < n) {
+    size_t k = std::min(chunk.size(), n - sent);
+    r.feed(std::string_view(chunk).substr(0, k));
+    sent += k;
+    EXPECT_TRUE(drain(r, &errors).empty());
+    peak = std::max(peak, r.buffered());
+  }
+  r.feed(frameMessage("{}"));
+  EXPECT_EQ(drain(r, &errors), std::vector<std::string>{"{}"});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("exceeds the limit"), std::string::npos);
+  EXPECT_LT(peak, 4096u);
+}
+
 TEST(Framing, IncompleteBodyWaits) {
   FrameReader r;
   r.feed("Content-Length: 10\r\n\r\n{\"a\":");
