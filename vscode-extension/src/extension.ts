@@ -193,6 +193,8 @@ function showResult(title: string, result: unknown, ms: number): void {
   output.append(formatTable(rows));
   const r = result as Record<string, any>;
   for (const key of ['message', 'log', 'ptxas']) if (typeof r?.[key] === 'string') output.appendLine(r[key]);
+  // A failed run's reason is on the driver's stderr.
+  if (r?.ok === false && typeof r.stderr === 'string' && r.stderr.trim()) output.appendLine(r.stderr.trimEnd());
   output.appendLine('');
   output.show(true);
   const summary = summaryLine(result);

@@ -319,6 +319,10 @@ local function show_run(title)
     if type(result) == 'table' and type(result.message) == 'string' then
       vim.list_extend(lines, vim.split(result.message, '\n'))
     end
+    -- A failed run's reason is on the driver's stderr.
+    if type(result) == 'table' and result.ok == false and type(result.stderr) == 'string' then
+      vim.list_extend(lines, vim.split(vim.trim(result.stderr), '\n'))
+    end
     scratch('ph://results', lines, 'phresults', false)
     local summary = type(result) == 'table' and (result.summary or result.message) or nil
     notify(type(summary) == 'string' and summary or lines[#lines])

@@ -116,6 +116,19 @@ local ok, err = pcall(function()
   for _, row in ipairs(rows) do if row.check == 'passed' then passed = true end end
   check(#rows > 0 and not failed and passed, 'the run checked out against the interpreter')
 
+  -- :PhBench reaches `ph bench` (every autotune variant; it needs a GPU: without one the
+  -- error must come from `ph bench` itself, and say so).
+  vim.cmd('PhBench')
+  check(vim.wait(120000, function() return ph.last_result ~= nil or ph.last_error ~= nil end, 50), ':PhBench answered')
+  local r = ph.last_result or {}
+  local bench_rows = ph.result_rows(r)
+  local said = tostring(r.stderr or '') .. tostring(ph.last_error and ph.last_error.message or '')
+  local ran = r.ok ~= false and #bench_rows > 0 and bench_rows[1].time_ms ~= nil
+  local no_gpu = (r.ok == false or ph.last_error ~= nil) and said:find('ph bench', 1, true) ~= nil and said:find('GPU', 1, true) ~= nil
+  check(ran or no_gpu, ':PhBench ran `ph bench`: ' .. (ran and vim.inspect(bench_rows[1]) or said):gsub('\n', ' '):sub(1, 200))
+  local blines = vim.api.nvim_buf_get_lines(vim.fn.bufnr('ph://results'), 0, -1, false)
+  check(ran or table.concat(blines, '\n'):find('no GPU', 1, true) ~= nil, 'the results window says why the benchmark failed')
+
   -- :PhCancel while a long run is in flight: the server stops the `ph` it started. (Neovim
   -- does not pass RequestCancelled to the callback, so the child process is what we watch.)
   local function server_pid(c)
