@@ -146,9 +146,39 @@ void Endpoint::call(const std::string &method, json params, ResponseHandler onRe
 
 static bool validId(const json &id) { return id.is_string() || id.is_number_integer() || id.is_number_unsigned(); }
 
+/// LSP messages nest a few levels; anything deeper than this is refused.
+static constexpr int maxJsonDepth = 512;
+
+/// Whether `body` opens more than `limit` arrays/objects at once (strings skipped).
+static bool nestedDeeperThan(std::string_view body, int limit) {
+  int depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char ch = body[i];
+    if (inString) {
+      if (ch == '\\') ++i;
+      else if (ch == '"') inString = false;
+    } else if (ch == '"') {
+      inString = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > limit) return true;
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 void Endpoint::handle(const Transport::Incoming &in) {
   if (!in.framingError.empty()) {
     sendError(nullptr, {ErrorCode::ParseError, "bad message header: " + in.framingError, nullptr});
+    return;
+  }
+  // nlohmann parses iteratively but copies recursively: params nested 100000
+  // deep overflowed the stack when a handler copied them (a reliability test).
+  if (nestedDeeperThan(in.body, maxJsonDepth)) {
+    sendError(nullptr, {ErrorCode::ParseError,
+                        "message nested more than " + std::to_string(maxJsonDepth) + " levels deep", nullptr});
     return;
   }
   json msg = json::parse(in.body, nullptr, /*allow_exceptions=*/false);
