@@ -20,7 +20,7 @@ for t in frontend npy jsonrpc; do
   reg=fuzz/regressions/$t
   if compgen -G "$reg/[!.]*" >/dev/null; then
     echo "== fuzz_$t: replaying $(ls $reg | wc -l) regression inputs"
-    "$bin" $reg/[!.]* >/dev/null 2>&1 || { echo "fuzz_$t: a regression input fails again"; status=1; }
+    "$bin" -timeout=10 -rss_limit_mb=1024 $reg/[!.]* >/dev/null 2>&1 || { echo "fuzz_$t: a regression input fails again"; status=1; }
   fi
   corpus=$dir/corpus/$t
   mkdir -p "$corpus" "$dir/crashes/$t"
