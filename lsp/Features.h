@@ -45,7 +45,9 @@ uint32_t offsetOf(const Snapshot &s, const json &params);
 
 // Diagnostics.cpp
 /// The document's diagnostics, exactly those of `ph check`, grouped by URI
-/// (the document first; diagnostics inside std files it reaches under theirs).
+/// (the document first). A diagnostic inside a std file whose note points at a
+/// call in the document is shown at that call; other diagnostics of std files
+/// are published under their own URIs.
 std::vector<std::pair<std::string, json>> diagnostics(const Snapshot &s, const FeatureOptions &o);
 json toLsp(const Snapshot &s, const Diagnostic &d, const FeatureOptions &o);
 

@@ -56,6 +56,27 @@ std::vector<std::pair<std::string, json>> diagnostics(const Snapshot &s, const F
   slot[s.uri] = 0;
   for (const Diagnostic &d : a.diagnostics) {
     bool isMain = d.range.file == a.mainFile;
+    if (!isMain) {
+      // An error inside a std function, reached through a call in this file: show
+      // it at the call (its note says so) with the same code and message, as clangd
+      // shows an error of an included header at the #include. relatedInformation
+      // leads to where it is in the std file.
+      const DiagNote *site = nullptr;
+      for (const DiagNote &n : d.notes)
+        if (n.range.file == a.mainFile) {
+          site = &n;
+          break;
+        }
+      if (site) {
+        json x = toLsp(s, d, o);
+        x["range"] = toJson(s.lines.range(site->range.begin, site->range.end));
+        json here = {{"location", location(s, d.range)}, {"message", "the error is here"}};
+        if (x.contains("relatedInformation")) x["relatedInformation"].insert(x["relatedInformation"].begin(), here);
+        else if (o.relatedInformation) x["relatedInformation"] = json::array({here});
+        out[0].second.push_back(std::move(x));
+        continue;
+      }
+    }
     std::string uri = isMain ? s.uri : uriOf(s, a.sources.file(d.range.file), false);
     auto [it, inserted] = slot.emplace(uri, out.size());
     if (inserted) out.emplace_back(uri, json::array());

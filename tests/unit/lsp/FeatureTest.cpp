@@ -406,3 +406,39 @@ TEST(CodeLens, ThreeCommandsAndInfoPerKernel) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Diagnostics, ErrorInsideAStdFunctionIsShownAtTheCall) {
+  Annotations a(R"(@autotune(D in [64], BR in [32], BC in [32])
+kernel k(Q: tensor<f32>[N, D], K: tensor<f32>[N, D], V: tensor<f32>[N, D], O: tensor<f32>[N, D]) {
+  let row = ctx.block.x * BR
+  let q = Q[row :+ BR, :]
+  var acc: tile<f32>[BR, D] = 0.0
+  var m: tile<f32>[BR, 1] = -1.0e30
+  var l: tile<f32>[BR, 1] = 0.0
+  let k = K[0 :+ BC, :]
+  let v = V[0 :+ 16, :]
+  var s: tile<f32>[BR, BC] = dot_t(q, k)
+  $call[[online_softmax(acc, m, l, s, v)]]
+  O[row :+ BR, :] = acc
+}
+)");
+  auto s = snapshotOf(a.code());
+  // The frontend reports it in std/attention.ph with a note at the call.
+  const Diagnostic *d = nullptr;
+  for (const Diagnostic &x : s->analysis->diagnostics)
+    if (x.range.file != s->analysis->mainFile) d = &x;
+  ASSERT_NE(d, nullptr);
+  auto groups = diagnostics(*s, {});
+  ASSERT_EQ(groups.size(), 1u) << "nothing is published under the std file's URI";
+  ASSERT_EQ(groups[0].second.size(), 1u) << groups[0].second;
+  json x = groups[0].second[0];
+  EXPECT_EQ(x["message"], d->message); // byte for byte
+  EXPECT_EQ(x["code"], d->code());
+  EXPECT_EQ(x["range"], rangeJson(*s, a.range("call")));
+  EXPECT_NE(x["relatedInformation"][0]["location"]["uri"].get<std::string>().find("std/attention.ph"), std::string::npos);
+  EXPECT_EQ(x["relatedInformation"][0]["location"]["range"]["start"]["line"], 19); // `acc += dot(s, v)`
+}
+
+} // namespace

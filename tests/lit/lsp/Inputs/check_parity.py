@@ -13,17 +13,24 @@ import time
 path = os.path.abspath(sys.argv[1])
 ph, lsp = sys.argv[2], sys.argv[3:]
 text = open(path, encoding="utf-8").read()
-lines = text.split("\n")
+texts = {}
 
 
-def utf16_col(line1, col1):
-    raw = lines[line1 - 1].encode("utf-8")[:col1 - 1]
+def utf16_col(file, line1, col1):
+    if file not in texts:
+        texts[file] = open(file, encoding="utf-8").read().split("\n")
+    raw = texts[file][line1 - 1].encode("utf-8")[:col1 - 1]
     return len(raw.decode("utf-8", errors="replace").encode("utf-16-le")) // 2
 
 
 def lsp_range(r):
-    return {"start": {"line": r["start"]["line"] - 1, "character": utf16_col(r["start"]["line"], r["start"]["col"])},
-            "end": {"line": r["end"]["line"] - 1, "character": utf16_col(r["end"]["line"], r["end"]["col"])}}
+    f = r["file"]
+    return {"start": {"line": r["start"]["line"] - 1, "character": utf16_col(f, r["start"]["line"], r["start"]["col"])},
+            "end": {"line": r["end"]["line"] - 1, "character": utf16_col(f, r["end"]["line"], r["end"]["col"])}}
+
+
+def same(f):
+    return os.path.abspath(f) == path
 
 
 check = json.loads(subprocess.run([ph, "check", "--json", path], capture_output=True, text=True).stdout)
@@ -31,8 +38,16 @@ expected = []
 for d in check[0]["diagnostics"]:
     e = {"code": d["code"], "severity": {"error": 1, "warning": 2, "note": 3}[d["severity"]], "message": d["message"],
          "range": lsp_range(d["range"])}
-    if d["notes"]:
-        e["relatedInformation"] = [{"message": n["message"], "range": lsp_range(n["range"])} for n in d["notes"]]
+    related = [{"message": n["message"], "range": lsp_range(n["range"])} for n in d["notes"]]
+    if not same(d["range"]["file"]):
+        # Inside a std function: shown at the call its note names, leading back to the std line.
+        site = [n for n in d["notes"] if same(n["range"]["file"])]
+        if not site:
+            continue  # published under the std file's URI, not this document's
+        e["range"] = lsp_range(site[0]["range"])
+        related.insert(0, {"message": "the error is here", "range": lsp_range(d["range"])})
+    if related:
+        e["relatedInformation"] = related
     expected.append(e)
 
 proc = subprocess.Popen(lsp, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
