@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 #include <set>
 
 namespace ph::check {
@@ -21,9 +23,9 @@ static const char *kBuiltins[] = {"dot",  "dot_t", "rowmax", "rowsum",    "tmax"
 static const char *kDecorators[] = {"tensorcore", "launch", "autotune", "aligned", "grid"};
 
 bool isBuiltinFunction(const std::string &name) {
-  for (const char *b : kBuiltins)
-    if (name == b) return true;
-  return false;
+  // Called for every name and call: a hash set, not a scan.
+  static const std::unordered_set<std::string> builtins(std::begin(kBuiltins), std::end(kBuiltins));
+  return builtins.count(name) != 0;
 }
 
 int builtinArity(const std::string &name) {
@@ -51,7 +53,8 @@ std::string closestName(const std::string &name, const std::vector<std::string> 
   for (const std::string &c : candidates) {
     if (c == name || c.empty()) continue;
     size_t d = editDistance(name, c);
-    if (d < bestD) bestD = d, best = c;
+    // Ties go to the alphabetically first name, so suggestions do not depend on hash order.
+    if (d < bestD || (d == bestD && !best.empty() && c < best)) bestD = d, best = c;
   }
   return best;
 }
@@ -84,11 +87,11 @@ public:
 
 private:
   State &st_;
-  std::vector<std::map<std::string, uint32_t>> scopes_;
+  std::vector<std::unordered_map<std::string, uint32_t>> scopes_;
   const Decl *decl_ = nullptr;
   uint32_t declSym_ = 0;
   std::vector<uint32_t> locals_; // of the current declaration, for unused-variable warnings
-  std::map<uint32_t, int> uses_;
+  std::unordered_map<uint32_t, int> uses_;
 
   void declareDecl(const Decl &d);
   void resolveDecl(const Decl &d);
