@@ -107,6 +107,31 @@ std::shared_ptr<Server::Progress> Server::beginProgress(const std::string &title
 
 namespace {
 
+/// The build folder for `path`: the `outputDir` setting, relative to the
+/// workspace root (else the file's folder). It must stay inside that base, also
+/// after following symbolic links, so a setting such as `../../etc` or `/tmp/x`
+/// cannot make `ph build` write elsewhere; "" and `error` when it escapes.
+fs::path outputFolder(const std::string &setting, const std::string &root, const std::string &path,
+                      std::string &error) {
+  std::error_code ec;
+  fs::path base = root.empty() ? fs::path(path).parent_path() : fs::path(root);
+  fs::path out = (base / fs::path(setting)).lexically_normal();
+  fs::path realBase = fs::weakly_canonical(base, ec);
+  if (ec) realBase = base.lexically_normal();
+  fs::path realOut = fs::weakly_canonical(out, ec);
+  if (ec) realOut = out;
+  auto inside = [](const fs::path &p, const fs::path &b) {
+    fs::path rel = p.lexically_relative(b);
+    return !rel.empty() && *rel.begin() != ".." && !rel.is_absolute();
+  };
+  if (setting.empty() || !inside(out, base.lexically_normal()) || !inside(realOut, realBase)) {
+    error = "the output folder `" + setting + "` is outside " + (root.empty() ? "the file's folder" : "the workspace") +
+            " `" + base.string() + "`; refused (set `ph.outputDir` to a folder inside it)";
+    return {};
+  }
+  return out;
+}
+
 /// The driver prints "not built yet" for a command whose backend has not landed.
 bool stageMissing(const ProcessResult &r) {
   return r.exitCode != 0 && (r.err.find("not built yet") != std::string::npos ||
@@ -567,8 +592,9 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
     std::lock_guard<std::mutex> lock(mu_);
     root = rootPath_;
   }
-  fs::path out = st.outputDir;
-  if (out.is_relative()) out = (root.empty() ? fs::path(path).parent_path() : fs::path(root)) / out;
+  std::string outError;
+  fs::path out = outputFolder(st.outputDir, root, path, outError);
+  if (out.empty()) throw RpcError{ErrorCode::InvalidParams, outError, nullptr};
   std::string tempDir;
   std::string file = fileForDriver(args["uri"], tempDir);
   std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string()};
@@ -691,8 +717,13 @@ void Server::compileOnSave(const std::string &uri) {
       std::lock_guard<std::mutex> lock(mu_);
       root = rootPath_;
     }
-    fs::path out = st.outputDir;
-    if (out.is_relative()) out = (root.empty() ? fs::path(path).parent_path() : fs::path(root)) / out;
+    std::string outError;
+    fs::path out = outputFolder(st.outputDir, root, path, outError);
+    if (out.empty()) {
+      endpoint_.notify("window/showMessage", {{"type", 2}, {"message", "compile on save: " + outError}});
+      if (endpoint_.log) endpoint_.log("compile on save refused: " + outError);
+      return;
+    }
     std::vector<std::string> argv = {driverPath(), "build", path, "-o", out.string()};
     if (st.target.rfind("sm_", 0) == 0 || st.target == "cpu") argv.insert(argv.end(), {"--target", st.target});
     ProcessResult r = runProcess(argv, "", cancel);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -14,7 +15,7 @@ static const char *usage =
     "usage: ph-lsp [options]\n"
     "  the Ph language server: LSP 3.17 over stdio (default) or TCP\n"
     "\n"
-    "  --listen HOST:PORT   accept one connection on HOST:PORT (e.g. 127.0.0.1:9257; port 0 picks one)\n"
+    "  --listen [HOST:]PORT accept one connection on HOST:PORT (default host 127.0.0.1; port 0 picks one)\n"
     "  --std DIR            the standard library folder (default: PH_STD_DIR or the built-in path)\n"
     "  --ph PATH            the `ph` driver used by commands (default: next to ph-lsp, else PATH)\n"
     "  --threads N          worker threads (default 2)\n"
@@ -56,11 +57,23 @@ int main(int argc, char **argv) {
     if (listen.empty()) {
       transport = createStdioTransport();
     } else {
+      // `--listen PORT` and `--listen :PORT` bind loopback; any other address
+      // exposes an unauthenticated server that can run `ph`, so say so.
       size_t colon = listen.rfind(':');
-      if (colon == std::string::npos) { std::fprintf(stderr, "ph-lsp: --listen takes HOST:PORT\n"); return 2; }
-      int port = std::atoi(listen.c_str() + colon + 1);
-      if (port < 0 || port > 65535) { std::fprintf(stderr, "ph-lsp: bad port in `%s`\n", listen.c_str()); return 2; }
-      transport = createTcpTransport(listen.substr(0, colon), static_cast<unsigned short>(port));
+      std::string host = colon == std::string::npos ? "" : listen.substr(0, colon);
+      std::string portText = colon == std::string::npos ? listen : listen.substr(colon + 1);
+      if (host.empty()) host = "127.0.0.1";
+      char *end = nullptr;
+      long port = std::strtol(portText.c_str(), &end, 10);
+      if (portText.empty() || *end || port < 0 || port > 65535) {
+        std::fprintf(stderr, "ph-lsp: bad port in `%s` (--listen [HOST:]PORT)\n", listen.c_str());
+        return 2;
+      }
+      bool loopback = host.rfind("127.", 0) == 0 || host == "::1" || host == "[::1]";
+      if (!loopback)
+        std::fprintf(stderr, "ph-lsp: warning: listening on %s, which is not a loopback address: anyone who can "
+                             "reach it can run `ph` as you (use 127.0.0.1 unless you mean it)\n", host.c_str());
+      transport = createTcpTransport(host, static_cast<unsigned short>(port));
     }
   } catch (const std::exception &e) {
     std::fprintf(stderr, "ph-lsp: %s\n", e.what());
