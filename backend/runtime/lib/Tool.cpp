@@ -6,10 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <sys/time.h>
+#include <unistd.h>
 
 namespace ph::rt {
 
@@ -28,7 +32,8 @@ const char *kToolOptionsHelp =
     "  --bench             time every configuration: warm-up, then the median of CUDA-event timed\n"
     "                      launches over fresh random input sets, with FLOP/s or GB/s\n"
     "  --warmup N --iters N  benchmark launches (default 10 and 100)\n"
-    "  --json              machine-readable output\n";
+    "  --json              machine-readable output\n"
+    "  --timeout S         stop the run after S seconds, exit code 124 (default 600; 0: no limit)\n";
 
 static bool splitAssign(const std::string &s, std::string &name, std::string &value) {
   size_t eq = s.find('=');
@@ -70,7 +75,8 @@ std::string parseToolOptions(const std::vector<std::string> &args, ToolOptions &
     else if (a == "--json") opt.json = true;
     else if (a == "--info") opt.info = true;
     else if (a == "--kernel" || a == "--config" || a == "--size" || a == "--arg" || a == "--in" ||
-             a == "--out" || a == "--ref" || a == "--seed" || a == "--warmup" || a == "--iters") {
+             a == "--out" || a == "--ref" || a == "--seed" || a == "--warmup" || a == "--iters" ||
+             a == "--timeout") {
       if (!value(v)) return "`" + a + "` needs a value";
       if (a == "--kernel") opt.kernel = v;
       else if (a == "--config") {
@@ -78,6 +84,12 @@ std::string parseToolOptions(const std::vector<std::string> &args, ToolOptions &
       } else if (a == "--seed") opt.request.seed = std::strtoull(v.c_str(), nullptr, 10);
       else if (a == "--warmup") opt.benchOptions.warmup = std::atoi(v.c_str());
       else if (a == "--iters") opt.benchOptions.iterations = std::max(1, std::atoi(v.c_str()));
+      else if (a == "--timeout") {
+        char *end = nullptr;
+        double t = std::strtod(v.c_str(), &end);
+        if (!end || *end || !(t >= 0)) return "`--timeout " + v + "`: not a number of seconds";
+        opt.timeoutSeconds = t;
+      }
       else {
         if (!splitAssign(v, n, x)) return "`" + a + "` expects NAME=VALUE, found `" + v + "`";
         char *end = nullptr;
@@ -216,6 +228,37 @@ double interpWork(const KernelCost &c, const Bound &b) {
 
 } // namespace
 
+// The message is formatted when the watchdog is armed: a signal handler may
+// only call async-signal-safe functions (write, _exit).
+static char timeoutMessage[160];
+static size_t timeoutMessageLength = 0;
+
+static void onRunTimeout(int) {
+  ssize_t ignored = ::write(2, timeoutMessage, timeoutMessageLength);
+  (void)ignored;
+  _exit(kExitTimeout);
+}
+
+void armRunTimeout(double seconds) {
+  if (!(seconds > 0)) {
+    itimerval off{};
+    setitimer(ITIMER_REAL, &off, nullptr);
+    return;
+  }
+  int n = std::snprintf(timeoutMessage, sizeof timeoutMessage,
+                        "error: the run exceeded its time limit of %g s (--timeout); stopped\n", seconds);
+  timeoutMessageLength = n > 0 ? std::min<size_t>(n, sizeof timeoutMessage - 1) : 0;
+  struct sigaction sa {};
+  sa.sa_handler = onRunTimeout;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, nullptr);
+  itimerval t{};
+  t.it_value.tv_sec = static_cast<time_t>(seconds);
+  t.it_value.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(t.it_value.tv_sec)) * 1e6);
+  if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
+  setitimer(ITIMER_REAL, &t, nullptr);
+}
+
 int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt, const SourceManager *sources) {
   if (variants.empty()) {
     std::cerr << "error: no kernel variant matches the options\n";
@@ -226,6 +269,7 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
     std::cerr << cu.whyUnavailable() << "\n";
     return kExitNoGpu;
   }
+  armRunTimeout(opt.timeoutSeconds);
   const DeviceInfo &dev = cu.device();
   InterpOptions io;
   io.sources = sources;

@@ -51,7 +51,18 @@ struct ToolOptions {
   /// interpreter during --bench; bigger ones are compared only with --ref.
   double interpLimit = 4e8;
   BenchOptions benchOptions;
+  /// --timeout: the whole run (GPU launches, check, benchmark) is stopped after
+  /// this many seconds (0: never), so a hung kernel cannot hold the GPU forever.
+  double timeoutSeconds = 600;
 };
+
+/// Exit code of a run stopped by --timeout (that of timeout(1)).
+constexpr int kExitTimeout = 124;
+
+/// Arms a watchdog: after `seconds` (if > 0) the process prints why on stderr
+/// and exits with kExitTimeout; the CUDA driver then tears the context down,
+/// which stops any kernel still running. A later call re-arms it.
+void armRunTimeout(double seconds);
 
 /// Parses the options shared by ph-run and ph bench from `args` (the others
 /// are left in `rest`). Returns "" or an error.
