@@ -70,9 +70,12 @@ class Client:
             return
         with self.lock:
             if "method" in msg:
-                self.notifications.append(msg)
+                # Only the latest diagnostics per document are kept: a long stress run
+                # receives hundreds of thousands of them.
                 if msg["method"] == "textDocument/publishDiagnostics":
                     self.diagnostics[msg["params"]["uri"]] = msg["params"]
+                else:
+                    self.notifications.append(msg)
             else:
                 self.responses[json.dumps(msg.get("id"))] = msg
             self.lock.notify_all()
