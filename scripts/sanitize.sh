@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 mlir=${PH_SANITIZE_MLIR:-OFF}
 if [ "$mlir" = ON ]; then dir=${PH_SANITIZE_DIR:-build-asan-mlir}; else dir=${PH_SANITIZE_DIR:-build-asan}; fi
-cmake -G Ninja -S . -B "$dir" -DPH_SANITIZE=ON -DPH_ENABLE_MLIR="$mlir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -G Ninja -S . -B "$dir" -DPH_SANITIZE=ON -DPH_ENABLE_MLIR="$mlir" -DPH_BUILD_LSP=ON -DPH_BUILD_TESTS=ON -DPH_TSAN=OFF -DPH_FUZZ=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 start=$(date +%s)
 ninja -C "$dir"
 echo "== sanitize.sh: build took $(( $(date +%s) - start )) s"
