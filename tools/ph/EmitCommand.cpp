@@ -1,6 +1,6 @@
 //===- EmitCommand.cpp - `ph emit`: a kernel printed at one compilation stage ===//
 //
-// ph emit FILE [--kernel K] [--stage kir|tile|cpu|llvm|llvm-ir|asm|gpu|ptx]
+// ph emit FILE [--kernel K] [--stage kir|tile|cpu|llvm|llvm-ir|asm|gpu|gpu-llvm|ptx]
 //         [--config BR=64,BC=32] [--debug-info]
 //
 // Analyses the file (refusing one with errors), picks the kernel (the only

@@ -12,7 +12,7 @@ static const char *usage =
     "\n"
     "commands:\n"
     "  check FILE...                  diagnostics as file:line:col: severity[code]: message (--json)\n"
-    "  emit FILE --kernel K --stage S print a stage: kir|tile|cpu|llvm|gpu|ptx [--config BR=64,...]\n"
+    "  emit FILE --kernel K --stage S print a stage: kir|tile|cpu|llvm|llvm-ir|asm|gpu|gpu-llvm|ptx [--config BR=64,...]\n"
     "  run FILE --kernel K            run a kernel [--target auto|gpu|cpu|interp] [--size N=4096]...\n"
     "                                 [--arg scale=0.125] [--in Q=q.npy] [--out O=o.npy] [--seed S]\n"
     "                                 [--check] [--json]\n"

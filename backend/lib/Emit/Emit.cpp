@@ -33,7 +33,8 @@ struct StageInfo {
 const StageInfo kStages[] = {{Stage::Kir, "kir"},   {Stage::Tile, "tile"},
                              {Stage::Cpu, "cpu"},   {Stage::Llvm, "llvm"},
                              {Stage::LlvmIR, "llvm-ir"}, {Stage::Asm, "asm"},
-                             {Stage::Gpu, "gpu"},   {Stage::Ptx, "ptx"}};
+                             {Stage::Gpu, "gpu"},   {Stage::GpuLlvm, "gpu-llvm"},
+                             {Stage::Ptx, "ptx"}};
 
 /// `file:line:col` of a location (the first file location inside a fused or
 /// named one), or "" when it has none.

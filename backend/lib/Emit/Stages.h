@@ -65,7 +65,7 @@ std::function<llvm::Error(llvm::Module *)> cpuTransformer(unsigned opt, llvm::Ta
 /// cpu, llvm, llvm-ir, asm (Emit.cpp).
 void registerCpuStages(StageRegistry &r);
 #ifdef PH_HAVE_GPU_TARGET
-/// gpu, ptx (backend/lib/Target/Gpu).
+/// gpu, gpu-llvm, ptx (backend/lib/Target/Gpu).
 void registerGpuStages(StageRegistry &r);
 #endif
 

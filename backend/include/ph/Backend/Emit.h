@@ -28,13 +28,14 @@ enum class Stage {
   Llvm,   ///< the LLVM dialect
   LlvmIR, ///< LLVM IR (`llvm-ir`)
   Gpu,    ///< the GPU target's gpu/nvvm dialects
+  GpuLlvm,///< the GPU kernel in the LLVM and NVVM dialects (`gpu-llvm`), what NVPTX translates
   Ptx,    ///< PTX assembly
   Asm,    ///< the CPU target's host assembly (what the JIT runs)
 };
 
 const char *stageName(Stage s);
 bool parseStage(std::string_view name, Stage &out);
-/// `kir|tile|cpu|llvm|llvm-ir|asm|gpu|ptx`, for usage messages.
+/// `kir|tile|cpu|llvm|llvm-ir|asm|gpu|gpu-llvm|ptx`, for usage messages.
 std::string stageNames();
 
 struct EmitOptions {

@@ -306,6 +306,14 @@ void registerGpuStages(StageRegistry &r) {
           " bytes of dynamic shared memory\n" + printOp(m, opts);
     return true;
   };
+  r[Stage::GpuLlvm] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
+                         std::string &err) {
+    simt::SimtResult res;
+    std::string arch = defaultGpuArch();
+    if (!toSimt(m, threadsOf(m, &k), arch, res, err) || !toNvvm(m, arch, err)) return false;
+    out = printOp(m, opts);
+    return true;
+  };
   r[Stage::Ptx] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &, std::string &out, std::string &err) {
     simt::SimtResult res;
     std::string arch = defaultGpuArch();
