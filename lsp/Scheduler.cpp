@@ -46,6 +46,7 @@ struct Scheduler::Impl {
   std::condition_variable idle;
   std::map<std::string, std::shared_ptr<Doc>, std::less<>> docs;
   size_t analyses = 0;
+  size_t cancelledAnalyses = 0; // stopped early because a newer edit arrived
   size_t pendingCount = 0;
   size_t publishing = 0; // fresh snapshots being announced: idle waits for them too
 };
@@ -74,6 +75,11 @@ void Scheduler::setDebounce(std::chrono::milliseconds d) {
 size_t Scheduler::analysesRun() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->analyses;
+}
+
+size_t Scheduler::analysesCancelled() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->cancelledAnalyses;
 }
 
 // Called with impl_->mu held.
@@ -190,13 +196,26 @@ void Scheduler::analyze(const std::shared_ptr<Doc> &doc) {
   auto snap = std::make_shared<Snapshot>(doc->uri, doc->path, version, text);
   snap->editTime = editTime;
   auto t0 = Clock::now();
+  auto stale = [this, doc, version] {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    return doc->closed || doc->version != version;
+  };
   try {
-    snap->analysis = impl_->analyze(doc->path, text);
+    snap->analysis = impl_->analyze(doc->path, text, stale);
   } catch (...) {
     // The analyser must never take the server down; features see no analysis.
     snap->analysis = nullptr;
   }
   snap->analysisTime = Clock::now() - t0;
+  if (stale()) {
+    // A newer edit arrived mid-analysis (which may have stopped early, partial):
+    // the newer version's analysis, already scheduled on this document's strand,
+    // publishes and serves the waiters; this one is dropped.
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    ++impl_->cancelledAnalyses;
+    impl_->idle.notify_all();
+    return;
+  }
 
   std::vector<Doc::Waiter> ready;
   std::shared_ptr<const Snapshot> previous; // freed after publishing, off the critical path

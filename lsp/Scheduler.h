@@ -46,8 +46,10 @@ struct Snapshot {
 
 class Scheduler {
 public:
-  using AnalyzeFn = std::function<std::shared_ptr<const Analysis>(const std::string &path,
-                                                                  std::shared_ptr<const std::string> text)>;
+  /// `stale` turns true once a newer version of the document arrives; the
+  /// analysis may poll it and stop early (returning an Analysis marked cancelled).
+  using AnalyzeFn = std::function<std::shared_ptr<const Analysis>(
+      const std::string &path, std::shared_ptr<const std::string> text, const std::function<bool()> &stale)>;
   using SnapshotFn = std::function<void(std::shared_ptr<const Snapshot>)>;
   struct Options {
     std::chrono::milliseconds debounce{25};
@@ -87,6 +89,8 @@ public:
 
   void setDebounce(std::chrono::milliseconds d);
   size_t analysesRun() const;
+  /// Analyses stopped early by a newer edit (never published).
+  size_t analysesCancelled() const;
 
 private:
   struct Doc;

@@ -15,9 +15,12 @@ Server::Server(Endpoint::SendFn send, ServerOptions options)
     : endpoint_(std::move(send)), options_(std::move(options)) {
   prelude_ = Prelude::load(options_.stdDir);
   auto prelude = prelude_;
-  auto analyzeFn = [prelude](const std::string &path, std::shared_ptr<const std::string> text) {
+  auto analyzeFn = [prelude](const std::string &path, std::shared_ptr<const std::string> text,
+                             const std::function<bool()> &stale) {
     auto file = std::make_shared<const SourceFile>(path, *text);
-    return analyze(file, prelude);
+    AnalyzeOptions opts;
+    opts.cancelled = stale;
+    return analyze(file, prelude, opts);
   };
   scheduler_ = std::make_unique<Scheduler>(analyzeFn, Scheduler::Options{options_.debounce, options_.threads},
                                            [this](std::shared_ptr<const Snapshot> s) { publish(s); });

@@ -105,6 +105,11 @@ std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file, 
   check::State st(*A, diags, options);
   check::resolve(st);
   check::elaborate(st);
+  if (st.cancelled()) {
+    A->cancelled = true;
+    A->specialised.clear();
+    return A;
+  }
   // Tokens point into the source text, which the analysis keeps alive.
   diags.sort();
   // The same finding reached twice (by the resolver and the elaborator, or once

@@ -66,6 +66,7 @@ struct State {
     A.occurrences.push_back({r, sym, def, write});
   }
   uint32_t builtin(const std::string &name);
+  bool cancelled() const { return options.cancelled && options.cancelled(); }
   std::string text(SourceRange r) const {
     return A.sources.file(r.file).text().substr(r.begin, r.end - r.begin);
   }

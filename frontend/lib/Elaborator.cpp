@@ -1792,6 +1792,7 @@ void elaborate(State &st) {
   for (auto &m : st.A.modules) {
     if (m->file != st.A.mainFile) continue;
     for (auto &d : m->decls) {
+      if (st.cancelled()) return;
       if (!d->isKernel || !st.declSymbol.count(d.get())) continue;
       const KernelDecorators &kd = st.decorators[d.get()];
       // Every combination of autotune values, in the order they are written.

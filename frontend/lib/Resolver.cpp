@@ -138,7 +138,10 @@ void Resolver::run() {
   for (auto &m : st_.A.modules)
     for (auto &d : m->decls) declareDecl(*d);
   for (auto &m : st_.A.modules)
-    for (auto &d : m->decls) resolveDecl(*d);
+    for (auto &d : m->decls) {
+      if (st_.cancelled()) return;
+      resolveDecl(*d);
+    }
 }
 
 static std::string signatureOf(const Decl &d, const State &st) {

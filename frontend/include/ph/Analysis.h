@@ -15,6 +15,7 @@
 #include "ph/Source.h"
 #include "ph/Token.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +86,9 @@ struct Analysis {
   /// One entry per kernel and configuration, only when the file has no errors.
   std::vector<std::shared_ptr<const kir::Kernel>> specialised;
 
+  /// Stopped early by AnalyzeOptions::cancelled: incomplete, not to be shown.
+  bool cancelled = false;
+
   bool hasErrors() const;
   const SourceFile &main() const { return sources.file(mainFile); }
   /// The innermost occurrence at `offset` in `file`, or nullptr.
@@ -111,6 +115,10 @@ struct AnalyzeOptions {
   bool specialise = true;
   /// Record each expression's type for hover (`ph check` needs only diagnostics).
   bool editorFacts = true;
+  /// Polled between declarations and kernel variants: when it returns true the
+  /// analysis stops early and comes back with `cancelled` set (the language
+  /// server uses it when a newer edit makes this analysis stale).
+  std::function<bool()> cancelled;
 };
 
 std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file,

@@ -191,3 +191,17 @@ TEST(Checker, OpeningStdItselfDoesNotDuplicateIt) {
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->kind, SymbolKind::Local);
 }
+
+TEST(Checker, ACancelledAnalysisStopsEarlyAndSaysSo) {
+  int polls = 0;
+  AnalyzeOptions opts;
+  opts.cancelled = [&] { return ++polls > 1; };
+  auto a = analyzeText(readSource("examples/mha.ph"), "mha.ph", opts);
+  EXPECT_TRUE(a->cancelled);
+  EXPECT_TRUE(a->specialised.empty());
+  EXPECT_GE(polls, 2);
+  opts.cancelled = [] { return false; };
+  auto b = analyzeText(readSource("examples/mha.ph"), "mha.ph", opts);
+  EXPECT_FALSE(b->cancelled);
+  EXPECT_FALSE(b->specialised.empty());
+}

@@ -23,16 +23,28 @@ struct Recorder {
   std::vector<std::string> analysedTexts;
   std::atomic<int> analyses{0};
   std::chrono::milliseconds analysisDelay{0};
+  bool cancellable = false;   // the analysis polls `stale` and stops early
+  std::atomic<int> stopped{0};
 };
 
 std::unique_ptr<Scheduler> make(Recorder &r, std::chrono::milliseconds debounce) {
   return std::make_unique<Scheduler>(
-      [&r](const std::string &, std::shared_ptr<const std::string> text) {
+      [&r](const std::string &, std::shared_ptr<const std::string> text, const std::function<bool()> &stale) {
+        if (r.cancellable) {
+          // Work in slices, stopping as soon as a newer edit makes this analysis stale.
+          for (int i = 0; i < 100; ++i) {
+            if (stale()) {
+              ++r.stopped;
+              return std::shared_ptr<const ph::Analysis>(std::make_shared<ph::Analysis>());
+            }
+            std::this_thread::sleep_for(5ms);
+          }
+        }
         if (r.analysisDelay.count()) std::this_thread::sleep_for(r.analysisDelay);
         ++r.analyses;
         std::lock_guard<std::mutex> lock(r.mu);
         r.analysedTexts.push_back(*text);
-        return std::make_shared<const ph::Analysis>();
+        return std::shared_ptr<const ph::Analysis>(std::make_shared<const ph::Analysis>());
       },
       Scheduler::Options{debounce, 2},
       [&r](std::shared_ptr<const Snapshot> s) {
@@ -151,3 +163,18 @@ TEST(Scheduler, SnapshotPositionsUseItsText) {
 }
 
 } // namespace
+
+TEST(Scheduler, ANewerEditCancelsTheRunningAnalysis) {
+  Recorder r;
+  r.cancellable = true; // each analysis takes 500 ms unless cancelled
+  auto s = make(r, 0ms);
+  s->update("file:///a.ph", "v1", 1);
+  std::this_thread::sleep_for(50ms); // v1's analysis is running
+  s->update("file:///a.ph", "v2", 2);
+  s->waitIdle();
+  EXPECT_EQ(r.stopped.load(), 1);
+  EXPECT_EQ(s->analysesCancelled(), 1u);
+  std::lock_guard<std::mutex> lock(r.mu);
+  ASSERT_EQ(r.fresh.size(), 1u); // only v2 is published
+  EXPECT_EQ(r.fresh[0].second, 2);
+}
