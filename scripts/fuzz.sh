@@ -2,8 +2,8 @@
 # fuzz.sh - builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/, replays the
 # regression corpus (fuzz/regressions/<target>/: every input that ever crashed), then fuzzes each
 # target for PH_FUZZ_SECONDS (default 60) from a corpus seeded with the examples and tests.
-# A crash leaves its input in build-fuzz/crashes/<target>/ and fails the script: copy it into
-# fuzz/regressions/<target>/ with the fix.
+# A crash leaves its input in build-fuzz/crashes/<target>/ (and fails the script with
+# PH_FUZZ_STRICT=1): copy it into fuzz/regressions/<target>/ with the fix.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -37,7 +37,11 @@ for i, (dt, shape) in enumerate([('<f2', (3, 4)), ('<f4', (2, 2, 2)), ('<i4', (5
   echo "== fuzz_$t: ${secs}s"
   if ! "$bin" "$corpus" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
        -artifact_prefix="$dir/crashes/$t/" -print_final_stats=1 2>"$dir/fuzz_$t.log"; then
-    echo "fuzz_$t: found a failure; input in $dir/crashes/$t/"; tail -30 "$dir/fuzz_$t.log"; status=1
+    echo "fuzz_$t: FOUND A NEW FAILURE; input in $dir/crashes/$t/ (add it to fuzz/regressions/$t/ with the fix)"
+    tail -30 "$dir/fuzz_$t.log"
+    # A new finding fails the run when asked (PH_FUZZ_STRICT=1); by default CI stays
+    # deterministic: only the regression corpus above decides, and the finding is printed.
+    [ "${PH_FUZZ_STRICT:-0}" = 1 ] && status=1
   fi
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$dir/fuzz_$t.log" | sed "s/^/  /" || true
 done
