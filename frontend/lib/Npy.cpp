@@ -170,9 +170,17 @@ std::string npy::parse(std::string_view bytes, HostTensor &out) {
   // shape (the fuzzer's (2, 421, 84, 4222) allocated 2 GB for a 137-byte file).
   size_t dataStart = headerStart + headerLen;
   {
-    unsigned __int128 need = elemBytes(elem);
-    for (int64_t d : shape)
-      need = std::min<unsigned __int128>(need * static_cast<uint64_t>(d), (unsigned __int128)1 << 100);
+    // Dimensions are below 2^40 (readShape), so products capped at 2^80 cannot
+    // overflow. `span` skips zeros: int64 element counts elsewhere multiply all
+    // dimensions, and (2^35, 2^35, 0) would overflow there.
+    const unsigned __int128 cap = (unsigned __int128)1 << 80;
+    unsigned __int128 need = elemBytes(elem), span = 1;
+    for (int64_t d : shape) {
+      need = std::min<unsigned __int128>(need * static_cast<uint64_t>(d), cap);
+      if (d) span = std::min<unsigned __int128>(span * static_cast<uint64_t>(d), cap);
+    }
+    if (span >> 60)
+      return "unsupported .npy shape " + shapeStr(shape) + ": too many elements";
     if (need > bytes.size() - dataStart)
       return "truncated .npy data: shape " + shapeStr(shape) + " of " + dtypeName(elem) + " needs " +
              (need >> 64 ? std::string("more than 2^64") : std::to_string(static_cast<uint64_t>(need))) +
