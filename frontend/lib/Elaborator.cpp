@@ -1719,8 +1719,7 @@ bool Elaborator::sliceTile(const Type &t, const Expr &e, std::vector<kir::Slice>
       dims.push_back(t.dims[d]);
       continue;
     }
-    std::string startSym;
-    auto start = constInt(*it.start, "a tile slice start", &startSym);
+    auto start = constInt(*it.start, "a tile slice start");
     if (!start) {
       ok = false;
       continue;
