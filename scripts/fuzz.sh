@@ -2,6 +2,9 @@
 # fuzz.sh - builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/, replays the
 # regression corpus (fuzz/regressions/<target>/: every input that ever crashed), then fuzzes each
 # target for PH_FUZZ_SECONDS (default 60) from a corpus seeded with the examples and tests.
+# Targets: frontend (bytes to parse + check), npy (the .npy reader), jsonrpc (ph-lsp's framing
+# and dispatch), phopt (ph-opt's path: tile-dialect text parsed, verified, round-tripped and
+# lowered by tile-to-linalg; built only when MLIR is installed, PH_FUZZ_MLIR=OFF skips it).
 # A crash leaves its input in build-fuzz/crashes/<target>/ (and fails the script with
 # PH_FUZZ_STRICT=1): copy it into fuzz/regressions/<target>/ with the fix.
 set -euo pipefail
@@ -9,13 +12,18 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 secs=${PH_FUZZ_SECONDS:-60}
 dir=build-fuzz
-CC=clang CXX=clang++ cmake -G Ninja -S . -B $dir -DPH_FUZZ=ON -DPH_ENABLE_MLIR=OFF -DPH_BUILD_TESTS=OFF \
+mlir=${PH_FUZZ_MLIR:-ON}
+[ -d /usr/lib/llvm-22/lib/cmake/mlir ] || mlir=OFF
+targets="frontend npy jsonrpc"
+[ "$mlir" = ON ] && targets="$targets phopt"
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
+CC=clang CXX=clang++ cmake -G Ninja -S . -B $dir -DPH_FUZZ=ON -DPH_ENABLE_MLIR=$mlir -DPH_BUILD_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C $dir fuzz_frontend fuzz_npy fuzz_jsonrpc
+ninja -C $dir $(for t in $targets; do printf 'fuzz_%s ' $t; done)
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export PH_STD_DIR=$root/std
 status=0
-for t in frontend npy jsonrpc; do
+for t in $targets; do
   bin=$dir/bin/fuzz_$t
   reg=fuzz/regressions/$t
   if compgen -G "$reg/[!.]*" >/dev/null; then
@@ -33,6 +41,23 @@ for i, (dt, shape) in enumerate([('<f2', (3, 4)), ('<f4', (2, 2, 2)), ('<i4', (5
 " "$corpus" ;;
     jsonrpc) printf 'Content-Length: 52\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}' > "$corpus/seed0"
              printf 'Content-Length: 40\r\n\r\n{"jsonrpc":"2.0","method":"note","params":[]}' > "$corpus/seed1" ;;
+    # Every case of the dialect's lit files (split at `// -----`), and the tile dialect of
+    # every example kernel when a compiler is built (scripts/test.sh builds it first).
+    phopt) /usr/bin/python3 - "$corpus" tests/lit/backend/*.mlir <<'PY'
+import sys
+out, files = sys.argv[1], sys.argv[2:]
+for f in files:
+    for i, case in enumerate(open(f).read().split("// -----")):
+        open(f"{out}/{f.split('/')[-1]}.{i}.mlir", "w").write(case)
+PY
+           ph=${PH_BUILD_DIR:-build}/bin/ph
+           if [ -x "$ph" ]; then
+             for f in examples/*.ph; do
+               for k in $(grep -oE '^kernel [A-Za-z_0-9]+' "$f" | cut -d' ' -f2); do
+                 PH_STD_DIR=$root/std "$ph" emit "$f" --kernel "$k" --stage tile > "$corpus/$(basename "$f" .ph).$k.mlir" 2>/dev/null || true
+               done
+             done
+           fi ;;
   esac
   echo "== fuzz_$t: ${secs}s"
   if ! "$bin" "$corpus" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
