@@ -428,6 +428,12 @@ std::string Server::resolveKernel(const json &args, const std::shared_ptr<const 
   return kernelAt(*snap, off);
 }
 
+std::string Server::requireKernel(const json &args, const std::shared_ptr<const Snapshot> &snap) {
+  std::string kernel = resolveKernel(args, snap);
+  if (kernel.empty()) throw RpcError{ErrorCode::InvalidParams, "no kernel here: pass `kernel` or a `position` inside one", nullptr};
+  return kernel;
+}
+
 void Server::sendGpuStatus() {
   GpuInfo g;
   {
@@ -485,8 +491,7 @@ void Server::executeCommand(const json &params, Reply reply) {
 }
 
 void Server::runKernel(json args, Reply reply, const json &token, std::shared_ptr<const Snapshot> snap) {
-  std::string kernel = resolveKernel(args, snap);
-  if (kernel.empty()) throw RpcError{ErrorCode::InvalidParams, "no kernel here: pass `kernel` or a `position` inside one", nullptr};
+  std::string kernel = requireKernel(args, snap);
   Settings st = settings();
   std::string target = args.value("target", st.target);
   GpuInfo gpu;
@@ -629,8 +634,7 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
 }
 
 void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<const Snapshot> snap) {
-  std::string kernel = resolveKernel(args, snap);
-  if (kernel.empty()) throw RpcError{ErrorCode::InvalidParams, "no kernel here: pass `kernel` or a `position` inside one", nullptr};
+  std::string kernel = requireKernel(args, snap);
   std::string stage = args.value("stage", "tile");
   static const std::set<std::string> stages = {"kir", "tile", "cpu", "gpu", "llvm", "ptx", "sass"};
   if (!stages.count(stage))

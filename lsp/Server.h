@@ -93,6 +93,8 @@ private:
   /// text is what is on disk, else a copy of the text in a temporary folder.
   std::string fileForDriver(const std::string &uri, std::string &tempDir);
   std::string resolveKernel(const json &args, const std::shared_ptr<const Snapshot> &snap);
+  /// resolveKernel, or InvalidParams when the arguments name no kernel (run, bench, show IR).
+  std::string requireKernel(const json &args, const std::shared_ptr<const Snapshot> &snap);
   std::string driverPath() const;
 
   /// $/progress reporting for one long job; cancellable from the editor.
