@@ -2,7 +2,7 @@
 # Every example kernel under NVIDIA's compute-sanitizer: memcheck (out-of-bounds and misaligned
 # accesses of global and shared memory, and leaks of device allocations) and racecheck (shared-
 # memory hazards between the threads of a CTA, i.e. a missing barrier), at shapes that leave
-# partial last blocks so that the masked paths run too. Each run also checks its results
+# partial last blocks so that the masked paths run too (mha is `@aligned(N = 64)`: whole blocks). Each run also checks its results
 # against the fp64 interpreter (`ph-run --check`), so a sanitized kernel is also a right one.
 #
 #   compute_sanitize.sh build PH OUT          compile the kernels and write inputs (needs the compiler)
@@ -24,10 +24,10 @@ flash_attention_manual|flash_attention_manual|--size Nq=128 --size Nk=77
 causal_attention|causal_attention|--size N=96
 rotary|rotary|--size T=20
 rotary_pairs|rotary_pairs|--size T=13
-mha_f16|mha_f16|--config D=64 --size B=2 --size H=2 --size N=80
+mha_f16|mha_f16|--config D=64 --size B=2 --size H=2 --size N=128
 mha_f16|mha_f16|--config D=128 --size B=1 --size H=2 --size N=64
-mha_bf16|mha_bf16|--config D=128 --size B=1 --size H=2 --size N=70
-mha_causal_f16|mha_causal_f16|--config D=64 --size B=2 --size H=2 --size N=96
+mha_bf16|mha_bf16|--config D=128 --size B=1 --size H=2 --size N=128
+mha_causal_f16|mha_causal_f16|--config D=64 --size B=2 --size H=2 --size N=192
 kv_append_step|kv_append_step|--size B=3 --size H=2 --size N=40
 decode_split|decode_split|--in Q=@dq.npy --in K=@dk.npy --in V=@dv.npy --in Lens=@dlens.npy
 decode_combine|decode_combine|--size B=2 --size H=4

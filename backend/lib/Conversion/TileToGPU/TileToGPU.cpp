@@ -793,6 +793,10 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
     SmallVector<Value> idx;
     for (Value i : ex.getIndices()) idx.push_back(scalars_.lookup(i));
     scalars_.map(ex.getResult(), read(viewOf(ex.getTensor()), idx, loc));
+    // The read is of shared memory like any other op's: until every thread has made it, the
+    // buffer must not be handed to the next tile (compute-sanitizer's racecheck saw
+    // `Lens[b]`'s word overwritten by the first K block's load).
+    barrier(loc);
     return true;
   }
   if (op->getNumRegions() != 0) {
