@@ -3,7 +3,7 @@
 // sequence fills the GPU; decode_split writes each split's partial results and decode_combine
 // merges them. The G query heads that share a key-value head are processed together.
 
-@autotune(D in [128], G in [4], BC in [64], S in [16])
+@autotune(D in [128], G in [4, 1], BC in [64], S in [16, 8])
 @grid(S, HK, B)
 kernel decode_split(Q: tensor<f16>[B, H, D], K: tensor<f16>[B, HK, N, D], V: tensor<f16>[B, HK, N, D],
                     Lens: tensor<i32>[B], Op: tensor<f32>[B, H, S, D], Mp: tensor<f32>[B, H, S],
@@ -15,7 +15,8 @@ kernel decode_split(Q: tensor<f16>[B, H, D], K: tensor<f16>[B, HK, N, D], V: ten
   // Each split takes an equal share of the cache, a whole number of key blocks.
   let chunk = (len + S * BC - 1) / (S * BC) * BC
   let lo = split * chunk
-  let q = Q[b, kvh * G :+ G, :]
+  // Converted once: the scores read q at every key block.
+  var q: tile<f32>[G, D] = Q[b, kvh * G :+ G, :]
   var acc: tile<f32>[G, D] = 0.0
   var m: tile<f32>[G, 1] = -1.0e30
   var l: tile<f32>[G, 1] = 0.0
@@ -25,7 +26,7 @@ kernel decode_split(Q: tensor<f16>[B, H, D], K: tensor<f16>[B, HK, N, D], V: ten
   Lp[b, kvh * G :+ G, split :+ 1] = l
 }
 
-@autotune(D in [128], S in [16])
+@autotune(D in [128], S in [16, 8])
 kernel decode_combine(Op: tensor<f32>[B, H, S, D], Mp: tensor<f32>[B, H, S], Lp: tensor<f32>[B, H, S],
                       O: tensor<f16>[B, H, D]) {
   let h = ctx.block.x

@@ -19,6 +19,8 @@ namespace ph::simt {
 
 struct SimtOptions {
   int threads = 128;
+  /// 32-bit registers per thread a loop may hold for loads issued an iteration ahead.
+  int prefetchRegisters = 64;
   /// Shared memory a CTA may use on the target (bytes).
   int64_t sharedLimit = 232448;
   std::string arch = "sm_90";
