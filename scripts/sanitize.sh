@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # sanitize.sh - builds the project with AddressSanitizer + UndefinedBehaviorSanitizer
 # (-DPH_SANITIZE=ON) into build-asan/ and runs ctest there; any sanitizer report fails its test.
-#   PH_SANITIZE_MLIR=OFF (default): frontend, interpreter, LSP, runtime, clients: what CI affords
-#                    ON: the whole suite, MLIR backend included (slow to build: see docs/reliability.md)
+#   PH_SANITIZE_MLIR=ON (default when MLIR is installed): the whole suite, MLIR backend included
+#                    (what scripts/test.sh and CI run); OFF: frontend, interpreter, LSP, runtime,
+#                    clients only (a quicker build)
 #   PH_SANITIZE_DIR  build folder (default build-asan, or build-asan-mlir with MLIR)
 #   PH_JOBS          ctest -j (default 2); extra arguments go to ctest (e.g. -R lsp)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-mlir=${PH_SANITIZE_MLIR:-OFF}
+mlir=${PH_SANITIZE_MLIR:-ON}
+[ -d /usr/lib/llvm-22/lib/cmake/mlir ] || mlir=OFF
+# A fresh clone in another folder reuses ccache's objects, as scripts/build.sh does.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
 if [ "$mlir" = ON ]; then dir=${PH_SANITIZE_DIR:-build-asan-mlir}; else dir=${PH_SANITIZE_DIR:-build-asan}; fi
 cmake -G Ninja -S . -B "$dir" -DPH_SANITIZE=ON -DPH_ENABLE_MLIR="$mlir" -DPH_BUILD_LSP=ON -DPH_BUILD_TESTS=ON -DPH_TSAN=OFF -DPH_FUZZ=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 start=$(date +%s)
-ninja -C "$dir"
+ninja -C "$dir" -j"$(nproc)"
 echo "== sanitize.sh: build took $(( $(date +%s) - start )) s"
 # halt_on_error makes every UBSan finding fatal; leaks fail the process that leaked.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
+# protect_shadow_gap=0: the CUDA driver maps memory where ASan's shadow gap would be (GPU runs).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:protect_shadow_gap=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export PH_STD_DIR="$root/std"
 # ASan's quarantine keeps up to 256 MB of freed memory: the stress test's flat-RSS bound is
