@@ -136,13 +136,15 @@ def bench_ph(ph_run, d, hk, n, iters, tmp, scale):
     return best
 
 
-def bench_torch(hk, n, iters, scale):
+def bench_torch(hk, n, iters, scale, only=None):
     torch.manual_seed(hk * 100003 + n)
     q = (torch.rand(B, H, 1, D, device="cuda") * 2 - 1).half()
     k = (torch.rand(B, hk, n, D, device="cuda") * 2 - 1).half()
     v = (torch.rand(B, hk, n, D, device="cuda") * 2 - 1).half()
     res = {}
     for name, be in BACKENDS:
+        if only and name not in only:
+            continue
         how = "gqa" if hk != H else "mha"
         try:
             with sdpa_kernel([be]):
@@ -177,6 +179,7 @@ def main():
     ap.add_argument("--out", default=None); ap.add_argument("--shapes", default=None,
                                                            help="HK:N,... (default all four)")
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--backends", default=None, help="SDPA backends to time (default: all four)")
     a = ap.parse_args()
     dirs = a.dirs.split(",")
     labels = a.labels.split(",") if a.labels else [os.path.basename(x.rstrip("/")) for x in dirs]
@@ -196,7 +199,7 @@ def main():
         for hk, n in shapes:
             nbytes = 2 * B * hk * n * D * 2 + 2 * B * H * D * 2
             print(f"== HK={hk} N={n}: {nbytes / 1e9:.2f} GB", flush=True)
-            tr = {} if a.no_torch else bench_torch(hk, n, a.iters, scale)
+            tr = {} if a.no_torch else bench_torch(hk, n, a.iters, scale, a.backends.split(",") if a.backends else None)
             for name, (us, how) in tr.items():
                 print(f"   torch {name}: " + (f"{us:.1f} us ({how})" if us else how), flush=True)
             for d, lab in zip(dirs, labels):

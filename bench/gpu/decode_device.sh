@@ -2,7 +2,8 @@
 # Issue 8's bench and GPU checks in one device call (docs/gpu.md, "Decode and prefill").
 #
 #   decode_device.sh build PH PH_RUN DIR [VERSION]   here: ph-run, cubins, test cases under DIR
-#   decode_device.sh run DIR [VERSIONS] [tests|notests] [MORE]   on the GPU machine ($OUT: logs)
+#   decode_device.sh run DIR [VERSIONS] [tests|checks|notests] [MORE]   on the GPU machine ($OUT: logs)
+#     tests: the GPU checks and the prefill bench; checks: the GPU checks only
 #
 # VERSION names a folder DIR/VERSION holding examples/decode_attention.ph's build; `run`
 # benches every folder of VERSIONS (comma-separated, default v0) next to PyTorch, and the
@@ -30,17 +31,21 @@ run)
   nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,memory.used,temperature.gpu --format=csv,noheader
   dirs=""; for v in $(echo "$vers" | tr , ' '); do dirs="$dirs${dirs:+,}$dir/$v"; done
   fails=0
-  if [ "$tests" = tests ]; then
+  if [ "$tests" != notests ]; then
     sh "$root/tests/gpu/check_kvcache.sh" run "$dir/ph-run" "$dir/kv" > "$out/check_kvcache.log" 2>&1
     rc=$?; echo "check_kvcache.sh: rc=$rc, $(grep -c 'vs interpreter' "$out/check_kvcache.log") lines 'vs interpreter', $(tail -1 "$out/check_kvcache.log")"
     [ $rc -eq 0 ] || fails=$((fails+1))
     sh "$root/tests/gpu/check_examples.sh" run "$dir/ph-run" "$dir/ex" > "$out/check_examples.log" 2>&1
     rc=$?; echo "check_examples.sh: rc=$rc, $(tail -1 "$out/check_examples.log")"
     [ $rc -eq 0 ] || fails=$((fails+1))
-    python3 "$root/bench/gpu/bench_prefill.py" "$dir/ph-run" "$dir/prefill" --out "$out/prefill.jsonl" > "$out/prefill.log" 2>&1 || fails=$((fails+1))
-    tail -7 "$out/prefill.log"
+    if [ "$tests" = tests ]; then
+      python3 "$root/bench/gpu/bench_prefill.py" "$dir/ph-run" "$dir/prefill" --out "$out/prefill.jsonl" > "$out/prefill.log" 2>&1 || fails=$((fails+1))
+      tail -7 "$out/prefill.log"
+    fi
   fi
-  python3 "$root/bench/gpu/bench_decode.py" "$dir/ph-run" "$dirs" --labels "$vers" --out "$out/decode.jsonl" 2>&1 | tee "$out/decode.log" | grep -v '^   ' || fails=$((fails+1))
+  # DECODE_ARGS: more options for bench_decode.py (--shapes, --backends, --iters).
+  python3 "$root/bench/gpu/bench_decode.py" "$dir/ph-run" "$dirs" --labels "$vers" --out "$out/decode.jsonl" ${DECODE_ARGS:-} 2>&1 \
+    | tee "$out/decode.log" | grep -v -E '^   |Warning|f = lambda' || fails=$((fails+1))
   if [ -n "$more" ]; then
     mdirs=""; for v in $(echo "$more" | tr , ' '); do mdirs="$mdirs${mdirs:+,}$dir/$v"; done
     python3 "$root/bench/gpu/bench_decode.py" "$dir/ph-run" "$mdirs" --labels "$more" --shapes 8:4096,8:32768 --no-torch \

@@ -43,7 +43,7 @@ namespace ph::simt {
 namespace {
 
 struct View {
-  enum Kind { Buffer, Splat, Broadcast, Convert } kind = Buffer;
+  enum Kind { Buffer, Splat, Broadcast, Convert, Lazy } kind = Buffer;
   SmallVector<int64_t> shape;
   Type elem;
   Value mem;                     // Buffer: memref<rows * pitch x elem, workgroup>
@@ -51,6 +51,8 @@ struct View {
   int64_t offset = 0;            // Buffer: bytes from the start of the dynamic shared block
   Value scalar;                  // Splat
   std::shared_ptr<View> source;  // Broadcast, Convert (converted element by element when read)
+  Operation *op = nullptr;       // Lazy: an elementwise op computed when its element is read
+  SmallVector<std::shared_ptr<View>> args; // Lazy: its operands
 };
 
 int64_t numElements(ArrayRef<int64_t> shape) {
@@ -113,7 +115,9 @@ public:
 private:
   // ---- liveness ----
   void number(Block &block);
-  Value rootOf(Value v);
+  /// The values whose buffers hold what `v`'s elements are read from (none for splats).
+  void rootsOf(Value v, SmallVectorImpl<Value> &out);
+  Value applyLazy(const View &v, ArrayRef<Value> args, Location loc);
   void computeLiveness();
 
   // ---- allocation ----
@@ -140,6 +144,9 @@ private:
   /// Global loads of a tile.load's elements for this thread, all issued before any is used
   /// (`scalar` gives the op's scalar operands; `pred` false loads nothing and gives zeros).
   SmallVector<Value> issueLoads(tile::LoadOp ld, function_ref<Value(Value)> scalar, Value pred, Location loc);
+  /// One load per element (vector) of the thread: bounds-checked when `masks`.
+  SmallVector<Value> issueLoadsEach(tile::LoadOp ld, function_ref<Value(Value)> scalar, Value pred, bool masks,
+                                    Location loc);
   /// Stores what issueLoads returned into the tile's buffer.
   void storeLoaded(tile::LoadOp ld, const View &out, ValueRange vals, Location loc);
   int64_t loadsPerThread(tile::LoadOp ld);
@@ -191,6 +198,9 @@ private:
   /// tile.convert ops read through (a Convert view) rather than copied: every use is in the
   /// convert's own block, so each element is converted about as often as a copy would.
   DenseSet<Operation *> lazyConverts_;
+  DenseSet<Operation *> lazyOps_;
+  /// Elementwise ops that write a loop's carried buffer in place (see emitFor).
+  DenseMap<Operation *, View> inPlace_;
   /// Loads of a loop body issued one iteration ahead (software pipelining): the op, the index
   /// of its first carried register among the new loop's iter_args, and the next iteration's
   /// registers once emitted.
@@ -228,20 +238,45 @@ void SimtCodegen::number(Block &block) {
   }
 }
 
-/// The value whose buffer holds `v`'s elements (null for splats).
-Value SimtCodegen::rootOf(Value v) {
+void SimtCodegen::rootsOf(Value v, SmallVectorImpl<Value> &out) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     if (auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
-      if (arg.getArgNumber() > 0) return forOp.getResult(arg.getArgNumber() - 1);
-    return v;
+      if (arg.getArgNumber() > 0) {
+        out.push_back(forOp.getResult(arg.getArgNumber() - 1));
+        return;
+      }
+    out.push_back(v);
+    return;
   }
   Operation *def = v.getDefiningOp();
-  if (auto bc = dyn_cast<tile::BroadcastOp>(def)) return rootOf(bc.getSource());
-  if (lazyConverts_.count(def)) return rootOf(def->getOperand(0));
-  if (isa<tile::SplatOp>(def)) return {};
+  if (auto bc = dyn_cast<tile::BroadcastOp>(def)) return rootsOf(bc.getSource(), out);
+  if (lazyConverts_.count(def)) return rootsOf(def->getOperand(0), out);
+  if (lazyOps_.count(def)) {
+    for (Value o : def->getOperands()) rootsOf(o, out);
+    return;
+  }
+  if (isa<tile::SplatOp>(def)) return;
   if (auto c = dyn_cast<arith::ConstantOp>(def))
-    if (isa<SplatElementsAttr>(c.getValue())) return {};
-  return v;
+    if (isa<SplatElementsAttr>(c.getValue())) return;
+  out.push_back(v);
+}
+
+/// An elementwise op on tiles whose one use, in the same block, reads each element once (an
+/// elementwise op, a mask, a row reduction, a store) is computed where that use reads it:
+/// no pass over shared memory, no buffer, no barrier of its own. (Not a yield: the copy
+/// back into a loop-carried buffer could read a buffer another copy has already written.)
+static bool lazyElementwise(Operation *op) {
+  auto isTile = [](Value v) { return isa<RankedTensorType>(v.getType()); };
+  if (op->getNumResults() != 1 || !isTile(op->getResult(0)) || op->getNumRegions() ||
+      !llvm::all_of(op->getOperands(), isTile) || !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+      isa<arith::ConstantOp>(op) || !op->getResult(0).hasOneUse())
+    return false;
+  if (cast<RankedTensorType>(op->getResult(0).getType()).getElementType().getIntOrFloatBitWidth() < 8) return false;
+  Operation *user = *op->getResult(0).getUsers().begin();
+  if (user->getBlock() != op->getBlock()) return false;
+  if (isa<tile::MaskColsOp, tile::CausalMaskOp, tile::RowMaxOp, tile::RowSumOp, tile::StoreOp>(user)) return true;
+  return user->getNumResults() == 1 && isTile(user->getResult(0)) && !user->getNumRegions() &&
+         llvm::all_of(user->getOperands(), isTile) && isa<arith::ArithDialect, math::MathDialect>(user->getDialect());
 }
 
 void SimtCodegen::computeLiveness() {
@@ -251,12 +286,17 @@ void SimtCodegen::computeLiveness() {
       if (user->getBlock() != cv->getBlock()) return;
     lazyConverts_.insert(cv);
   });
+  if (opts_.lazyElementwise)
+    func_.walk([&](Operation *op) {
+      if (lazyElementwise(op)) lazyOps_.insert(op);
+    });
   number(func_.getBody().front());
   func_.walk([&](Operation *user) {
     for (Value v : user->getOperands()) {
       if (!isa<RankedTensorType>(v.getType())) continue;
-      Value root = rootOf(v);
-      if (!root) continue;
+      SmallVector<Value> roots;
+      rootsOf(v, roots);
+      for (Value root : roots) {
       Block *home = root.getParentBlock();
       if (auto res = dyn_cast<OpResult>(root)) home = res.getOwner()->getBlock();
       Operation *anc = home->findAncestorOpInBlock(*user);
@@ -264,6 +304,7 @@ void SimtCodegen::computeLiveness() {
       int64_t p = anc == user ? pos_[user] : end_[anc];
       int64_t &lu = lastUse_[root];
       lu = std::max(lu, p);
+      }
     }
   });
   // A loop-carried buffer lives through the whole loop.
@@ -368,10 +409,20 @@ Value SimtCodegen::read(const View &v, ArrayRef<Value> idx, Location loc) {
   }
   case View::Convert:
     return convert(read(*v.source, idx, loc), v.elem, loc);
+  case View::Lazy: {
+    SmallVector<Value> args;
+    for (const auto &a : v.args) args.push_back(read(*a, idx, loc));
+    return applyLazy(v, args, loc);
+  }
   case View::Buffer:
     return memref::LoadOp::create(b_, loc, v.mem, ValueRange{linearIndex(idx, v.shape, v.pitch, loc)});
   }
   return {};
+}
+
+Value SimtCodegen::applyLazy(const View &v, ArrayRef<Value> args, Location loc) {
+  OperationState st(loc, v.op->getName().getStringRef(), args, TypeRange{v.elem}, v.op->getAttrs());
+  return b_.create(st)->getResult(0);
 }
 
 Value SimtCodegen::sharedPtr(const View &v, ArrayRef<Value> idx, Location loc) {
@@ -395,6 +446,16 @@ SmallVector<Value> SimtCodegen::readRow(const View &v, ArrayRef<Value> idx, int6
   case View::Convert:
     for (Value x : readRow(*v.source, idx, w, loc)) out.push_back(convert(x, v.elem, loc));
     return out;
+  case View::Lazy: {
+    SmallVector<SmallVector<Value>> rows;
+    for (const auto &a : v.args) rows.push_back(readRow(*a, idx, w, loc));
+    for (int64_t e = 0; e < w; ++e) {
+      SmallVector<Value> args;
+      for (auto &r : rows) args.push_back(r[e]);
+      out.push_back(applyLazy(v, args, loc));
+    }
+    return out;
+  }
   case View::Broadcast: {
     const View &s = *v.source;
     SmallVector<Value> src;
@@ -403,16 +464,23 @@ SmallVector<Value> SimtCodegen::readRow(const View &v, ArrayRef<Value> idx, int6
     if (s.shape.back() == 1 && v.shape.back() != 1) return SmallVector<Value>(w, read(s, src, loc));
     return readRow(s, src, w, loc);
   }
-  case View::Buffer:
-    if (vectorRows(v, w)) {
-      auto vt = VectorType::get({w}, v.elem);
-      Value vec = LLVM::LoadOp::create(b_, loc, vt, sharedPtr(v, idx, loc), unsigned(w * elemBytes(v.elem)));
-      for (int64_t e = 0; e < w; ++e)
-        out.push_back(LLVM::ExtractElementOp::create(
-            b_, loc, vec, arith::ConstantOp::create(b_, loc, b_.getI32IntegerAttr(int32_t(e)))));
+  case View::Buffer: {
+    // In pieces of at most 16 bytes, the widest shared-memory access.
+    int64_t piece = std::min<int64_t>(w, 16 / elemBytes(v.elem));
+    if (w % piece == 0 && vectorRows(v, piece)) {
+      auto vt = VectorType::get({piece}, v.elem);
+      for (int64_t p = 0; p < w; p += piece) {
+        SmallVector<Value> at(idx);
+        if (p) at.back() = arith::AddIOp::create(b_, loc, idx.back(), cIndex(p, loc));
+        Value vec = LLVM::LoadOp::create(b_, loc, vt, sharedPtr(v, at, loc), unsigned(piece * elemBytes(v.elem)));
+        for (int64_t e = 0; e < piece; ++e)
+          out.push_back(LLVM::ExtractElementOp::create(
+              b_, loc, vec, arith::ConstantOp::create(b_, loc, b_.getI32IntegerAttr(int32_t(e)))));
+      }
       return out;
     }
     break;
+  }
   }
   for (int64_t e = 0; e < w; ++e) out.push_back(scalarAt(e));
   return out;
@@ -502,6 +570,39 @@ int64_t SimtCodegen::loadsPerThread(tile::LoadOp ld) {
 /// result is used, so a thread has all of its loads in flight at once.
 SmallVector<Value> SimtCodegen::issueLoads(tile::LoadOp ld, function_ref<Value(Value)> scalar, Value pred,
                                            Location loc) {
+  // A masked tile that lies wholly inside the tensor (every key block of a cache but the
+  // last) takes a path without the per-element bounds checks and zero fills.
+  ArrayRef<bool> masked = ld.getMasked(), squeezed = ld.getSqueezed();
+  ArrayRef<int64_t> lens = ld.getLens();
+  Value allIn;
+  for (size_t d = 0; d < masked.size(); ++d) {
+    if (!masked[d]) continue;
+    Value off = scalar ? scalar(ld.getOffsets()[d]) : scalars_.lookup(ld.getOffsets()[d]);
+    Value ext = scalar ? scalar(ld.getExtents()[d]) : scalars_.lookup(ld.getExtents()[d]);
+    Value c = arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::ult, off, ext);
+    if (!squeezed[d] && lens[d] > 1) {
+      Value last = arith::AddIOp::create(b_, loc, off, cIndex(lens[d] - 1, loc));
+      c = arith::AndIOp::create(b_, loc, c, arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::ult, last, ext));
+    }
+    allIn = allIn ? arith::AndIOp::create(b_, loc, allIn, c).getResult() : c;
+  }
+  if (!allIn || loadsPerThread(ld) == 0) return issueLoadsEach(ld, scalar, pred, true, loc);
+  Value fast = pred ? arith::AndIOp::create(b_, loc, pred, allIn).getResult() : allIn;
+  auto rt = cast<RankedTensorType>(ld.getType());
+  int64_t width = vectorWidth(ld, rt.getElementType());
+  Type type = width > 1 ? Type(VectorType::get({width}, rt.getElementType())) : rt.getElementType();
+  SmallVector<Type> types(size_t(loadsPerThread(ld)), type);
+  auto ifOp = scf::IfOp::create(b_, loc, types, fast, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(b_);
+  b_.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b_, loc, issueLoadsEach(ld, scalar, Value(), false, loc));
+  b_.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b_, loc, issueLoadsEach(ld, scalar, pred, true, loc));
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+SmallVector<Value> SimtCodegen::issueLoadsEach(tile::LoadOp ld, function_ref<Value(Value)> scalar, Value pred,
+                                               bool masks, Location loc) {
   auto rt = cast<RankedTensorType>(ld.getType());
   Type elem = rt.getElementType();
   int64_t width = vectorWidth(ld, elem);
@@ -528,7 +629,7 @@ SmallVector<Value> SimtCodegen::issueLoads(tile::LoadOp ld, function_ref<Value(V
     globalAddress(ld, idx, loc, inBounds, ptr, scalar);
     Value cond = pred;
     auto both = [&](Value c) { cond = cond ? arith::AndIOp::create(b_, loc, cond, c).getResult() : c; };
-    if (inBounds) both(inBounds);
+    if (inBounds && masks) both(inBounds);
     if ((r + 1) * opts_.threads > n) both(arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::ult, e, cIndex(n, loc)));
     if (!cond) {
       vals.push_back(LLVM::LoadOp::create(b_, loc, type, ptr, align));
@@ -606,7 +707,8 @@ bool SimtCodegen::emitElementwise(Operation *op, std::string &err) {
     }
     ins.push_back(&viewOf(v));
   }
-  View out = allocate(op->getResult(0), rt.getShape(), elem, loc);
+  auto inPlace = inPlace_.find(op);
+  View out = inPlace != inPlace_.end() ? inPlace->second : allocate(op->getResult(0), rt.getShape(), elem, loc);
   forEachElement(rt.getShape(), loc, [&](ArrayRef<Value> idx) {
     SmallVector<Value> args;
     for (const View *v : ins) args.push_back(read(*v, idx, loc));
@@ -638,6 +740,39 @@ bool SimtCodegen::emitFor(scf::ForOp op, std::string &err) {
     }
   }
   if (copied) barrier(loc);
+  // A yielded value made by an elementwise op after the last read of the iteration's
+  // carried value (acc = acc * corr + dot(...)) is written straight into the carried buffer:
+  // each thread reads an element and then writes the same one, and no later op reads the old
+  // value, so the copy back at the end of the iteration goes.
+  {
+    auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+    std::function<bool(Value, Value)> reads = [&](Value v, Value arg) -> bool {
+      if (v == arg) return true;
+      Operation *def = v.getDefiningOp();
+      if (!def) return false;
+      if (isa<tile::BroadcastOp>(def) || lazyConverts_.count(def) || lazyOps_.count(def))
+        return llvm::any_of(def->getOperands(), [&](Value o) { return reads(o, arg); });
+      return false;
+    };
+    for (auto [i, y] : llvm::enumerate(yield.getOperands())) {
+      if (scalarSlot[i] >= 0) continue;
+      Operation *e = y.getDefiningOp();
+      if (!e || e->getBlock() != op.getBody() || lazyOps_.count(e) || !y.hasOneUse() || e->getNumRegions() ||
+          e->getNumResults() != 1 || !isa<arith::ArithDialect, math::MathDialect>(e->getDialect()) ||
+          isa<arith::ConstantOp>(e) || !llvm::all_of(e->getOperands(), [](Value v) { return isa<RankedTensorType>(v.getType()); }))
+        continue;
+      Value arg = op.getRegionIterArgs()[i];
+      int64_t last = -1;
+      op.getBody()->walk([&](Operation *u) {
+        for (Value v : u->getOperands())
+          if (isa<RankedTensorType>(v.getType()) && reads(v, arg)) {
+            Operation *anc = op.getBody()->findAncestorOpInBlock(*u);
+            last = std::max(last, anc == u ? pos_[u] : end_[anc]);
+          }
+      });
+      if (last <= pos_[e]) inPlace_[e] = carried[i];
+    }
+  }
   // Software pipelining: the body's loads whose addresses depend only on the induction
   // variable and values from outside are issued one iteration ahead, into registers carried
   // by the loop, so that they are in flight while the previous block is computed. Before the
@@ -1002,9 +1137,10 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
       return false;
     };
     if (!pick(opts_.threads, 3)) pick(std::max<int64_t>(1, std::min<int64_t>(opts_.threads, m * n) / 2), 9);
-    // The k loop moves w elements of a row at a time (16-byte shared-memory loads of a, and
-    // of b when it is read along k, dot_t's b[j, k]).
-    int64_t w = 16 / std::max(storageBytes(a), transB ? storageBytes(bv) : int64_t(1));
+    // The k loop moves w (up to 8) elements of a row at a time in 16-byte shared-memory
+    // loads of a, and of b when it is read along k (dot_t's b[j, k]). 32 bytes a step
+    // halves the loop's overhead but holds twice the operands in registers.
+    int64_t w = std::min<int64_t>(8, opts_.dotStepBytes / std::max(storageBytes(a), transB ? storageBytes(bv) : int64_t(1)));
     while (w > 1 && kdim % w) w /= 2;
     int64_t sm = m / tm, sn = n / tn;
     forEachElement({sm, sn}, loc, [&](ArrayRef<Value> idx) {
@@ -1135,6 +1271,17 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
     err = "the GPU target cannot lower `" + op->getName().getStringRef().str() + "` (an op with regions)";
     return false;
   }
+  if (lazyOps_.count(op)) {
+    View v;
+    v.kind = View::Lazy;
+    auto rt = cast<RankedTensorType>(op->getResult(0).getType());
+    v.shape.assign(rt.getShape().begin(), rt.getShape().end());
+    v.elem = rt.getElementType();
+    v.op = op;
+    for (Value o : op->getOperands()) v.args.push_back(std::make_shared<View>(viewOf(o)));
+    tiles_[op->getResult(0)] = v;
+    return true;
+  }
   if (tileResult && llvm::all_of(op->getOperands(), isTile) &&
       (isa<arith::ArithDialect, math::MathDialect>(op->getDialect())))
     return emitElementwise(op, err);
@@ -1208,6 +1355,8 @@ bool convertTileToSimt(ModuleOp module, const SimtOptions &opts, SimtResult &res
   SimtOptions o = opts;
   // A tuning knob for measuring what issuing loads an iteration ahead brings (0: off).
   if (const char *e = std::getenv("PH_SIMT_PREFETCH_REGS")) o.prefetchRegisters = std::atoi(e);
+  if (const char *e = std::getenv("PH_SIMT_DOT_STEP_BYTES")) o.dotStepBytes = std::max(4, std::atoi(e));
+  if (const char *e = std::getenv("PH_SIMT_LAZY")) o.lazyElementwise = std::atoi(e) != 0;
   SimtCodegen cg(funcs[0], o, result);
   if (!cg.run(gm, err)) return false;
   funcs[0].erase();

@@ -21,6 +21,10 @@ struct SimtOptions {
   int threads = 128;
   /// 32-bit registers per thread a loop may hold for loads issued an iteration ahead.
   int prefetchRegisters = 64;
+  /// Bytes of a row dot's k loop reads per step and operand (16: one 16-byte load).
+  int dotStepBytes = 16;
+  /// Single-use elementwise ops computed where they are read, without a pass of their own.
+  bool lazyElementwise = true;
   /// Shared memory a CTA may use on the target (bytes).
   int64_t sharedLimit = 232448;
   std::string arch = "sm_90";
