@@ -190,6 +190,37 @@ TEST(Tool, ParsesOptions) {
   EXPECT_NE(parseToolOptions({"--config", "BR=x"}, bad, rest), "");
 }
 
+TEST(Tool, DrawsLargeInputsAsBindLaunchDoes) {
+  // The parallel draw must give bindLaunch's serial stream, element for element, on sizes
+  // that split unevenly over the threads; the written-only O is left to bindLaunch.
+  kir::Kernel k = attentionLike();
+  LaunchRequest req;
+  req.sizes = {{"Nq", 320}, {"Nk", 77}};
+  req.seed = 5;
+  std::vector<std::string> drawn;
+  drawLargeInputs(k, req, drawn, /*minBytes=*/0);
+  EXPECT_EQ(drawn, (std::vector<std::string>{"Q", "K"}));
+  ASSERT_EQ(req.inputs.count("O"), 0u);
+  LaunchRequest serial;
+  serial.sizes = req.sizes;
+  serial.seed = 5;
+  std::vector<HostTensor> storage;
+  LaunchArgs args;
+  ASSERT_EQ(bindLaunch(k, serial, storage, args), "");
+  for (size_t i = 0; i < 2; ++i) {
+    const HostTensor &want = *args.tensors[i], &got = req.inputs.at(k.tensors[i].name);
+    EXPECT_EQ(got.shape, want.shape);
+    EXPECT_TRUE(got.bytes == want.bytes) << k.tensors[i].name;
+  }
+  // Below the threshold nothing is drawn.
+  LaunchRequest small;
+  small.sizes = req.sizes;
+  std::vector<std::string> none;
+  drawLargeInputs(k, small, none);
+  EXPECT_TRUE(none.empty());
+  EXPECT_TRUE(small.inputs.empty());
+}
+
 TEST(Driver, SaysWhyThereIsNoGpu) {
   Cuda &cu = Cuda::get();
   if (cu.available()) GTEST_SKIP() << "a GPU is present (" << cu.device().name << ")";

@@ -260,15 +260,13 @@ void armRunTimeout(double seconds) {
   setitimer(ITIMER_REAL, &t, nullptr);
 }
 
-namespace {
-
 /// The random inputs bindLaunch would draw (splitmix64, one stream per tensor,
 /// uniform in [-1, 1)), drawn on every core for tensors of 256 MiB or more: a
 /// decode cache of 8.6 G elements takes minutes on one. Splitmix's state after
 /// e draws is its seed plus e steps, so each thread starts where its slice
 /// does, and the values are those of the serial stream.
-void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std::string> &drawn) {
-  constexpr int64_t kMinBytes = int64_t(256) << 20;
+void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std::string> &drawn,
+                     int64_t minBytes) {
   constexpr uint64_t kStep = 0x9E3779B97F4A7C15ull;
   for (size_t ti = 0; ti < sig.tensors.size(); ++ti) {
     const kir::TensorParam &p = sig.tensors[ti];
@@ -290,7 +288,7 @@ void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std
     t.shape = shape;
     int64_t n = t.numElements();
     int64_t bytes = n * (p.elem == Elem::F16 || p.elem == Elem::BF16 ? 2 : 4);
-    if (bytes < kMinBytes) continue;
+    if (bytes < minBytes) continue;
     t.bytes.resize(size_t(bytes));
     uint64_t seed = req.seed * 0x2545F4914F6CDD1Dull + (ti + 1) * kStep;
     unsigned workers = std::max(1u, std::thread::hardware_concurrency());
@@ -312,8 +310,6 @@ void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std
     drawn.push_back(p.name);
   }
 }
-
-} // namespace
 
 int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt, const SourceManager *sources) {
   if (variants.empty()) {

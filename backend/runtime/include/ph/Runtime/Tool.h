@@ -75,6 +75,13 @@ std::vector<const Variant *> selectVariants(const std::vector<Variant> &all, con
 
 /// Runs once (the first selected variant) or benchmarks every one; prints a
 /// report on stdout (JSON with --json). Returns the process exit code.
+/// Draws the random inputs bindLaunch would draw (the same values) for every read f16, bf16
+/// or f32 tensor of at least `minBytes` whose sizes `req` gives, on every core, into
+/// `req.inputs`; their names go to `drawn`. `ph-run --bench` uses it for inputs of 256 MiB
+/// or more, which one core takes minutes to draw.
+void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std::string> &drawn,
+                     int64_t minBytes = int64_t(256) << 20);
+
 int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt,
                const SourceManager *sources = nullptr);
 
