@@ -1,10 +1,10 @@
 // Flash attention for bench/gpu/bench_tensorcore.py: the seed's kernel over [B, H, N, D]
 // (one head is B = H = 1) with a wider autotune space than the examples, causal and not.
-// @launch is not autotuned, so 4 warps (BR = 64) and 8 warps (BR = 128) are two kernels.
+// @launch is not autotuned, so 4 warps (16 or 32 rows each) and 8 warps (16 rows each) are two kernels.
 
 @tensorcore
 @launch(128)
-@autotune(D in [64, 128], BR in [64], BC in [32, 64])
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64])
 @aligned(N = BR)
 kernel attn_w4(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -30,7 +30,7 @@ kernel attn_w8(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor
 
 @tensorcore
 @launch(128)
-@autotune(D in [64, 128], BR in [64], BC in [32, 64])
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64])
 @aligned(N = BR)
 kernel causal_w4(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                  O: tensor<f16>[B, H, N, D], scale: f32) {

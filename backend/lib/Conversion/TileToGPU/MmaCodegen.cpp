@@ -40,6 +40,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -54,6 +55,7 @@ struct TV {
   int id = -1;          // Smem: buffer number
   int64_t offset = 0;   // Smem: bytes from the start of dynamic shared memory
   int64_t pitch = 0;    // Smem: elements between rows
+  Value dyn;            // Smem: bytes added at run time (the stage of a double buffer), or null
   SmallVector<Value> regs;
   Value scalar;
   // Smem read as a dot's A operand inside a loop: its fragments, ldmatrix'd
@@ -162,8 +164,9 @@ private:
     return add(mul(warp_, i32c(16 * mr)), add(g_, i32c(mi * 16 + 8 * h)));
   }
   Value colIndex(int64_t nj, int64_t e) { return add(mul(t_, i32c(2)), i32c(nj * 8 + (e & 1))); }
+  Value bufBase(const TV &v) { return v.dyn ? add(i32c(v.offset), v.dyn) : i32c(v.offset); }
   Value smemElem(const TV &v, Value row, Value col) {
-    Value off = add(i32c(v.offset), mul(add(mul(row, i32c(v.pitch)), col), i32c(elemBytes(v.elem))));
+    Value off = add(bufBase(v), mul(add(mul(row, i32c(v.pitch)), col), i32c(elemBytes(v.elem))));
     return LLVM::LoadOp::create(b_, loc_, v.elem, smemPtr(off));
   }
   /// Element (mi, nj, e) of a tile in the accumulator layout, whatever its layout.
@@ -185,7 +188,14 @@ private:
   SmallVector<Value> ldmatrix4(Value byteOff, bool trans);
   SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> b, ArrayRef<Value> c, bool bf16);
   template <typename AccessOp>
-  void globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Value &inBounds, Value &ptr);
+  void globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Value &inBounds, Value &ptr, IRMapping *alt = nullptr);
+  Value lookup(Value v, IRMapping *alt) {
+    if (alt)
+      if (Value m = alt->lookupOrNull(v)) return m;
+    return scalars_.lookup(v);
+  }
+  bool issueLoad(tile::LoadOp ld, const TV &out, IRMapping *alt, Value pred);
+  bool sliceAt(Value v, scf::ForOp loop, IRMapping &map, bool emit);
   template <typename AccessOp>
   int64_t vectorWidth(AccessOp op, Type elem, int64_t maxBytes);
   void forChunks(int64_t n, function_ref<void(Value)> body);
@@ -198,6 +208,7 @@ private:
   IRMapping scalars_;
   DenseMap<Value, TV> tiles_;
   DenseMap<Operation *, Value> fusedAdds_; // addf -> the dot whose accumulator it became
+  DenseMap<Operation *, TV> prefetched_;   // double-buffered loads: this iteration's buffer
   int64_t warps_ = 4;
   Value tid_, lane_, warp_, g_, t_, smem_, smemBase32_;
   int64_t nextOffset_ = 0;
@@ -294,15 +305,15 @@ TV MmaCodegen::materializeRows(const TV &v) {
 }
 
 template <typename AccessOp>
-void MmaCodegen::globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Value &inBounds, Value &ptr) {
+void MmaCodegen::globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Value &inBounds, Value &ptr, IRMapping *alt) {
   ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
   Value linear;
   unsigned k = 0;
   inBounds = {};
   for (size_t d = 0; d < squeezed.size(); ++d) {
-    Value i = scalars_.lookup(op.getOffsets()[d]);
+    Value i = lookup(op.getOffsets()[d], alt);
     if (!squeezed[d]) i = add(i, tileIdx[k++]);
-    Value ext = scalars_.lookup(op.getExtents()[d]);
+    Value ext = lookup(op.getExtents()[d], alt);
     if (masked[d]) {
       // Unsigned: a negative index is out of bounds too.
       Value c = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, i, ext);
@@ -310,7 +321,7 @@ void MmaCodegen::globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Value &inBo
     }
     linear = d == 0 ? i : add(mul(linear, ext), i);
   }
-  Value base = scalars_.lookup(op.getPtr());
+  Value base = lookup(op.getPtr(), alt);
   Type elem = cast<tile::PtrType>(op.getPtr().getType()).getElementType();
   Value off = arith::IndexCastOp::create(b_, loc_, b_.getI64Type(), linear);
   ptr = LLVM::GEPOp::create(b_, loc_, base.getType(), elem, base, ValueRange{off});
@@ -385,49 +396,7 @@ bool MmaCodegen::emitLoad(tile::LoadOp ld) {
   if (shape.empty() || shape.size() > 2) return fail(ld, "a loaded tile of rank " + Twine(shape.size()));
   if (elem.getIntOrFloatBitWidth() < 8) return fail(ld, "a loaded tile of " + typeText(elem));
   TV out = allocSmem(shape, elem);
-  int64_t eb = elemBytes(elem), rows = shape.size() == 2 ? shape[0] : 1, cols = shape.back();
-  int64_t width = vectorWidth(ld, elem, 16);
-  bool async = width * eb == 16;
-  int64_t perRow = cols / width;
-  beforeSmemWrite();
-  forChunks(rows * perRow, [&](Value idx) {
-    Value r = arith::DivUIOp::create(b_, loc_, idx, idxc(perRow));
-    Value c = mul(arith::RemUIOp::create(b_, loc_, idx, idxc(perRow)), idxc(width));
-    SmallVector<Value> tileIdx;
-    if (shape.size() == 2) tileIdx.push_back(r);
-    tileIdx.push_back(c);
-    Value inBounds, ptr;
-    globalAddress(ld, tileIdx, inBounds, ptr);
-    Value dst = toI32(add(idxc(out.offset), mul(add(mul(r, idxc(out.pitch)), c), idxc(eb))));
-    if (async) {
-      // Masked-off chunks copy 0 bytes of 16: the rest is zero-filled, and the
-      // source is the tensor's start so that no address is out of bounds.
-      Value size = i32c(16), src = ptr;
-      if (inBounds) {
-        size = arith::SelectOp::create(b_, loc_, inBounds, i32c(16), i32c(0));
-        src = LLVM::SelectOp::create(b_, loc_, inBounds, ptr, scalars_.lookup(ld.getPtr()));
-      }
-      asmCall(Type(), {add(smemBase32_, dst), src, size}, "cp.async.cg.shared.global [$0], [$1], 16, $2;",
-              "r,l,r,~{memory}", true);
-      return;
-    }
-    Type type = width > 1 ? Type(VectorType::get({width}, elem)) : elem;
-    unsigned align = unsigned(width * eb);
-    Value v;
-    if (inBounds) {
-      auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{type}, inBounds, /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard g(b_);
-      b_.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(b_, loc_, ValueRange{LLVM::LoadOp::create(b_, loc_, type, ptr, align).getResult()});
-      b_.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b_, loc_,
-                           ValueRange{arith::ConstantOp::create(b_, loc_, cast<TypedAttr>(b_.getZeroAttr(type))).getResult()});
-      v = ifOp.getResult(0);
-    } else {
-      v = LLVM::LoadOp::create(b_, loc_, type, ptr, align);
-    }
-    LLVM::StoreOp::create(b_, loc_, v, smemPtr(dst), align);
-  });
+  bool async = issueLoad(ld, out, nullptr, Value());
   if (async) {
     asmCall(Type(), {}, "cp.async.commit_group;", "~{memory}", true);
     groups_.push_back(out.id);
@@ -450,6 +419,62 @@ bool MmaCodegen::emitLoad(tile::LoadOp ld) {
   return true;
 }
 
+/// The copies of `ld` into `out`, spread over the threads: cp.async where 16
+/// bytes move at once (true is returned; the caller commits the group), else
+/// loads and shared-memory stores. Scalars come from `alt` where it maps them
+/// (the next iteration's offsets), else from the kernel's mapping; where
+/// `pred` is false nothing is read and zeros are written.
+bool MmaCodegen::issueLoad(tile::LoadOp ld, const TV &out, IRMapping *alt, Value pred) {
+  auto rt = cast<RankedTensorType>(ld.getType());
+  Type elem = rt.getElementType();
+  ArrayRef<int64_t> shape = rt.getShape();
+  int64_t eb = elemBytes(elem), rows = shape.size() == 2 ? shape[0] : 1, cols = shape.back();
+  int64_t width = vectorWidth(ld, elem, 16);
+  bool async = width * eb == 16;
+  int64_t perRow = cols / width;
+  beforeSmemWrite();
+  forChunks(rows * perRow, [&](Value idx) {
+    Value r = arith::DivUIOp::create(b_, loc_, idx, idxc(perRow));
+    Value c = mul(arith::RemUIOp::create(b_, loc_, idx, idxc(perRow)), idxc(width));
+    SmallVector<Value> tileIdx;
+    if (shape.size() == 2) tileIdx.push_back(r);
+    tileIdx.push_back(c);
+    Value inBounds, ptr;
+    globalAddress(ld, tileIdx, inBounds, ptr, alt);
+    if (pred) inBounds = inBounds ? arith::AndIOp::create(b_, loc_, inBounds, pred).getResult() : pred;
+    Value dst = add(bufBase(out), toI32(mul(add(mul(r, idxc(out.pitch)), c), idxc(eb))));
+    if (async) {
+      // Masked-off chunks copy 0 bytes of 16: the rest is zero-filled, and the
+      // source is the tensor's start so that no address is out of bounds.
+      Value size = i32c(16), src = ptr;
+      if (inBounds) {
+        size = arith::SelectOp::create(b_, loc_, inBounds, i32c(16), i32c(0));
+        src = LLVM::SelectOp::create(b_, loc_, inBounds, ptr, lookup(ld.getPtr(), alt));
+      }
+      asmCall(Type(), {add(smemBase32_, dst), src, size}, "cp.async.cg.shared.global [$0], [$1], 16, $2;",
+              "r,l,r,~{memory}", true);
+      return;
+    }
+    Type type = width > 1 ? Type(VectorType::get({width}, elem)) : elem;
+    unsigned align = unsigned(width * eb);
+    Value v;
+    if (inBounds) {
+      auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{type}, inBounds, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b_);
+      b_.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(b_, loc_, ValueRange{LLVM::LoadOp::create(b_, loc_, type, ptr, align).getResult()});
+      b_.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(b_, loc_,
+                           ValueRange{arith::ConstantOp::create(b_, loc_, cast<TypedAttr>(b_.getZeroAttr(type))).getResult()});
+      v = ifOp.getResult(0);
+    } else {
+      v = LLVM::LoadOp::create(b_, loc_, type, ptr, align);
+    }
+    LLVM::StoreOp::create(b_, loc_, v, smemPtr(dst), align);
+  });
+  return async;
+}
+
 void MmaCodegen::preloadA(TV &a, int64_t k) {
   int64_t mr = a.shape[0] / (16 * warps_), eb = elemBytes(a.elem);
   beforeSmemRead(a.id);
@@ -459,7 +484,7 @@ void MmaCodegen::preloadA(TV &a, int64_t k) {
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       Value row = add(add(mul(warp_, i32c(16 * mr)), i32c(mi * 16)), laneRow);
       Value col = add(laneCol, i32c(kk * 16));
-      Value off = add(i32c(a.offset), mul(add(mul(row, i32c(a.pitch)), col), i32c(eb)));
+      Value off = add(bufBase(a), mul(add(mul(row, i32c(a.pitch)), col), i32c(eb)));
       for (Value r : ldmatrix4(off, false)) a.aFrags.push_back(r);
     }
   readsPending_ = true;
@@ -523,7 +548,7 @@ bool MmaCodegen::emitDot(tile::DotOp dot) {
       } else if (a.kind == TV::Smem) {
         Value row = add(add(mul(warp_, i32c(16 * mr)), i32c(mi * 16)), laneRow);
         Value col = add(mul(laneHi, i32c(8)), i32c(kk * 16));
-        Value off = add(i32c(a.offset), mul(add(mul(row, i32c(a.pitch)), col), i32c(esz)));
+        Value off = add(bufBase(a), mul(add(mul(row, i32c(a.pitch)), col), i32c(esz)));
         aFr[mi] = ldmatrix4(off, false);
       } else {
         // The accumulator layout is the A layout: a0 = (g, 2t..), a1 = (g+8, 2t..),
@@ -545,7 +570,7 @@ bool MmaCodegen::emitDot(tile::DotOp dot) {
         row = add(add(lane8, mul(laneMid, i32c(8))), i32c(kk * 16));
         col = add(mul(laneHi, i32c(8)), i32c(nb * 16));
       }
-      Value off = add(i32c(bv.offset), mul(add(mul(row, i32c(bv.pitch)), col), i32c(esz)));
+      Value off = add(bufBase(bv), mul(add(mul(row, i32c(bv.pitch)), col), i32c(esz)));
       SmallVector<Value> bFr = ldmatrix4(off, !transB);
       for (int64_t mi = 0; mi < mr; ++mi)
         for (int64_t h = 0; h < 2; ++h) {
@@ -578,7 +603,15 @@ bool MmaCodegen::emitElementwise(Operation *op) {
     ins.push_back(&tiles_[v]);
     allSplat &= ins.back()->kind == TV::Splat;
   }
-  auto apply = [&](ArrayRef<Value> args) {
+  auto apply = [&](ArrayRef<Value> args) -> Value {
+    if (isa<math::ExpOp>(op) && elem.isF32()) {
+      // exp(x) = 2^(x log2 e): a multiply and one MUFU.EX2 (relative error about
+      // 2^-22) instead of libdevice's expf, which costs the softmax ~5 more
+      // instructions per score.
+      Value y = arith::MulFOp::create(b_, loc_, args[0],
+                                      arith::ConstantOp::create(b_, loc_, b_.getF32FloatAttr(1.4426950408889634f)));
+      return asmCall(elem, {y}, "ex2.approx.ftz.f32 $0, $1;", "=f,f", false);
+    }
     OperationState st(loc_, op->getName().getStringRef(), args, TypeRange{elem}, op->getAttrs());
     return b_.create(st)->getResult(0);
   };
@@ -753,6 +786,25 @@ bool MmaCodegen::emitStore(tile::StoreOp st) {
   return true;
 }
 
+/// Whether `v` is computed, inside `loop`'s body, from the induction variable
+/// (mapped in `map` by the caller) and values from outside by pure scalar ops;
+/// with `emit`, clones those ops with `map`.
+bool MmaCodegen::sliceAt(Value v, scf::ForOp loop, IRMapping &map, bool emit) {
+  if (map.contains(v)) return true;
+  if (!loop.getRegion().isAncestor(v.getParentRegion())) {
+    if (emit) map.map(v, scalars_.lookup(v));
+    return true;
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumRegions() || def->getBlock() != loop.getBody() || !isMemoryEffectFree(def)) return false;
+  for (Value r : def->getResults())
+    if (isa<RankedTensorType>(r.getType())) return false;
+  for (Value o : def->getOperands())
+    if (isa<RankedTensorType>(o.getType()) || !sliceAt(o, loop, map, emit)) return false;
+  if (emit) b_.clone(*def, map);
+  return true;
+}
+
 bool MmaCodegen::emitFor(scf::ForOp op) {
   // Each loop-carried tile is carried as its registers: [M, 1] in the row
   // layout, [M, N] in the accumulator layout.
@@ -797,8 +849,47 @@ bool MmaCodegen::emitFor(scf::ForOp op) {
   // Copies in flight complete before the loop; inside it, the first access
   // of each iteration synchronises with the previous iteration's.
   waitAll();
-  auto loop = scf::ForOp::create(b_, loc_, scalars_.lookup(op.getLowerBound()), scalars_.lookup(op.getUpperBound()),
-                                 scalars_.lookup(op.getStep()), inits);
+  // Loads in the body whose addresses follow the induction variable are
+  // double-buffered: the copy of iteration i+1's tile (cp.async) is issued at
+  // the top of iteration i, into the buffer iteration i-1 read, so that it
+  // arrives while iteration i computes. The buffer in use is a loop-carried
+  // stage, 0 or 1.
+  struct Pipe {
+    tile::LoadOp ld;
+    TV buf;
+    int64_t size;
+    int nextId;
+  };
+  std::vector<Pipe> pipes;
+  for (Operation &inner : op.getBody()->without_terminator()) {
+    auto ld = dyn_cast<tile::LoadOp>(&inner);
+    if (!ld) continue;
+    auto rt = cast<RankedTensorType>(ld.getType());
+    Type elem = rt.getElementType();
+    if (rt.getRank() < 1 || rt.getRank() > 2 || elem.getIntOrFloatBitWidth() < 8 ||
+        vectorWidth(ld, elem, 16) * elemBytes(elem) != 16)
+      continue;
+    if (llvm::any_of(ld->getUsers(), [](Operation *u) { return isa<scf::YieldOp>(u); })) continue;
+    IRMapping probe;
+    probe.map(op.getInductionVar(), op.getInductionVar());
+    if (!llvm::all_of(ld->getOperands(), [&](Value v) { return sliceAt(v, op, probe, false); })) continue;
+    TV first = allocSmem(rt.getShape(), elem), second = allocSmem(rt.getShape(), elem);
+    pipes.push_back({ld, first, second.offset - first.offset, second.id});
+  }
+  Value lb = scalars_.lookup(op.getLowerBound()), ub = scalars_.lookup(op.getUpperBound()),
+        step = scalars_.lookup(op.getStep());
+  if (!pipes.empty()) {
+    Value runs = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, lb, ub);
+    for (Pipe &p : pipes) {
+      IRMapping at0;
+      at0.map(op.getInductionVar(), lb);
+      for (Value v : p.ld->getOperands()) sliceAt(v, op, at0, true);
+      if (issueLoad(p.ld, p.buf, &at0, runs)) asmCall(Type(), {}, "cp.async.commit_group;", "~{memory}", true);
+      groups_.push_back(p.buf.id);
+    }
+    inits.push_back(i32c(0));
+  }
+  auto loop = scf::ForOp::create(b_, loc_, lb, ub, step, inits);
   Block *body = loop.getBody();
   scalars_.map(op.getInductionVar(), loop.getInductionVar());
   auto bind = [&](const Slot &s, ValueRange regs, Value to, bool isResult) {
@@ -820,6 +911,27 @@ bool MmaCodegen::emitFor(scf::ForOp op) {
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>()) body->back().erase();
     b_.setInsertionPointToEnd(body);
     readsPending_ = writesPending_ = true;
+    Value stage;
+    if (!pipes.empty()) {
+      stage = body->getArguments().back();
+      Value other = arith::XOrIOp::create(b_, loc_, stage, i32c(1));
+      Value ivNext = arith::AddIOp::create(b_, loc_, loop.getInductionVar(), step);
+      Value hasNext = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, ivNext, ub);
+      for (Pipe &p : pipes) {
+        IRMapping next;
+        next.map(op.getInductionVar(), ivNext);
+        for (Value v : p.ld->getOperands()) sliceAt(v, op, next, true);
+        TV buf = p.buf;
+        buf.dyn = mul(other, i32c(p.size));
+        if (issueLoad(p.ld, buf, &next, hasNext)) asmCall(Type(), {}, "cp.async.commit_group;", "~{memory}", true);
+        groups_.push_back(p.nextId);
+      }
+      for (Pipe &p : pipes) {
+        TV cur = p.buf;
+        cur.dyn = mul(stage, i32c(p.size));
+        prefetched_[p.ld] = cur;
+      }
+    }
     Block &src = op.getRegion().front();
     for (Operation &inner : src.without_terminator())
       if (!emitOp(&inner)) return false;
@@ -846,10 +958,20 @@ bool MmaCodegen::emitFor(scf::ForOp op) {
             for (int64_t e = 0; e < 4; ++e) yields.push_back(at(tv, s.mr, mi, nj, e));
       }
     }
-    waitAll();
+    // What is still in flight should be exactly the next iteration's copies.
+    SmallVector<int> expected;
+    for (Pipe &p : pipes) expected.push_back(p.nextId);
+    if (groups_ != expected) waitAll();
+    groups_.clear();
+    if (stage) yields.push_back(arith::XOrIOp::create(b_, loc_, stage, i32c(1)));
     scf::YieldOp::create(b_, loc_, yields);
   }
   loc_ = op.getLoc();
+  for (Pipe &p : pipes) {
+    groups_.push_back(p.nextId); // the last iteration's (empty) copies
+    prefetched_.erase(p.ld);
+  }
+  waitAll();
   for (size_t i = 0; i < slots.size(); ++i) bind(slots[i], loop.getResults(), op.getResult(i), true);
   readsPending_ = writesPending_ = true;
   return true;
@@ -923,11 +1045,40 @@ bool MmaCodegen::emitOp(Operation *op) {
     if (out.kind != TV::Splat) place(cv.getResult(), true);
     return true;
   }
+  if (auto it = prefetched_.find(op); it != prefetched_.end()) {
+    tiles_[op->getResult(0)] = it->second;
+    place(op->getResult(0), false);
+    return true;
+  }
   if (auto ld = dyn_cast<tile::LoadOp>(op)) return emitLoad(ld);
   if (auto st = dyn_cast<tile::StoreOp>(op)) return emitStore(st);
   if (auto dot = dyn_cast<tile::DotOp>(op)) return emitDot(dot);
   if (isa<tile::RowMaxOp>(op)) return emitReduce(op, true);
   if (isa<tile::RowSumOp>(op)) return emitReduce(op, false);
+  // A mask costs a compare and a select per score; most key blocks have
+  // nothing to mask (all but the last for mask_cols, those below the diagonal
+  // for causal_mask), so the selects run only when the block can need them.
+  auto maskedWhen = [&](Value fires, const TV &src, int64_t mr, int64_t nt, Type elem,
+                        function_ref<Value(int64_t, int64_t, int64_t, Value)> select) {
+    SmallVector<Type> types(mr * nt * 4, elem);
+    auto ifOp = scf::IfOp::create(b_, loc_, types, fires, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b_);
+      b_.setInsertionPointToStart(ifOp.thenBlock());
+      SmallVector<Value> vals;
+      for (int64_t mi = 0; mi < mr; ++mi)
+        for (int64_t nj = 0; nj < nt; ++nj)
+          for (int64_t e = 0; e < 4; ++e) vals.push_back(select(mi, nj, e, at(src, mr, mi, nj, e)));
+      scf::YieldOp::create(b_, loc_, vals);
+      b_.setInsertionPointToStart(ifOp.elseBlock());
+      vals.clear();
+      for (int64_t mi = 0; mi < mr; ++mi)
+        for (int64_t nj = 0; nj < nt; ++nj)
+          for (int64_t e = 0; e < 4; ++e) vals.push_back(at(src, mr, mi, nj, e));
+      scf::YieldOp::create(b_, loc_, vals);
+    }
+    return SmallVector<Value>(ifOp.getResults());
+  };
   if (auto mc = dyn_cast<tile::MaskColsOp>(op)) {
     auto rt = cast<RankedTensorType>(mc.getType());
     int64_t mr, nt;
@@ -939,12 +1090,11 @@ bool MmaCodegen::emitOp(Operation *op) {
     out.kind = TV::Frag;
     out.shape.assign(rt.getShape().begin(), rt.getShape().end());
     out.elem = rt.getElementType();
-    for (int64_t mi = 0; mi < mr; ++mi)
-      for (int64_t nj = 0; nj < nt; ++nj)
-        for (int64_t e = 0; e < 4; ++e) {
-          Value masked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, colIndex(nj, e), n);
-          out.regs.push_back(arith::SelectOp::create(b_, loc_, masked, value, at(src, mr, mi, nj, e)));
-        }
+    Value fires = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, n, i32c(rt.getShape()[1]));
+    out.regs = maskedWhen(fires, src, mr, nt, out.elem, [&](int64_t, int64_t nj, int64_t e, Value x) -> Value {
+      Value masked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, colIndex(nj, e), n);
+      return arith::SelectOp::create(b_, loc_, masked, value, x);
+    });
     tiles_[mc.getResult()] = out;
     place(mc.getResult(), true);
     return true;
@@ -962,13 +1112,15 @@ bool MmaCodegen::emitOp(Operation *op) {
     out.kind = TV::Frag;
     out.shape.assign(rt.getShape().begin(), rt.getShape().end());
     out.elem = ft;
-    for (int64_t mi = 0; mi < mr; ++mi)
-      for (int64_t nj = 0; nj < nt; ++nj)
-        for (int64_t e = 0; e < 4; ++e) {
-          Value lhs = add(col, colIndex(nj, e)), rhs = add(row, rowIndex(mr, mi, e / 2));
-          Value masked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, lhs, rhs);
-          out.regs.push_back(arith::SelectOp::create(b_, loc_, masked, big, at(src, mr, mi, nj, e)));
-        }
+    // This warp's rows start at warp * 16 * mr: the block needs the mask when
+    // its last column passes the first of them.
+    Value fires = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, add(col, i32c(rt.getShape()[1] - 1)),
+                                        add(row, mul(warp_, i32c(16 * mr))));
+    out.regs = maskedWhen(fires, src, mr, nt, ft, [&](int64_t mi, int64_t nj, int64_t e, Value x) -> Value {
+      Value lhs = add(col, colIndex(nj, e)), rhs = add(row, rowIndex(mr, mi, e / 2));
+      Value masked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, lhs, rhs);
+      return arith::SelectOp::create(b_, loc_, masked, big, x);
+    });
     tiles_[cm.getResult()] = out;
     place(cm.getResult(), true);
     return true;
