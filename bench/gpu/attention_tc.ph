@@ -4,7 +4,7 @@
 
 @tensorcore
 @launch(128)
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64])
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128])
 @aligned(N = BR)
 kernel attn_w4(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -17,7 +17,7 @@ kernel attn_w4(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor
 
 @tensorcore
 @launch(256)
-@autotune(D in [64, 128], BR in [128], BC in [32, 64])
+@autotune(D in [64, 128], BR in [128], BC in [32, 64, 128])
 @aligned(N = BR)
 kernel attn_w8(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -30,7 +30,7 @@ kernel attn_w8(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor
 
 @tensorcore
 @launch(128)
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64])
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128])
 @aligned(N = BR)
 kernel causal_w4(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                  O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -53,7 +53,7 @@ kernel causal_w4(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tens
 
 @tensorcore
 @launch(256)
-@autotune(D in [64, 128], BR in [128], BC in [32, 64])
+@autotune(D in [64, 128], BR in [128], BC in [32, 64, 128])
 @aligned(N = BR)
 kernel causal_w8(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                  O: tensor<f16>[B, H, N, D], scale: f32) {

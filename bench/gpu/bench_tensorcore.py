@@ -10,7 +10,7 @@ fits the shape is timed (ph-run marks the best) and checked against PyTorch in f
 (`--ref`). TFLOP/s count 4·B·H·N²·D (half of it when causal) for every contender; the
 ratio is the other's time over Ph's (1.0: as fast, above 1: Ph faster).
 """
-import argparse, json, os, subprocess, sys, tempfile
+import argparse, json, os, subprocess, sys, tempfile, time
 
 import numpy as np
 import torch
@@ -51,6 +51,8 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--no-flex", action="store_true")
     ap.add_argument("--quick", action="store_true", help="one head only")
+    ap.add_argument("--flex-budget", type=float, default=150.0,
+                    help="seconds of FlexAttention compiling and timing, after which it is skipped")
     a = ap.parse_args()
     torch.manual_seed(0)
     dev = torch.device("cuda")
@@ -62,6 +64,8 @@ def main():
     if not a.quick:
         shapes += [(4, 16, 4096, 64), (4, 16, 4096, 128)]
     rows, ok = [], True
+    flex_s = 0.0
+    t0 = time.time()
     for causal in (False, True):
         for (B, H, N, D) in shapes:
             scale = D ** -0.5
@@ -89,31 +93,44 @@ def main():
                 line["flash"] = time_cuda(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale),
                                           a.iters)
             line["flex"] = None
-            if flex is not None:
+            if flex is not None and flex_s > a.flex_budget:
+                print("flex skipped: over --flex-budget", flush=True)
+            elif flex is not None:
                 try:
                     bm = None
                     if causal:
                         bm = create_block_mask(lambda b, h, qi, ki: qi >= ki, B=None, H=None, Q_LEN=N, KV_LEN=N)
+                    tf = time.time()
                     line["flex"] = time_cuda(lambda: flex(q, k, v, block_mask=bm, scale=scale), a.iters)
+                    flex_s += time.time() - tf
                 except Exception as e:  # FlexAttention unavailable in this PyTorch
                     print(f"flex failed: {e}", flush=True)
             line["tflops"] = {n: (flops / (line[n] * 1e-3) / 1e12 if line[n] else None) for n in ("ph", "flash", "flex")}
             rows.append(line)
             print(json.dumps(line), flush=True)
+            print("row:", table_row(line), flush=True)
     print()
-    print(f"{'shape':>20} {'causal':>6} {'ph config':>32} {'ph ms':>8} {'TFLOP/s':>8} {'flash ms':>8} {'TFLOP/s':>8} "
-          f"{'ratio':>6} {'flex ms':>8} {'TFLOP/s':>8} {'ratio':>6}")
+    print(HEADER)
     for r in rows:
-        def cell(n):
-            t = r[n]
-            return f"{'-':>8} {'-':>8}" if t is None else f"{t:8.3f} {r['tflops'][n]:8.1f}"
-        def ratio(n):
-            return f"{'-':>6}" if r[n] is None or r["ph"] is None else f"{r[n] / r['ph']:6.2f}"
-        shape = "x".join(str(x) for x in r["shape"])
-        print(f"{shape:>20} {str(r['causal']):>6} {r['ph_config']:>32} {cell('ph')} {cell('flash')} {ratio('flash')} "
-              f"{cell('flex')} {ratio('flex')}")
+        print(table_row(r))
     print("(ratio = their time / Ph's time: 1.0 is as fast as FlashAttention-2, above 1 faster)")
     return 0 if ok else 1
+
+
+HEADER = (f"{'shape':>20} {'causal':>6} {'ph config':>32} {'ph ms':>8} {'TFLOP/s':>8} {'flash ms':>8} {'TFLOP/s':>8} "
+          f"{'ratio':>6} {'flex ms':>8} {'TFLOP/s':>8} {'ratio':>6}")
+
+
+def table_row(r):
+    """One line of the table: Ph's best configuration, SDPA flash and FlexAttention."""
+    def cell(n):
+        t = r[n]
+        return f"{'-':>8} {'-':>8}" if t is None else f"{t:8.3f} {r['tflops'][n]:8.1f}"
+    def ratio(n):
+        return f"{'-':>6}" if r[n] is None or r["ph"] is None else f"{r[n] / r['ph']:6.2f}"
+    shape = "x".join(str(x) for x in r["shape"])
+    return (f"{shape:>20} {str(r['causal']):>6} {r['ph_config']:>32} {cell('ph')} {cell('flash')} {ratio('flash')} "
+            f"{cell('flex')} {ratio('flex')}")
 
 
 if __name__ == "__main__":

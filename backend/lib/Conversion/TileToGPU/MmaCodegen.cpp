@@ -43,6 +43,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+#include <utility>
+
 using namespace mlir;
 
 namespace ph::simt {
@@ -141,6 +144,9 @@ private:
   void barrier() {
     ::mlir::gpu::BarrierOp::create(b_, loc_);
     readsPending_ = writesPending_ = false;
+    // The first barrier of a pipelined loop's iteration: every thread is past
+    // the previous iteration's reads, so the next block's copies may start.
+    if (prefetch_ && b_.getInsertionBlock() == prefetchBlock_) std::exchange(prefetch_, nullptr)();
   }
   void beforeSmemWrite() {
     if (readsPending_) barrier();
@@ -209,6 +215,8 @@ private:
   DenseMap<Value, TV> tiles_;
   DenseMap<Operation *, Value> fusedAdds_; // addf -> the dot whose accumulator it became
   DenseMap<Operation *, TV> prefetched_;   // double-buffered loads: this iteration's buffer
+  std::function<void()> prefetch_;         // issues the next iteration's copies
+  Block *prefetchBlock_ = nullptr;
   int64_t warps_ = 4;
   Value tid_, lane_, warp_, g_, t_, smem_, smemBase32_;
   int64_t nextOffset_ = 0;
@@ -412,6 +420,9 @@ bool MmaCodegen::emitLoad(tile::LoadOp ld) {
     Operation *anc = ld->getBlock()->findAncestorOpInBlock(*user);
     if (!anc || !isa<scf::ForOp>(anc)) continue;
     if (shape[0] % (16 * warps_) || shape[1] % 16) continue;
+    // Fragments cost rows/16/warps * K/16 * 4 registers a lane: beyond 32 the
+    // accumulators need them more (BR=128 on 4 warps at D=128 spilled).
+    if (shape[0] / (16 * warps_) * (shape[1] / 16) * 4 > 32) continue;
     preloadA(out, shape[1]);
     break;
   }
@@ -861,9 +872,10 @@ bool MmaCodegen::emitFor(scf::ForOp op) {
     int nextId;
   };
   std::vector<Pipe> pipes;
+  // (Not inside a loop whose own copies wait for a barrier of its body.)
   for (Operation &inner : op.getBody()->without_terminator()) {
     auto ld = dyn_cast<tile::LoadOp>(&inner);
-    if (!ld) continue;
+    if (!ld || prefetch_) continue;
     auto rt = cast<RankedTensorType>(ld.getType());
     Type elem = rt.getElementType();
     if (rt.getRank() < 1 || rt.getRank() > 2 || elem.getIntOrFloatBitWidth() < 8 ||
@@ -914,18 +926,24 @@ bool MmaCodegen::emitFor(scf::ForOp op) {
     Value stage;
     if (!pipes.empty()) {
       stage = body->getArguments().back();
-      Value other = arith::XOrIOp::create(b_, loc_, stage, i32c(1));
-      Value ivNext = arith::AddIOp::create(b_, loc_, loop.getInductionVar(), step);
-      Value hasNext = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, ivNext, ub);
-      for (Pipe &p : pipes) {
-        IRMapping next;
-        next.map(op.getInductionVar(), ivNext);
-        for (Value v : p.ld->getOperands()) sliceAt(v, op, next, true);
-        TV buf = p.buf;
-        buf.dyn = mul(other, i32c(p.size));
-        if (issueLoad(p.ld, buf, &next, hasNext)) asmCall(Type(), {}, "cp.async.commit_group;", "~{memory}", true);
-        groups_.push_back(p.nextId);
-      }
+      // Issued after the iteration's first barrier (waiting for this block's
+      // first tile), when no thread still reads the other buffers; at the end
+      // of the body if no barrier came.
+      prefetchBlock_ = body;
+      prefetch_ = [&, stage]() {
+        Value other = arith::XOrIOp::create(b_, loc_, stage, i32c(1));
+        Value ivNext = arith::AddIOp::create(b_, loc_, loop.getInductionVar(), step);
+        Value hasNext = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, ivNext, ub);
+        for (Pipe &p : pipes) {
+          IRMapping next;
+          next.map(op.getInductionVar(), ivNext);
+          for (Value v : p.ld->getOperands()) sliceAt(v, op, next, true);
+          TV buf = p.buf;
+          buf.dyn = mul(other, i32c(p.size));
+          if (issueLoad(p.ld, buf, &next, hasNext)) asmCall(Type(), {}, "cp.async.commit_group;", "~{memory}", true);
+          groups_.push_back(p.nextId);
+        }
+      };
       for (Pipe &p : pipes) {
         TV cur = p.buf;
         cur.dyn = mul(stage, i32c(p.size));
@@ -958,6 +976,11 @@ bool MmaCodegen::emitFor(scf::ForOp op) {
             for (int64_t e = 0; e < 4; ++e) yields.push_back(at(tv, s.mr, mi, nj, e));
       }
     }
+    if (prefetch_) {
+      beforeSmemWrite();
+      if (prefetch_) std::exchange(prefetch_, nullptr)();
+    }
+    prefetchBlock_ = nullptr;
     // What is still in flight should be exactly the next iteration's copies.
     SmallVector<int> expected;
     for (Pipe &p : pipes) expected.push_back(p.nextId);

@@ -246,9 +246,9 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   bool lowered = toSimt(*m, k.threads, arch, res, err, &tc, &usedTc);
   if (usedTc) {
     out.meta.unit = "tensorcore";
-    out.meta.notes.push_back("tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers (mma.sync " +
-                             "m16n8k16 accumulator layout), " + std::to_string(tc.sharedTiles) +
-                             " in shared memory (cp.async, ldmatrix)");
+    // The first note is the summary `ph build` prints; then one per tile.
+    out.meta.notes.push_back("tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
+                             std::to_string(tc.sharedTiles) + " in shared memory");
     for (const std::string &p : tc.placements) out.meta.notes.push_back("tile " + p);
   } else if (k.tensorcore) {
     out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
