@@ -148,9 +148,12 @@ int buildCommand(const Args &args) {
       return 1;
     }
     rt::writeFile(outDir + "/" + rt::variantFileName(*k, "ptx"), bin.ptx.data(), bin.ptx.size());
-    std::printf("%s [%s]: %s, %d registers, %d B shared memory, %d B spilled -> %s\n", k->name.c_str(),
+    // Under the tensor-core lowering, where the tiles live (the manifest's notes list each).
+    std::string unit;
+    if (bin.meta.unit == "tensorcore" && !bin.meta.notes.empty()) unit = ", " + bin.meta.notes[0];
+    std::printf("%s [%s]: %s, %d registers, %d B shared memory, %d B spilled%s -> %s\n", k->name.c_str(),
                 k->configName().c_str(), target.c_str(), bin.meta.ptxas.registers, bin.meta.dynamicShared,
-                bin.meta.ptxas.spillStores + bin.meta.ptxas.spillLoads, path.c_str());
+                bin.meta.ptxas.spillStores + bin.meta.ptxas.spillLoads, unit.c_str(), path.c_str());
     m.kernels.push_back(std::move(bin.meta));
   }
   if (failed) return 1;

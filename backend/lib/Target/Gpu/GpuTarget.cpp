@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Backend/GpuTarget.h"
 
+#include "Conversion/TileToGPU/MmaCodegen.h"
 #include "Conversion/TileToGPU/TileToGPU.h"
 #include "Emit/Stages.h"
 #include "ph/Runtime/CudaDriver.h"
@@ -104,14 +105,20 @@ int threadsOf(ModuleOp m, const kir::Kernel *k) {
   return threads;
 }
 
-/// Tile module -> SIMT gpu.module (in place).
-bool toSimt(ModuleOp m, int threads, const std::string &arch, simt::SimtResult &res, std::string &err) {
+/// Tile module -> gpu.module (in place): a `@tensorcore` kernel through the
+/// tensor-core lowering when its tiles fit the register layout (`tc` says
+/// which, or why not), everything else through the SIMT lowering.
+bool toSimt(ModuleOp m, int threads, const std::string &arch, simt::SimtResult &res, std::string &err,
+            simt::MmaReport *tc = nullptr, bool *usedTc = nullptr) {
   prepareContext(*m.getContext());
   simt::SimtOptions so;
   so.threads = threads;
   so.arch = arch;
   so.sharedLimit = sharedMemoryLimit(arch);
-  return simt::convertTileToSimt(m, so, res, err);
+  simt::MmaReport local;
+  bool mma = simt::convertTileToMma(m, so, res, tc ? *tc : local);
+  if (usedTc) *usedTc = mma;
+  return mma || simt::convertTileToSimt(m, so, res, err);
 }
 
 /// The lowering of gpu.dynamic_shared_memory defines an internal zero-sized
@@ -230,15 +237,25 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   out.meta.sig = rt::signatureOf(k);
   out.meta.cubin = rt::variantFileName(k, "cubin");
   out.meta.unit = "simt";
-  if (k.tensorcore) {
-    out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
-    out.meta.notes.push_back(out.diagnostics.back().message);
-  }
   std::unique_ptr<MLIRContext> ctx = makeContext();
   OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, opts.sources, err);
   if (!m) return false;
   simt::SimtResult res;
-  if (!toSimt(*m, k.threads, arch, res, err)) {
+  simt::MmaReport tc;
+  bool usedTc = false;
+  bool lowered = toSimt(*m, k.threads, arch, res, err, &tc, &usedTc);
+  if (usedTc) {
+    out.meta.unit = "tensorcore";
+    // The first note is the summary `ph build` prints; then one per tile.
+    out.meta.notes.push_back("tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
+                             std::to_string(tc.sharedTiles) + " in shared memory");
+    for (const std::string &p : tc.placements) out.meta.notes.push_back("tile " + p);
+  } else if (k.tensorcore) {
+    out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
+    if (!tc.why.empty()) out.diagnostics.back().notes.push_back({k.loc, "the tensor-core lowering cannot take " + tc.why});
+    out.meta.notes.push_back(out.diagnostics.back().message + (tc.why.empty() ? "" : " (" + tc.why + ")"));
+  }
+  if (!lowered) {
     if (res.sharedExceeded) {
       // Point at the largest tile when its source is known; the kernel gets a note.
       SourceRange at = k.loc;
@@ -295,7 +312,9 @@ void registerGpuStages(StageRegistry &r) {
                      std::string &err) {
     simt::SimtResult res;
     std::string arch = defaultGpuArch();
-    if (!toSimt(m, threadsOf(m, &k), arch, res, err)) {
+    simt::MmaReport tc;
+    bool usedTc = false;
+    if (!toSimt(m, threadsOf(m, &k), arch, res, err, &tc, &usedTc)) {
       if (res.sharedExceeded)
         err = formatDiag(DiagKind::SharedMemoryExceeded, {k.name, std::to_string(res.sharedBytes),
                                                           std::to_string(sharedMemoryLimit(arch)), arch,
@@ -303,7 +322,11 @@ void registerGpuStages(StageRegistry &r) {
       return false;
     }
     out = "// " + arch + ", " + std::to_string(k.threads) + " threads, " + std::to_string(res.sharedBytes) +
-          " bytes of dynamic shared memory\n" + printOp(m, opts);
+          " bytes of dynamic shared memory\n";
+    if (usedTc) out += "// tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
+                       std::to_string(tc.sharedTiles) + " in shared memory\n";
+    else if (!tc.why.empty()) out += "// SIMT: the tensor-core lowering cannot take " + tc.why + "\n";
+    out += printOp(m, opts);
     return true;
   };
   r[Stage::GpuLlvm] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
