@@ -33,6 +33,9 @@ BACKENDS = [("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_AT
 B, H, D = 32, 32, 128
 SHAPES = [(32, 4096), (8, 4096), (32, 32768), (8, 32768)]  # (KV heads, N)
 TOL = 2e-3
+# The kernels benched: examples/decode_attention.ph's, or --kernels decode_split_tc,decode_combine_tc
+# (examples/decode_attention_tc.ph: GQA on the tensor cores, padded query rows).
+KERNELS = ["decode_split", "decode_combine"]
 
 
 def time_cuda(fn, iters, warmup=3):
@@ -90,10 +93,12 @@ def check_ph(ph_run, d, split_cfg, comb_cfg, hk, n, tmp, scale):
         files[name] = os.path.join(tmp, f"c_{name}.npy"); np.save(files[name], t.cpu().numpy())
     files["Lens"] = os.path.join(tmp, "c_lens.npy"); np.save(files["Lens"], np.full(b, n, np.int32))
     outs = {x: os.path.join(tmp, f"c_{x}.npy") for x in ["Op", "Mp", "Lp", "O"]}
-    ph(ph_run, d, "decode_split", ["--config", cfg_text(split_cfg), "--arg", f"scale={scale}"]
+    ph(ph_run, d, KERNELS[0], ["--config", cfg_text(split_cfg), "--arg", f"scale={scale}"]
        + sum((["--in", f"{x}={files[x]}"] for x in ["Q", "K", "V", "Lens"]), [])
        + sum((["--out", f"{x}={outs[x]}"] for x in ["Op", "Mp", "Lp"]), []))
-    ph(ph_run, d, "decode_combine", ["--config", cfg_text(comb_cfg)]
+    # The tensor-core combine cannot infer H from its partials (laid out per key-value head).
+    h_size = ["--size", f"H={H}"] if KERNELS[1] != "decode_combine" else []
+    ph(ph_run, d, KERNELS[1], ["--config", cfg_text(comb_cfg)] + h_size
        + sum((["--in", f"{x}={outs[x]}"] for x in ["Op", "Mp", "Lp"]), []) + ["--out", f"O={outs['O']}"])
     o = np.load(outs["O"]).astype(np.float64)
     ref = F.scaled_dot_product_attention(q[:, :, None].float(), k.float(), v.float(), scale=scale,
@@ -109,10 +114,10 @@ def bench_ph(ph_run, d, hk, n, iters, tmp, scale):
     g = H // hk
     lens = os.path.join(tmp, "lens.npy"); np.save(lens, np.full(B, n, np.int32))
     best = None
-    for c in configs(d, "decode_split"):
+    for c in configs(d, KERNELS[0]):
         if c.get("G") != g or c.get("D") != D:
             continue
-        out = ph(ph_run, d, "decode_split", ["--config", cfg_text(c), "--size", f"B={B}", "--size", f"H={H}",
+        out = ph(ph_run, d, KERNELS[0], ["--config", cfg_text(c), "--size", f"B={B}", "--size", f"H={H}",
                                              "--size", f"HK={hk}", "--size", f"N={n}",
                                              "--in", f"Lens={lens}", "--seed", "7", "--arg", f"scale={scale}",
                                              "--bench", "--json", "--iters", str(iters), "--warmup", "3"])
@@ -124,10 +129,13 @@ def bench_ph(ph_run, d, hk, n, iters, tmp, scale):
             best = r
     if best is None:
         raise RuntimeError(f"no decode_split configuration with G={g} in {d}")
-    comb = [c for c in configs(d, "decode_combine") if c.get("S") == best["config"]["S"] and c.get("D") == D]
+    comb = [c for c in configs(d, KERNELS[1]) if c.get("S") == best["config"]["S"] and c.get("D") == D]
     if not comb:
         raise RuntimeError(f"no decode_combine configuration with S={best['config']['S']} in {d}")
-    out = ph(ph_run, d, "decode_combine", ["--config", cfg_text(comb[0]), "--size", f"B={B}", "--size", f"H={H}", "--seed", "7", "--bench", "--json",
+    # The tensor-core combine reads partials laid out per key-value head: it has HK too.
+    hk_size = ["--size", f"HK={hk}"] if KERNELS[1] != "decode_combine" else []
+    out = ph(ph_run, d, KERNELS[1], ["--config", cfg_text(comb[0]), "--size", f"B={B}", "--size", f"H={H}"] + hk_size + [
+                                     "--seed", "7", "--bench", "--json",
                                            "--iters", str(iters), "--warmup", "3"])
     best["combine_us"] = json.loads(out)["rows"][0]["ms"] * 1e3
     best["combine_config"] = comb[0]
@@ -179,8 +187,11 @@ def main():
     ap.add_argument("--out", default=None); ap.add_argument("--shapes", default=None,
                                                            help="HK:N,... (default all four)")
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--kernels", default=None, help="split,combine kernel names (default decode_split,decode_combine)")
     ap.add_argument("--backends", default=None, help="SDPA backends to time (default: all four)")
     a = ap.parse_args()
+    if a.kernels:
+        KERNELS[:] = a.kernels.split(",")
     dirs = a.dirs.split(",")
     labels = a.labels.split(",") if a.labels else [os.path.basename(x.rstrip("/")) for x in dirs]
     shapes = [tuple(int(x) for x in s.split(":")) for s in a.shapes.split(",")] if a.shapes else SHAPES

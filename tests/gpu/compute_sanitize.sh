@@ -31,6 +31,8 @@ mha_causal_f16|mha_causal_f16|--config D=64 --size B=2 --size H=2 --size N=192
 kv_append_step|kv_append_step|--size B=3 --size H=2 --size N=40
 decode_split|decode_split|--in Q=@dq.npy --in K=@dk.npy --in V=@dv.npy --in Lens=@dlens.npy
 decode_combine|decode_combine|--size B=2 --size H=4
+decode_split_tc|decode_tc|--config BC=32,S=16 --in Q=@dq.npy --in K=@dk.npy --in V=@dv.npy --in Lens=@dlens.npy
+decode_combine_tc|decode_tc|--config S=16 --size B=2 --size H=8 --size HK=2
 paged_decode|paged_decode|--in Q=@dq.npy --in Kp=@pkp.npy --in Vp=@pvp.npy --in Table=@ptable.npy --in Lens=@plens.npy
 "
 
@@ -45,6 +47,8 @@ build() {
   for k in mha_f16 mha_bf16 mha_causal_f16; do b mha $k || return 1; done
   b kv_append kv_append_step && b decode_attention decode_split && b decode_attention decode_combine &&
     b paged_decode paged_decode || return 1
+  "$ph" build "$root/examples/decode_attention_tc.ph" -o "$out/decode_tc" >"$out/decode_tc.build.log" 2>&1 || {
+    echo "FAIL build decode_attention_tc"; cat "$out/decode_tc.build.log"; return 1; }
   # Small caches, lengths 1, 37 and the whole cache; a shuffled page table.
   /usr/bin/python3 - "$out" <<'PY' || return 1
 import sys
@@ -62,7 +66,7 @@ np.save(d + "pvp.npy", rng.uniform(-1, 1, (pool, hk, ps, D)).astype(np.float16))
 np.save(d + "ptable.npy", rng.permutation(pool)[: b * npages].reshape(b, npages).astype(np.int32))
 np.save(d + "plens.npy", np.array([1, 16, 120], dtype=np.int32))
 PY
-  echo "built 13 kernels into $out"
+  echo "built 15 kernels into $out"
 }
 
 run() {

@@ -130,6 +130,23 @@ def case_decode(ph, root, target, rng, tmp):
     return check("decode (split + combine, GQA 4:1)", out, decode_reference(q, k, v, lens, scale, g), 3e-3)
 
 
+def case_decode_tc(ph, root, target, rng, tmp):
+    """examples/decode_attention_tc.ph: the tensor-core GQA kernels, 16 padded query rows a CTA."""
+    b, hk, g, n, d = 3, 2, 4, 300, 128
+    h = hk * g
+    q = rng.uniform(-1, 1, (b, h, d)).astype(np.float16)
+    k, v = (rng.uniform(-1, 1, (b, hk, n, d)).astype(np.float16) for _ in range(2))
+    lens = np.array([1, 37, n], dtype=np.int32)
+    scale = 1.0 / np.sqrt(d)
+    part = run(ph, root, "examples/decode_attention_tc.ph", "decode_split_tc", target,
+               {"Q": q, "K": k, "V": v, "Lens": lens}, ["Op", "Mp", "Lp"], tmp, config="BC=32,S=16",
+               args={"scale": scale})
+    out = run(ph, root, "examples/decode_attention_tc.ph", "decode_combine_tc", target,
+              {"Op": part["Op"], "Mp": part["Mp"], "Lp": part["Lp"]}, ["O"], tmp, sizes={"H": h}, config="S=16")["O"]
+    return check("decode on tensor cores (split + combine, GQA 4:1, padded rows)", out,
+                 decode_reference(q, k, v, lens, scale, g), 3e-3)
+
+
 def case_paged(ph, root, target, rng, tmp):
     b, hk, g, d, ps, pool, npages = 3, 2, 4, 128, 16, 48, 16
     h = hk * g
@@ -146,7 +163,8 @@ def case_paged(ph, root, target, rng, tmp):
     return check("paged decode (GQA 4:1)", out, decode_reference(q, k, v, lens, scale, g), 3e-3)
 
 
-CASES = {"mha": case_mha, "kv_append": case_kv_append, "decode": case_decode, "paged": case_paged}
+CASES = {"mha": case_mha, "kv_append": case_kv_append, "decode": case_decode, "decode_tc": case_decode_tc,
+         "paged": case_paged}
 
 
 def main():

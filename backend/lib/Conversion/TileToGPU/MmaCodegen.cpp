@@ -186,6 +186,7 @@ private:
   bool emitOp(Operation *op);
   bool emitFor(scf::ForOp op);
   bool emitLoad(tile::LoadOp ld);
+  bool emitScalarLoad(tile::LoadOp ld);
   bool emitStore(tile::StoreOp st);
   bool emitDot(tile::DotOp dot);
   bool emitElementwise(Operation *op);
@@ -401,7 +402,8 @@ bool MmaCodegen::emitLoad(tile::LoadOp ld) {
   auto rt = cast<RankedTensorType>(ld.getType());
   Type elem = rt.getElementType();
   ArrayRef<int64_t> shape = rt.getShape();
-  if (shape.empty() || shape.size() > 2) return fail(ld, "a loaded tile of rank " + Twine(shape.size()));
+  if (shape.empty()) return emitScalarLoad(ld);
+  if (shape.size() > 2) return fail(ld, "a loaded tile of rank " + Twine(shape.size()));
   if (elem.getIntOrFloatBitWidth() < 8) return fail(ld, "a loaded tile of " + typeText(elem));
   TV out = allocSmem(shape, elem);
   bool async = issueLoad(ld, out, nullptr, Value());
@@ -426,6 +428,33 @@ bool MmaCodegen::emitLoad(tile::LoadOp ld) {
     preloadA(out, shape[1]);
     break;
   }
+  tiles_[ld.getResult()] = out;
+  return true;
+}
+
+/// A scalar read from a tensor (`let len = Lens[b]`): every thread loads the same
+/// word from global memory (one transaction a warp), so no shared memory and no
+/// barrier are involved; 0 where the index is out of bounds, as the SIMT path.
+bool MmaCodegen::emitScalarLoad(tile::LoadOp ld) {
+  Type elem = cast<RankedTensorType>(ld.getType()).getElementType();
+  Value inBounds, ptr;
+  globalAddress(ld, {}, inBounds, ptr);
+  Value v;
+  if (inBounds) {
+    auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{elem}, inBounds, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b_);
+    b_.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b_, loc_, ValueRange{LLVM::LoadOp::create(b_, loc_, elem, ptr).getResult()});
+    b_.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b_, loc_, ValueRange{arith::ConstantOp::create(b_, loc_, cast<TypedAttr>(b_.getZeroAttr(elem))).getResult()});
+    v = ifOp.getResult(0);
+  } else {
+    v = LLVM::LoadOp::create(b_, loc_, elem, ptr);
+  }
+  TV out;
+  out.kind = TV::Splat;
+  out.elem = elem;
+  out.scalar = v;
   tiles_[ld.getResult()] = out;
   return true;
 }
@@ -1146,6 +1175,13 @@ bool MmaCodegen::emitOp(Operation *op) {
     });
     tiles_[cm.getResult()] = out;
     place(cm.getResult(), true);
+    return true;
+  }
+  if (auto ex = dyn_cast<tensor::ExtractOp>(op)) {
+    auto it = tiles_.find(ex.getTensor());
+    if (it == tiles_.end() || it->second.kind != TV::Splat || !it->second.scalar)
+      return fail(op, "an element read from a tile that is not a scalar");
+    scalars_.map(ex.getResult(), it->second.scalar);
     return true;
   }
   if (fusedAdds_.count(op)) {
