@@ -8,6 +8,7 @@
 // pass may refuse it only with a diagnostic.
 //
 //===----------------------------------------------------------------------===//
+#include "../tools/ph-opt/MlirNesting.h"
 #include "ph/Conversion/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -66,6 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) { return mlir::success(); });
   std::string text(reinterpret_cast<const char *>(data), size);
   if (hitsKnownUpstreamCrash(text)) return 0;
+  // What ph-opt refuses before parsing (MLIR's recursive parser overflows the stack).
+  if (ph::opt::findDeepNesting(text)) return 0;
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
   if (!module || mlir::failed(mlir::verify(*module))) return 0;
 

@@ -1,0 +1,70 @@
+//===- MlirNesting.h - Refuse MLIR text nested deeper than the parser can take -===//
+//
+// MLIR's text parser recurses once per nested type, attribute or region, with no
+// limit of its own (its developer policy allows recursion), so `(((...i32...)))`
+// some 20,000 deep overflows the stack: a crash, not a diagnostic. ph-opt and the
+// fuzzer of its path scan the text first and refuse nesting deeper than any real
+// IR has, with a location. Header-only: ph-opt and fuzz/phopt_fuzzer.cpp share it.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace ph::opt {
+
+struct DeepNesting {
+  unsigned line = 1, column = 1; // 1-based, of the bracket that went past the limit
+  size_t depth = 0;
+};
+
+/// Nesting depth real IR never approaches (the tile dialect's kernels nest < 30).
+inline constexpr size_t kMaxMlirNesting = 4096;
+
+/// The first bracket ((, [, {, <) that takes the nesting past `limit`, outside
+/// string literals and `//` comments; none when the text stays within it.
+inline std::optional<DeepNesting> findDeepNesting(std::string_view text, size_t limit = kMaxMlirNesting) {
+  size_t depth = 0;
+  unsigned line = 1, column = 1;
+  bool inString = false, inComment = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      column = 1;
+      inComment = false;
+      inString = false; // MLIR strings do not span lines
+      continue;
+    }
+    if (inComment) {
+      ++column;
+      continue;
+    }
+    if (inString) {
+      if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
+        ++i;
+        column += 2;
+        continue;
+      }
+      if (c == '"') inString = false;
+      ++column;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      inComment = true;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > limit) return DeepNesting{line, column, depth};
+    } else if ((c == ')' || c == ']' || c == '}' || c == '>') && depth > 0) {
+      // `->` is an arrow, not a closing bracket.
+      if (!(c == '>' && i > 0 && text[i - 1] == '-')) --depth;
+    }
+    ++column;
+  }
+  return std::nullopt;
+}
+
+} // namespace ph::opt
