@@ -328,6 +328,35 @@ void readManifest(const fs::path &dir, std::map<std::string, Figures> &out) {
   }
 }
 
+/// The tensor-core lowering's notes of each kernel's first variant, `tile `T` at
+/// FILE:LINE:COL: WHERE`, as "`T` in WHERE" by canonical FILE and LINE.
+void readPlacements(const fs::path &dir, std::map<std::string, std::map<uint32_t, std::vector<std::string>>> &out) {
+  std::ifstream f(dir / "manifest.json");
+  if (!f) return;
+  json m = json::parse(f, nullptr, false);
+  if (m.is_discarded() || !m.contains("kernels") || !m["kernels"].is_array()) return;
+  static const std::regex note(R"(^tile `([^`]*)` at (.*):(\d+):\d+: (.*)$)");
+  std::set<std::string> seen;
+  std::map<std::string, std::map<uint32_t, std::vector<std::string>>> found;
+  for (const json &k : m["kernels"]) {
+    if (!k.is_object() || !k.contains("name") || !k["name"].is_string() || !k.contains("notes")) continue;
+    if (!seen.insert(k["name"].get<std::string>()).second || !k["notes"].is_array()) continue;
+    for (const json &n : k["notes"]) {
+      std::smatch sm;
+      std::string text = n.is_string() ? n.get<std::string>() : std::string();
+      if (!std::regex_match(text, sm, note)) continue;
+      std::error_code ec;
+      std::string file = fs::weakly_canonical(sm[2].str(), ec).string();
+      if (ec) file = sm[2].str();
+      std::vector<std::string> &at = found[file][static_cast<uint32_t>(std::stoul(sm[3].str()))];
+      std::string item = "`" + sm[1].str() + "` in " + sm[4].str();
+      if (std::find(at.begin(), at.end(), item) == at.end()) at.push_back(item);
+    }
+  }
+  // A file's placements come from its latest compile only.
+  for (auto &[file, lines] : found) out[file] = std::move(lines);
+}
+
 /// Lines `file:line:col: severity[code]: message` the driver printed about `path`.
 json parseDriverDiagnostics(const std::string &text, const std::string &path, const std::string &docText) {
   json out = json::array();
@@ -630,6 +659,7 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
   std::string arch = target.rfind("sm_", 0) == 0 ? target : "sm_90";
   {
     std::lock_guard<std::mutex> lock(mu_);
+    readPlacements(out, features_.tilePlacements);
     for (auto &[k, f] : figures) {
       std::string text = figuresText(f, arch);
       if (text.empty()) continue;
@@ -769,6 +799,7 @@ void Server::compileOnSave(const std::string &uri) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       backendDiags_[uri] = diags;
+      readPlacements(out, features_.tilePlacements);
       for (auto &[k, f] : figures) {
         std::string t = figuresText(f, arch);
         if (!t.empty()) features_.compileFigures[k] = t;
