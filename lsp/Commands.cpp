@@ -210,6 +210,9 @@ struct Figures {
   int registers = -1;
   int64_t smem = -1, spill = 0;
   int threads = 128;
+  /// Where the tiles live: "tensorcore: 20 tiles in registers, 3 in shared memory", or for
+  /// a `@tensorcore` kernel the SIMT lowering took, "SIMT: tiles in shared memory".
+  std::string tiles;
 };
 
 /// Blocks per SM and what limits them (registers, shared memory or threads),
@@ -236,6 +239,7 @@ std::string figuresText(const Figures &f, const std::string &arch) {
   if (f.smem >= 0) s += (s.empty() ? "" : ", ") + std::to_string(f.smem) + " B shared";
   if (f.spill > 0) s += (s.empty() ? "" : ", ") + std::to_string(f.spill) + " B spilled";
   if (f.registers >= 0 || f.smem >= 0) s += " · " + occupancyText(f, arch);
+  if (!f.tiles.empty()) s += (s.empty() ? "" : " · ") + f.tiles;
   return s;
 }
 
@@ -250,6 +254,7 @@ std::map<std::string, Figures> parsePtxasReport(const std::string &text) {
   static const std::regex spill(R"((\d+) bytes spill stores)");
   // `ph build`'s own summary line: `K [D=64,...]: sm_90, 48 registers, 54400 B shared memory, 0 B spilled -> ...`
   static const std::regex summary(R"(^([A-Za-z_][A-Za-z0-9_]*) \[[^\]]*\]: [a-z_0-9]+, (\d+) registers, (\d+) B shared memory, (\d+) B spilled)");
+  static const std::regex tiles(R"(B spilled, (tensorcore: [^>]*) -> )");
   std::istringstream in(text);
   std::string line, current;
   while (std::getline(in, line)) {
@@ -260,6 +265,7 @@ std::map<std::string, Figures> parsePtxasReport(const std::string &text) {
         f.registers = std::stoi(m[2]);
         f.smem = std::stoll(m[3]);
         f.spill = std::stoll(m[4]);
+        if (std::smatch t; std::regex_search(line, t, tiles)) f.tiles = t[1];
       }
       current.clear();
       continue;
@@ -312,7 +318,43 @@ void readManifest(const fs::path &dir, std::map<std::string, Figures> &out) {
     num({"threads", "blockSize", "block"}, threads);
     fig.registers = static_cast<int>(regs);
     fig.threads = static_cast<int>(threads);
+    // The tensor-core lowering's first note is its summary (docs/tensorcore.md).
+    json notes = k.value("notes", json::array());
+    if (k.value("unit", std::string()) == "tensorcore" && notes.is_array() && !notes.empty() && notes[0].is_string() &&
+        notes[0].get<std::string>().rfind("tensorcore: ", 0) == 0)
+      fig.tiles = notes[0].get<std::string>();
+    else if (k.value("tensorcore", false) == true && k.value("unit", std::string()) == "simt")
+      fig.tiles = "SIMT: tiles in shared memory";
   }
+}
+
+/// The tensor-core lowering's notes of each kernel's first variant, `tile `T` at
+/// FILE:LINE:COL: WHERE`, as "`T` in WHERE" by canonical FILE and LINE.
+void readPlacements(const fs::path &dir, std::map<std::string, std::map<uint32_t, std::vector<std::string>>> &out) {
+  std::ifstream f(dir / "manifest.json");
+  if (!f) return;
+  json m = json::parse(f, nullptr, false);
+  if (m.is_discarded() || !m.contains("kernels") || !m["kernels"].is_array()) return;
+  static const std::regex note(R"(^tile `([^`]*)` at (.*):(\d+):\d+: (.*)$)");
+  std::set<std::string> seen;
+  std::map<std::string, std::map<uint32_t, std::vector<std::string>>> found;
+  for (const json &k : m["kernels"]) {
+    if (!k.is_object() || !k.contains("name") || !k["name"].is_string() || !k.contains("notes")) continue;
+    if (!seen.insert(k["name"].get<std::string>()).second || !k["notes"].is_array()) continue;
+    for (const json &n : k["notes"]) {
+      std::smatch sm;
+      std::string text = n.is_string() ? n.get<std::string>() : std::string();
+      if (!std::regex_match(text, sm, note)) continue;
+      std::error_code ec;
+      std::string file = fs::weakly_canonical(sm[2].str(), ec).string();
+      if (ec) file = sm[2].str();
+      std::vector<std::string> &at = found[file][static_cast<uint32_t>(std::stoul(sm[3].str()))];
+      std::string item = "`" + sm[1].str() + "` in " + sm[4].str();
+      if (std::find(at.begin(), at.end(), item) == at.end()) at.push_back(item);
+    }
+  }
+  // A file's placements come from its latest compile only.
+  for (auto &[file, lines] : found) out[file] = std::move(lines);
 }
 
 /// Lines `file:line:col: severity[code]: message` the driver printed about `path`.
@@ -622,6 +664,7 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
   std::string arch = target.rfind("sm_", 0) == 0 ? target : "sm_90";
   {
     std::lock_guard<std::mutex> lock(mu_);
+    readPlacements(out, features_.tilePlacements);
     for (auto &[k, f] : figures) {
       std::string text = figuresText(f, arch);
       if (text.empty()) continue;
@@ -760,6 +803,7 @@ void Server::compileOnSave(const std::string &uri) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       backendDiags_[uri] = diags;
+      readPlacements(out, features_.tilePlacements);
       for (auto &[k, f] : figures) {
         std::string t = figuresText(f, arch);
         if (!t.empty()) features_.compileFigures[k] = t;

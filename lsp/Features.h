@@ -34,6 +34,10 @@ struct FeatureOptions {
   /// Per-kernel figures from the last compile (ptxas), keyed by kernel name:
   /// shown in the kernel's hover and lens.
   std::map<std::string, std::string> compileFigures;
+  /// Where the tiles of the last compile's `@tensorcore` kernels live ("registers" or
+  /// "shared memory"), by the canonical path of their source file and 1-based line:
+  /// shown in the hover of that line.
+  std::map<std::string, std::map<uint32_t, std::vector<std::string>>> tilePlacements;
 };
 
 /// The URI of a file of the analysis: the document's own for the main file.

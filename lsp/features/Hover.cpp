@@ -160,6 +160,21 @@ json hover(const Snapshot &s, const json &params, const FeatureOptions &o) {
     }
   }
   if (value.empty()) return nullptr;
+  // The tiles the tensor-core lowering placed on this line, from the last compile.
+  if (!o.tilePlacements.empty()) {
+    std::error_code ec;
+    std::string file = std::filesystem::weakly_canonical(s.path, ec).string();
+    auto f = o.tilePlacements.find(ec ? s.path : file);
+    if (f != o.tilePlacements.end()) {
+      auto l = f->second.find(s.lines.position(off).line + 1);
+      if (l != f->second.end()) {
+        while (!value.empty() && value.back() == '\n') value.pop_back();
+        value += "\n\n**tiles on this line**";
+        for (const std::string &t : l->second) value += " · " + t;
+        value += "\n";
+      }
+    }
+  }
   // Trim the trailing newline: clients render it as an empty paragraph.
   while (!value.empty() && value.back() == '\n') value.pop_back();
   json contents = o.markdown ? json{{"kind", "markdown"}, {"value", value}} : json{{"kind", "plaintext"}, {"value", value}};

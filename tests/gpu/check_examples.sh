@@ -32,6 +32,12 @@ dbg_causal|--size N=64
 flash_autotune|--size Nq=128 --size Nk=200 --config BR=32,BC=64
 flash_autotune|--size Nq=128 --size Nk=77 --config BR=64,BC=64
 flash_autotune|--size Nq=64 --size Nk=100 --config BR=32,BC=32
+tc_scores|--size M=150
+tc_scores|--size M=64
+tc_elem|--size M=128
+tc_cols|--size M=128 --size K=50
+tc_cols|--size M=64 --size K=64
+tc_loop|--size M=128 --size N=96
 "
 here=$(cd "$(dirname "$0")" && pwd)
 build() {
@@ -51,7 +57,12 @@ build() {
   done
   "$ph" build "$here/Inputs/autotune.ph" --kernel flash_autotune -o "$out/flash_autotune" \
     >"$out/flash_autotune.build.log" 2>&1 || { echo "FAIL build flash_autotune"; cat "$out/flash_autotune.build.log"; return 1; }
-  echo "built 13 kernels (16 variants) into $out"
+  # The tensor-core lowering's less common paths (docs/tensorcore.md).
+  for k in tc_scores tc_elem tc_cols tc_loop; do
+    "$ph" build "$here/Inputs/tc_paths.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
+      echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
+  done
+  echo "built 17 kernels (20 variants) into $out"
 }
 run() {
   phrun=$1 out=$2

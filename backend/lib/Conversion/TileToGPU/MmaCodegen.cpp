@@ -37,7 +37,6 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -182,7 +181,6 @@ private:
   TV materializeRows(const TV &v);
 
   // ---- ops ----
-  bool emitBlock(Block &block);
   bool emitOp(Operation *op);
   bool emitFor(scf::ForOp op);
   bool emitLoad(tile::LoadOp ld);
