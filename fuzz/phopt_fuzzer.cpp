@@ -35,7 +35,18 @@ bool hitsKnownUpstreamCrash(const std::string &text) {
   // parseDenseArrayAttr ask an index type for its bit width.
   for (size_t at = text.find("array"); at != std::string::npos; at = text.find("array", at + 1)) {
     size_t i = at + 5;
-    auto skipSpace = [&] { while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i; };
+    // MLIR's lexer skips NUL bytes like whitespace, and `//` comments run to the line's end.
+    auto skipSpace = [&] {
+      while (i < text.size()) {
+        if (std::isspace(static_cast<unsigned char>(text[i])) || text[i] == '\0') {
+          ++i;
+        } else if (text.compare(i, 2, "//") == 0) {
+          while (i < text.size() && text[i] != '\n') ++i;
+        } else {
+          break;
+        }
+      }
+    };
     skipSpace();
     if (i >= text.size() || text[i] != '<') continue;
     ++i;
