@@ -4,7 +4,8 @@
 // limit of its own (its developer policy allows recursion), so `(((...i32...)))`
 // some 20,000 deep overflows the stack: a crash, not a diagnostic. ph-opt and the
 // fuzzer of its path scan the text first and refuse nesting deeper than any real
-// IR has, with a location. Header-only: ph-opt and fuzz/phopt_fuzzer.cpp share it.
+// IR has, with a location; and the one input known to crash MLIR 22's parser outright
+// (`array<index: ...>`). Header-only: ph-opt and fuzz/phopt_fuzzer.cpp share it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -63,6 +64,44 @@ inline std::optional<DeepNesting> findDeepNesting(std::string_view text, size_t 
       if (!(c == '>' && i > 0 && text[i - 1] == '-')) --depth;
     }
     ++column;
+  }
+  return std::nullopt;
+}
+
+/// Where the text spells `array<index ...>` (whitespace, NUL bytes and `//` comments
+/// between the words, as MLIR's lexer skips them): MLIR 22's parser asks an index type for
+/// its bit width there and crashes (llvm/llvm-project#179045, fixed upstream by #179075 after
+/// 22.1). None when the text has no such attribute.
+inline std::optional<DeepNesting> findIndexDenseArray(std::string_view text) {
+  for (size_t at = text.find("array"); at != std::string_view::npos; at = text.find("array", at + 1)) {
+    size_t i = at + 5;
+    auto skipSpace = [&] {
+      while (i < text.size()) {
+        char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\0') {
+          ++i;
+        } else if (text.compare(i, 2, "//") == 0) {
+          while (i < text.size() && text[i] != '\n') ++i;
+        } else {
+          break;
+        }
+      }
+    };
+    skipSpace();
+    if (i >= text.size() || text[i] != '<') continue;
+    ++i;
+    skipSpace();
+    if (text.compare(i, 5, "index") != 0) continue;
+    DeepNesting where;
+    for (size_t k = 0; k < at; ++k) {
+      if (text[k] == '\n') {
+        ++where.line;
+        where.column = 1;
+      } else {
+        ++where.column;
+      }
+    }
+    return where;
   }
   return std::nullopt;
 }

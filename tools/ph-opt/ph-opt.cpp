@@ -40,6 +40,11 @@ bool inputsNestTooDeep(int argc, char **argv) {
                 << "overflow its stack, so ph-opt refuses the file\n";
       return true;
     }
+    if (auto at = ph::opt::findIndexDenseArray(text.str())) {
+      std::cerr << argv[i] << ":" << at->line << ":" << at->column << ": error: a dense array of `index` "
+                << "elements; MLIR 22's parser crashes on it (llvm/llvm-project#179045): use i64\n";
+      return true;
+    }
   }
   return false;
 }
