@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MmaCodegen.h"
+#include "CodegenText.h"
 
 #include "ph/Dialect/Tile/TileDialect.h"
 
@@ -65,27 +66,6 @@ struct TV {
   // once after the load, (mi * kSteps + kk) * 4 + r.
   SmallVector<Value> aFrags;
 };
-
-int64_t elemBytes(Type t) { return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8); }
-
-std::string typeText(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  t.print(os);
-  return s;
-}
-
-std::string locText(Location loc) {
-  if (auto fl = dyn_cast<FileLineColRange>(loc))
-    return (fl.getFilename().getValue() + ":" + Twine(fl.getStartLine()) + ":" + Twine(fl.getStartColumn())).str();
-  if (auto fl = dyn_cast<FileLineColLoc>(loc))
-    return (fl.getFilename().getValue() + ":" + Twine(fl.getLine()) + ":" + Twine(fl.getColumn())).str();
-  if (auto nl = dyn_cast<NameLoc>(loc)) return locText(nl.getChildLoc());
-  if (auto fu = dyn_cast<FusedLoc>(loc))
-    for (Location l : fu.getLocations())
-      if (std::string t = locText(l); !t.empty()) return t;
-  return "";
-}
 
 bool isMmaElem(Type t) { return t.isF16() || t.isBF16(); }
 

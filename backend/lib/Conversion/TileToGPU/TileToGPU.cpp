@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TileToGPU.h"
+#include "CodegenText.h"
 
 #include "ph/Dialect/Tile/TileDialect.h"
 
@@ -61,8 +62,6 @@ int64_t numElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
-int64_t elemBytes(Type t) { return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8); }
-
 /// Bytes per element of the memory a view reads (a conversion or a broadcast reads its source's).
 int64_t storageBytes(const View &v) {
   if ((v.kind == View::Convert || v.kind == View::Broadcast) && v.source) return storageBytes(*v.source);
@@ -84,25 +83,6 @@ int64_t pitchOf(ArrayRef<int64_t> shape, Type elem) {
   if (words < 8 || words % 2 == 1) return c;
   if ((c * bytes) % 16 == 0) return c + 16 / bytes;
   return c + 4 / bytes;
-}
-
-std::string typeText(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  t.print(os);
-  return s;
-}
-
-std::string locText(Location loc) {
-  if (auto fl = dyn_cast<FileLineColRange>(loc))
-    return (fl.getFilename().getValue() + ":" + Twine(fl.getStartLine()) + ":" + Twine(fl.getStartColumn())).str();
-  if (auto fl = dyn_cast<FileLineColLoc>(loc))
-    return (fl.getFilename().getValue() + ":" + Twine(fl.getLine()) + ":" + Twine(fl.getColumn())).str();
-  if (auto nl = dyn_cast<NameLoc>(loc)) return locText(nl.getChildLoc());
-  if (auto fu = dyn_cast<FusedLoc>(loc))
-    for (Location l : fu.getLocations())
-      if (std::string t = locText(l); !t.empty()) return t;
-  return "";
 }
 
 class SimtCodegen {
