@@ -40,7 +40,7 @@ struct ManifestKernel {
   int dynamicShared = 0;  // bytes passed at launch
   PtxasReport ptxas;
   std::string unit = "simt"; // which lowering produced it: simt | tensorcore
-  std::vector<std::string> notes; // e.g. "@tensorcore is not honoured yet"
+  std::vector<std::string> notes; // e.g. "`@tensorcore` kernel not taken by the tensor-core lowering: ..."
 };
 
 struct SourceText {
