@@ -27,7 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "MmaCodegen.h"
-#include "CodegenText.h"
+#include "CodegenShared.h"
 
 #include "ph/Dialect/Tile/TileDialect.h"
 
@@ -182,8 +182,6 @@ private:
   }
   bool issueLoad(tile::LoadOp ld, const TV &out, IRMapping *alt, Value pred);
   bool sliceAt(Value v, scf::ForOp loop, IRMapping &map, bool emit);
-  template <typename AccessOp>
-  int64_t vectorWidth(AccessOp op, Type elem, int64_t maxBytes);
   void forChunks(int64_t n, function_ref<void(Value)> body);
 
   func::FuncOp func_;
@@ -205,21 +203,7 @@ private:
   SmallVector<int> groups_; // cp.async groups in commit order, by buffer
 };
 
-Value MmaCodegen::convert(Value v, Type to) {
-  Type from = v.getType();
-  if (from == to) return v;
-  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
-  if (fromF && toF)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? arith::ExtFOp::create(b_, loc_, to, v).getResult()
-               : arith::TruncFOp::create(b_, loc_, to, v).getResult();
-  if (!fromF && toF) return arith::SIToFPOp::create(b_, loc_, to, v);
-  if (fromF && !toF) return arith::FPToSIOp::create(b_, loc_, to, v);
-  if (isa<IndexType>(from) || isa<IndexType>(to)) return arith::IndexCastOp::create(b_, loc_, to, v);
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? arith::ExtSIOp::create(b_, loc_, to, v).getResult()
-             : arith::TruncIOp::create(b_, loc_, to, v).getResult();
-}
+Value MmaCodegen::convert(Value v, Type to) { return convertElement(b_, loc_, v, to); }
 
 TV MmaCodegen::allocSmem(ArrayRef<int64_t> shape, Type elem) {
   TV v;
@@ -294,43 +278,9 @@ TV MmaCodegen::materializeRows(const TV &v) {
 
 template <typename AccessOp>
 void MmaCodegen::globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Value &inBounds, Value &ptr, IRMapping *alt) {
-  ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
-  Value linear;
-  unsigned k = 0;
-  inBounds = {};
-  for (size_t d = 0; d < squeezed.size(); ++d) {
-    Value i = lookup(op.getOffsets()[d], alt);
-    if (!squeezed[d]) i = add(i, tileIdx[k++]);
-    Value ext = lookup(op.getExtents()[d], alt);
-    if (masked[d]) {
-      // Unsigned: a negative index is out of bounds too.
-      Value c = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::ult, i, ext);
-      inBounds = inBounds ? arith::AndIOp::create(b_, loc_, inBounds, c).getResult() : c;
-    }
-    linear = d == 0 ? i : add(mul(linear, ext), i);
-  }
-  Value base = lookup(op.getPtr(), alt);
-  Type elem = cast<tile::PtrType>(op.getPtr().getType()).getElementType();
-  Value off = arith::IndexCastOp::create(b_, loc_, b_.getI64Type(), linear);
-  ptr = LLVM::GEPOp::create(b_, loc_, base.getType(), elem, base, ValueRange{off});
+  emitGlobalAddress(b_, loc_, op, tileIdx, [&](Value v) { return lookup(v, alt); }, inBounds, ptr);
 }
 
-/// Elements moved at once along the last dimension (at most `maxBytes`): the
-/// SIMT lowering's rule, where the run must not cross a row or a mask.
-template <typename AccessOp>
-int64_t MmaCodegen::vectorWidth(AccessOp op, Type elem, int64_t maxBytes) {
-  ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
-  if (squeezed.empty()) return 1;
-  size_t d = squeezed.size() - 1;
-  int64_t bytes = elemBytes(elem);
-  if (squeezed[d] || masked[d] || bytes > 4 || maxBytes % bytes) return 1;
-  int64_t width = maxBytes / bytes;
-  APInt ext, off;
-  if (!matchPattern(op.getExtents()[d], m_ConstantInt(&ext)) || !matchPattern(op.getOffsets()[d], m_ConstantInt(&off)))
-    return 1;
-  if (op.getLens()[d] % width || ext.getSExtValue() % width || off.getSExtValue() % width) return 1;
-  return width;
-}
 
 /// body(i) for i in [0, n) spread over the CTA's threads; unrolled when short
 /// so that a thread's loads are all in flight at once.

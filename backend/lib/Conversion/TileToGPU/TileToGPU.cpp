@@ -16,7 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TileToGPU.h"
-#include "CodegenText.h"
+#include "CodegenShared.h"
 
 #include "ph/Dialect/Tile/TileDialect.h"
 
@@ -165,8 +165,6 @@ private:
   template <typename AccessOp>
   void globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Location loc, Value &inBounds, Value &ptr,
                      function_ref<Value(Value)> scalar = nullptr);
-  template <typename AccessOp>
-  int64_t vectorWidth(AccessOp op, Type elem);
 
   func::FuncOp func_;
   const SimtOptions &opts_;
@@ -470,23 +468,7 @@ void SimtCodegen::write(const View &v, ArrayRef<Value> idx, Value value, Locatio
   memref::StoreOp::create(b_, loc, value, v.mem, ValueRange{linearIndex(idx, v.shape, v.pitch, loc)});
 }
 
-/// tile.convert's rules: float widening exact, narrowing rounds to nearest
-/// even, float -> int truncates toward zero, int widening sign-extends.
-Value SimtCodegen::convert(Value v, Type to, Location loc) {
-  Type from = v.getType();
-  if (from == to) return v;
-  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
-  if (fromF && toF)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? arith::ExtFOp::create(b_, loc, to, v).getResult()
-               : arith::TruncFOp::create(b_, loc, to, v).getResult();
-  if (!fromF && toF) return arith::SIToFPOp::create(b_, loc, to, v);
-  if (fromF && !toF) return arith::FPToSIOp::create(b_, loc, to, v);
-  if (isa<IndexType>(from) || isa<IndexType>(to)) return arith::IndexCastOp::create(b_, loc, to, v);
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? arith::ExtSIOp::create(b_, loc, to, v).getResult()
-             : arith::TruncIOp::create(b_, loc, to, v).getResult();
-}
+Value SimtCodegen::convert(Value v, Type to, Location loc) { return convertElement(b_, loc, v, to); }
 
 View &SimtCodegen::viewOf(Value v) {
   auto it = tiles_.find(v);
@@ -497,47 +479,10 @@ View &SimtCodegen::viewOf(Value v) {
 template <typename AccessOp>
 void SimtCodegen::globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Location loc, Value &inBounds, Value &ptr,
                                 function_ref<Value(Value)> scalar) {
-  auto lookup = [&](Value v) { return scalar ? scalar(v) : scalars_.lookup(v); };
-  ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
-  Value linear;
-  unsigned k = 0;
-  inBounds = {};
-  for (size_t d = 0; d < squeezed.size(); ++d) {
-    Value i = lookup(op.getOffsets()[d]);
-    if (!squeezed[d]) i = arith::AddIOp::create(b_, loc, i, tileIdx[k++]);
-    Value ext = lookup(op.getExtents()[d]);
-    if (masked[d]) {
-      // Unsigned: a negative index is out of bounds too.
-      Value c = arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::ult, i, ext);
-      inBounds = inBounds ? arith::AndIOp::create(b_, loc, inBounds, c).getResult() : c;
-    }
-    linear = d == 0 ? i : arith::AddIOp::create(b_, loc, arith::MulIOp::create(b_, loc, linear, ext), i).getResult();
-  }
-  Value base = lookup(op.getPtr());
-  Type elem = cast<tile::PtrType>(op.getPtr().getType()).getElementType();
-  Value off = arith::IndexCastOp::create(b_, loc, b_.getI64Type(), linear);
-  ptr = LLVM::GEPOp::create(b_, loc, base.getType(), elem, base, ValueRange{off});
+  emitGlobalAddress(b_, loc, op, tileIdx, [&](Value v) { return scalar ? scalar(v) : scalars_.lookup(v); }, inBounds,
+                    ptr);
 }
 
-/// Elements one thread moves with a 16-byte access: when the slice's last
-/// dimension is neither squeezed nor masked, and its length, the tensor's
-/// extent and the slice's start along it are constant multiples of the width
-/// (tensors start 16-byte aligned: the ABI), each run of `width` elements is
-/// one aligned vector inside one row. Otherwise 1.
-template <typename AccessOp>
-int64_t SimtCodegen::vectorWidth(AccessOp op, Type elem) {
-  ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
-  if (squeezed.empty()) return 1;
-  size_t d = squeezed.size() - 1;
-  int64_t bytes = elemBytes(elem);
-  if (squeezed[d] || masked[d] || bytes > 4 || 16 % bytes) return 1;
-  int64_t width = 16 / bytes;
-  APInt ext, off;
-  if (!matchPattern(op.getExtents()[d], m_ConstantInt(&ext)) || !matchPattern(op.getOffsets()[d], m_ConstantInt(&off)))
-    return 1;
-  if (op.getLens()[d] % width || ext.getSExtValue() % width || off.getSExtValue() % width) return 1;
-  return width;
-}
 
 int64_t SimtCodegen::loadsPerThread(tile::LoadOp ld) {
   auto rt = cast<RankedTensorType>(ld.getType());

@@ -1,0 +1,123 @@
+//===- CodegenShared.h - What both GPU lowerings emit alike -*- C++ -*-===//
+//
+// Private to backend/lib/Conversion/TileToGPU: the pieces the SIMT and the
+// tensor-core lowering share, so that a tile op means the same on both paths:
+// element sizes, the spelling of types and source locations in their messages and
+// placement notes (E0501's largest tile, W0501's reason, "`tensor<64x32xf32>` at
+// f.ph:3:5: registers"), tile.convert's element rules, and how a slice access
+// addresses global memory and how wide its accesses may be.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/Dialect/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Types.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace ph::simt {
+
+inline int64_t elemBytes(mlir::Type t) { return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8); }
+
+inline std::string typeText(mlir::Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+/// `file:line:col` of the first file location in `loc` (through names and fusions); empty
+/// when it has none.
+inline std::string locText(mlir::Location loc) {
+  using namespace mlir;
+  if (auto fl = dyn_cast<FileLineColRange>(loc))
+    return (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getStartLine()) + ":" + llvm::Twine(fl.getStartColumn())).str();
+  if (auto fl = dyn_cast<FileLineColLoc>(loc))
+    return (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getLine()) + ":" + llvm::Twine(fl.getColumn())).str();
+  if (auto nl = dyn_cast<NameLoc>(loc)) return locText(nl.getChildLoc());
+  if (auto fu = dyn_cast<FusedLoc>(loc))
+    for (Location l : fu.getLocations())
+      if (std::string t = locText(l); !t.empty()) return t;
+  return "";
+}
+
+/// tile.convert's rules, for one element: float widening exact, narrowing rounds to
+/// nearest even, float -> int truncates toward zero, int widening sign-extends.
+inline mlir::Value convertElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to) {
+  using namespace mlir;
+  Type from = v.getType();
+  if (from == to) return v;
+  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
+  if (fromF && toF)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? arith::ExtFOp::create(b, loc, to, v).getResult()
+               : arith::TruncFOp::create(b, loc, to, v).getResult();
+  if (!fromF && toF) return arith::SIToFPOp::create(b, loc, to, v);
+  if (fromF && !toF) return arith::FPToSIOp::create(b, loc, to, v);
+  if (isa<IndexType>(from) || isa<IndexType>(to)) return arith::IndexCastOp::create(b, loc, to, v);
+  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+             ? arith::ExtSIOp::create(b, loc, to, v).getResult()
+             : arith::TruncIOp::create(b, loc, to, v).getResult();
+}
+
+/// The global address of a slice access's element at `tileIdx` (one index per
+/// dimension the slice keeps), and in `inBounds` whether it lies inside the tensor
+/// along every dimension the checker could not prove (null when none is masked).
+/// `lookup` maps the op's scalar operands to the values the lowering computed.
+template <typename AccessOp>
+void emitGlobalAddress(mlir::OpBuilder &b, mlir::Location loc, AccessOp op, llvm::ArrayRef<mlir::Value> tileIdx,
+                       llvm::function_ref<mlir::Value(mlir::Value)> lookup, mlir::Value &inBounds, mlir::Value &ptr) {
+  using namespace mlir;
+  ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
+  Value linear;
+  unsigned k = 0;
+  inBounds = {};
+  for (size_t d = 0; d < squeezed.size(); ++d) {
+    Value i = lookup(op.getOffsets()[d]);
+    if (!squeezed[d]) i = arith::AddIOp::create(b, loc, i, tileIdx[k++]);
+    Value ext = lookup(op.getExtents()[d]);
+    if (masked[d]) {
+      // Unsigned: a negative index is out of bounds too.
+      Value c = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, ext);
+      inBounds = inBounds ? arith::AndIOp::create(b, loc, inBounds, c).getResult() : c;
+    }
+    linear = d == 0 ? i : arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, linear, ext), i).getResult();
+  }
+  Value base = lookup(op.getPtr());
+  Type elem = cast<tile::PtrType>(op.getPtr().getType()).getElementType();
+  Value off = arith::IndexCastOp::create(b, loc, b.getI64Type(), linear);
+  ptr = LLVM::GEPOp::create(b, loc, base.getType(), elem, base, ValueRange{off});
+}
+
+/// Elements one thread moves with one access of at most `maxBytes`: when the
+/// slice's last dimension is neither squeezed nor masked, and its length, the
+/// tensor's extent and the slice's start along it are constant multiples of the
+/// width (tensors start 16-byte aligned: the ABI), each run of `width` elements is
+/// one aligned vector inside one row. Otherwise 1.
+template <typename AccessOp>
+int64_t vectorWidth(AccessOp op, mlir::Type elem, int64_t maxBytes = 16) {
+  using namespace mlir;
+  ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
+  if (squeezed.empty()) return 1;
+  size_t d = squeezed.size() - 1;
+  int64_t bytes = elemBytes(elem);
+  if (squeezed[d] || masked[d] || bytes > 4 || maxBytes % bytes) return 1;
+  int64_t width = maxBytes / bytes;
+  APInt ext, off;
+  if (!matchPattern(op.getExtents()[d], m_ConstantInt(&ext)) || !matchPattern(op.getOffsets()[d], m_ConstantInt(&off)))
+    return 1;
+  if (op.getLens()[d] % width || ext.getSExtValue() % width || off.getSExtValue() % width) return 1;
+  return width;
+}
+
+} // namespace ph::simt
