@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -97,6 +98,22 @@ void emitGlobalAddress(mlir::OpBuilder &b, mlir::Location loc, AccessOp op, llvm
   Type elem = cast<tile::PtrType>(op.getPtr().getType()).getElementType();
   Value off = arith::IndexCastOp::create(b, loc, b.getI64Type(), linear);
   ptr = LLVM::GEPOp::create(b, loc, base.getType(), elem, base, ValueRange{off});
+}
+
+/// A load of `type` from global `ptr`; where `cond` is false, nothing is read and the
+/// value is zero (masked-off elements of a slice, as both lowerings and the
+/// interpreter define them). A null `cond` loads unconditionally.
+inline mlir::Value emitLoadOrZero(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, mlir::Value ptr,
+                                  unsigned align, mlir::Value cond) {
+  using namespace mlir;
+  if (!cond) return LLVM::LoadOp::create(b, loc, type, ptr, align);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, ValueRange{LLVM::LoadOp::create(b, loc, type, ptr, align).getResult()});
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc, ValueRange{arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(type))).getResult()});
+  return ifOp.getResult(0);
 }
 
 /// Elements one thread moves with one access of at most `maxBytes`: when the

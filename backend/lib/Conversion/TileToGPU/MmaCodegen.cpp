@@ -368,18 +368,7 @@ bool MmaCodegen::emitScalarLoad(tile::LoadOp ld) {
   Type elem = cast<RankedTensorType>(ld.getType()).getElementType();
   Value inBounds, ptr;
   globalAddress(ld, {}, inBounds, ptr);
-  Value v;
-  if (inBounds) {
-    auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{elem}, inBounds, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard g(b_);
-    b_.setInsertionPointToStart(ifOp.thenBlock());
-    scf::YieldOp::create(b_, loc_, ValueRange{LLVM::LoadOp::create(b_, loc_, elem, ptr).getResult()});
-    b_.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b_, loc_, ValueRange{arith::ConstantOp::create(b_, loc_, cast<TypedAttr>(b_.getZeroAttr(elem))).getResult()});
-    v = ifOp.getResult(0);
-  } else {
-    v = LLVM::LoadOp::create(b_, loc_, elem, ptr);
-  }
+  Value v = emitLoadOrZero(b_, loc_, elem, ptr, /*align=*/0, inBounds);
   TV out;
   out.kind = TV::Splat;
   out.elem = elem;
@@ -426,19 +415,7 @@ bool MmaCodegen::issueLoad(tile::LoadOp ld, const TV &out, IRMapping *alt, Value
     }
     Type type = width > 1 ? Type(VectorType::get({width}, elem)) : elem;
     unsigned align = unsigned(width * eb);
-    Value v;
-    if (inBounds) {
-      auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{type}, inBounds, /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard g(b_);
-      b_.setInsertionPointToStart(ifOp.thenBlock());
-      scf::YieldOp::create(b_, loc_, ValueRange{LLVM::LoadOp::create(b_, loc_, type, ptr, align).getResult()});
-      b_.setInsertionPointToStart(ifOp.elseBlock());
-      scf::YieldOp::create(b_, loc_,
-                           ValueRange{arith::ConstantOp::create(b_, loc_, cast<TypedAttr>(b_.getZeroAttr(type))).getResult()});
-      v = ifOp.getResult(0);
-    } else {
-      v = LLVM::LoadOp::create(b_, loc_, type, ptr, align);
-    }
+    Value v = emitLoadOrZero(b_, loc_, type, ptr, align, inBounds);
     LLVM::StoreOp::create(b_, loc_, v, smemPtr(dst), align);
   });
   return async;

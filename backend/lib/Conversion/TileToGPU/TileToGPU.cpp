@@ -106,6 +106,8 @@ private:
   // ---- emission helpers ----
   Value cIndex(int64_t v, Location loc) { return arith::ConstantIndexOp::create(b_, loc, v); }
   void barrier(Location loc) { ::mlir::gpu::BarrierOp::create(b_, loc); }
+  /// The row-major indices of element `lin` of a tile of `shape`.
+  SmallVector<Value> delinearize(Value lin, ArrayRef<int64_t> shape, Location loc);
   void forEachElement(ArrayRef<int64_t> shape, Location loc,
                       function_ref<void(ArrayRef<Value>)> body);
   Value read(const View &v, ArrayRef<Value> idx, Location loc);
@@ -347,7 +349,10 @@ void SimtCodegen::forEachElement(ArrayRef<int64_t> shape, Location loc, function
   auto loop = scf::ForOp::create(b_, loc, tid_, cIndex(n, loc), cIndex(opts_.threads, loc));
   OpBuilder::InsertionGuard guard(b_);
   b_.setInsertionPoint(loop.getBody()->getTerminator());
-  Value lin = loop.getInductionVar();
+  body(delinearize(loop.getInductionVar(), shape, loc));
+}
+
+SmallVector<Value> SimtCodegen::delinearize(Value lin, ArrayRef<int64_t> shape, Location loc) {
   SmallVector<Value> idx(shape.size());
   for (int d = int(shape.size()) - 1; d >= 0; --d) {
     if (d == 0) {
@@ -358,7 +363,7 @@ void SimtCodegen::forEachElement(ArrayRef<int64_t> shape, Location loc, function
     idx[d] = arith::RemUIOp::create(b_, loc, lin, ext);
     lin = arith::DivUIOp::create(b_, loc, lin, ext);
   }
-  body(idx);
+  return idx;
 }
 
 Value SimtCodegen::linearIndex(ArrayRef<Value> idx, ArrayRef<int64_t> shape, int64_t pitch, Location loc) {
@@ -539,16 +544,7 @@ SmallVector<Value> SimtCodegen::issueLoadsEach(tile::LoadOp ld, function_ref<Val
   SmallVector<Value> vals;
   for (int64_t r = 0; r < per; ++r) {
     Value e = arith::AddIOp::create(b_, loc, tid_, cIndex(r * opts_.threads, loc));
-    SmallVector<Value> idx(shape.size());
-    Value lin = e;
-    for (int d = int(shape.size()) - 1; d >= 0; --d) {
-      if (d == 0) {
-        idx[d] = lin;
-        break;
-      }
-      idx[d] = arith::RemUIOp::create(b_, loc, lin, cIndex(shape[d], loc));
-      lin = arith::DivUIOp::create(b_, loc, lin, cIndex(shape[d], loc));
-    }
+    SmallVector<Value> idx = delinearize(e, shape, loc);
     if (width > 1 && !idx.empty()) idx.back() = arith::MulIOp::create(b_, loc, idx.back(), cIndex(width, loc));
     Value inBounds, ptr;
     globalAddress(ld, idx, loc, inBounds, ptr, scalar);
@@ -556,17 +552,7 @@ SmallVector<Value> SimtCodegen::issueLoadsEach(tile::LoadOp ld, function_ref<Val
     auto both = [&](Value c) { cond = cond ? arith::AndIOp::create(b_, loc, cond, c).getResult() : c; };
     if (inBounds && masks) both(inBounds);
     if ((r + 1) * opts_.threads > n) both(arith::CmpIOp::create(b_, loc, arith::CmpIPredicate::ult, e, cIndex(n, loc)));
-    if (!cond) {
-      vals.push_back(LLVM::LoadOp::create(b_, loc, type, ptr, align));
-      continue;
-    }
-    auto ifOp = scf::IfOp::create(b_, loc, TypeRange{type}, cond, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard g(b_);
-    b_.setInsertionPointToStart(ifOp.thenBlock());
-    scf::YieldOp::create(b_, loc, ValueRange{LLVM::LoadOp::create(b_, loc, type, ptr, align).getResult()});
-    b_.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(b_, loc, ValueRange{arith::ConstantOp::create(b_, loc, cast<TypedAttr>(b_.getZeroAttr(type))).getResult()});
-    vals.push_back(ifOp.getResult(0));
+    vals.push_back(emitLoadOrZero(b_, loc, type, ptr, align, cond));
   }
   return vals;
 }
@@ -587,16 +573,7 @@ void SimtCodegen::storeLoaded(tile::LoadOp ld, const View &out, ValueRange vals,
                                     /*withElseRegion=*/false);
       b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     }
-    SmallVector<Value> idx(shape.size());
-    Value lin = e;
-    for (int d = int(shape.size()) - 1; d >= 0; --d) {
-      if (d == 0) {
-        idx[d] = lin;
-        break;
-      }
-      idx[d] = arith::RemUIOp::create(b_, loc, lin, cIndex(shape[d], loc));
-      lin = arith::DivUIOp::create(b_, loc, lin, cIndex(shape[d], loc));
-    }
+    SmallVector<Value> idx = delinearize(e, shape, loc);
     if (width == 1) {
       write(out, idx, v, loc);
       continue;
@@ -909,18 +886,7 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
         globalAddress(ld, idx, loc, inBounds, ptr);
         Type type = width > 1 ? Type(VectorType::get({width}, elem)) : elem;
         unsigned align = width > 1 ? 16 : 0;
-        Value v;
-        if (inBounds) {
-          auto ifOp = scf::IfOp::create(b_, loc, TypeRange{type}, inBounds, /*withElseRegion=*/true);
-          OpBuilder::InsertionGuard g(b_);
-          b_.setInsertionPointToStart(ifOp.thenBlock());
-          scf::YieldOp::create(b_, loc, ValueRange{LLVM::LoadOp::create(b_, loc, type, ptr, align).getResult()});
-          b_.setInsertionPointToStart(ifOp.elseBlock());
-          scf::YieldOp::create(b_, loc, ValueRange{arith::ConstantOp::create(b_, loc, cast<TypedAttr>(b_.getZeroAttr(type))).getResult()});
-          v = ifOp.getResult(0);
-        } else {
-          v = LLVM::LoadOp::create(b_, loc, type, ptr, align);
-        }
+        Value v = emitLoadOrZero(b_, loc, type, ptr, align, inBounds);
         if (width == 1) {
           write(out, idx, v, loc);
           return;
