@@ -16,21 +16,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+from cuda_timing import time_cuda as time_torch
 
 BACKENDS = [("math", SDPBackend.MATH), ("efficient", SDPBackend.EFFICIENT_ATTENTION),
             ("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)]
-
-
-def time_torch(fn, iters):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); e.synchronize()
-        times.append(s.elapsed_time(e))
-    return float(np.median(times))
 
 
 def run_ph(ph_run, build, kernel, arrays, scale, iters):

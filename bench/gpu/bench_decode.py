@@ -27,6 +27,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+from cuda_timing import time_cuda
 
 BACKENDS = [("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
             ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("math", SDPBackend.MATH)]
@@ -36,18 +37,6 @@ TOL = 2e-3
 # The kernels benched: examples/decode_attention.ph's, or --kernels decode_split_tc,decode_combine_tc
 # (examples/decode_attention_tc.ph: GQA on the tensor cores, padded query rows).
 KERNELS = ["decode_split", "decode_combine"]
-
-
-def time_cuda(fn, iters, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iters):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); e.synchronize()
-        times.append(s.elapsed_time(e))
-    return float(np.median(times))
 
 
 def read_bandwidth(iters):

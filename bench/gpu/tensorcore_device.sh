@@ -21,7 +21,7 @@ build)
   for k in attn_w4 attn_w8 causal_w4 causal_w8; do
     "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k -o "$out/bench/$k" > "$out/bench/$k.log" 2>&1 || exit 1
   done
-  cp "$root/bench/gpu/bench_tensorcore.py" "$0" "$root/tests/gpu/check_examples.sh" "$root/tests/gpu/check_kvcache.sh" "$out/"
+  cp "$root/bench/gpu/bench_tensorcore.py" "$root/bench/gpu/cuda_timing.py" "$0" "$root/tests/gpu/check_examples.sh" "$root/tests/gpu/check_kvcache.sh" "$out/"
   cp "$(dirname "$ph")/ph-run" "$out/"
   echo "built into $out"
   ;;
