@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+import pipe_framing  # beside this file
+
 path = os.path.abspath(sys.argv[1])
 ph, lsp = sys.argv[2], sys.argv[3:]
 text = open(path, encoding="utf-8").read()
@@ -54,20 +56,11 @@ proc = subprocess.Popen(lsp, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
 
 def send(msg):
-    body = json.dumps(msg).encode("utf-8")
-    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    proc.stdin.flush()
+    pipe_framing.send(proc, msg)
 
 
 def read():
-    headers = b""
-    while not headers.endswith(b"\r\n\r\n"):
-        c = proc.stdout.read(1)
-        if not c:
-            sys.exit("server closed its output")
-        headers += c
-    n = int([h for h in headers.decode().split("\r\n") if h.lower().startswith("content-length")][0].split(":")[1])
-    return json.loads(proc.stdout.read(n).decode("utf-8"))
+    return pipe_framing.read(proc)
 
 
 uri = "file://" + path

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+import pipe_framing  # beside this file
+
 ph, lsp = sys.argv[1], sys.argv[2:]
 src = os.environ.get("PH_SRC_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 rng = random.Random(1234)
@@ -21,20 +23,11 @@ pending = []  # notifications read while waiting for a response
 
 
 def send(msg):
-    body = json.dumps(msg).encode("utf-8")
-    proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    proc.stdin.flush()
+    pipe_framing.send(proc, msg)
 
 
 def read():
-    headers = b""
-    while not headers.endswith(b"\r\n\r\n"):
-        c = proc.stdout.read(1)
-        if not c:
-            sys.exit("FAIL: the server closed its output (exit %s)" % proc.poll())
-        headers += c
-    n = int([h for h in headers.decode().split("\r\n") if h.lower().startswith("content-length")][0].split(":")[1])
-    return json.loads(proc.stdout.read(n).decode("utf-8"))
+    return pipe_framing.read(proc)
 
 
 next_id = [100]
