@@ -116,6 +116,19 @@ inline mlir::Value emitLoadOrZero(mlir::OpBuilder &b, mlir::Location loc, mlir::
   return ifOp.getResult(0);
 }
 
+/// A store of `v` to global `ptr` where `cond` holds (masked-off elements of a slice are
+/// not written); a null `cond` stores unconditionally.
+inline void emitStoreIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Value ptr, unsigned align,
+                        mlir::Value cond) {
+  using namespace mlir;
+  OpBuilder::InsertionGuard g(b);
+  if (cond) {
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond, /*withElseRegion=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  }
+  LLVM::StoreOp::create(b, loc, v, ptr, align);
+}
+
 /// Elements one thread moves with one access of at most `maxBytes`: when the
 /// slice's last dimension is neither squeezed nor masked, and its length, the
 /// tensor's extent and the slice's start along it are constant multiples of the

@@ -670,14 +670,7 @@ bool MmaCodegen::emitStore(tile::StoreOp st) {
               v = vec;
             }
             unsigned align = unsigned((pair ? 2 : 1) * eb);
-            if (inBounds) {
-              auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{}, inBounds, false);
-              OpBuilder::InsertionGuard g(b_);
-              b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-              LLVM::StoreOp::create(b_, loc_, v, ptr, align);
-            } else {
-              LLVM::StoreOp::create(b_, loc_, v, ptr, align);
-            }
+            emitStoreIf(b_, loc_, v, ptr, align, inBounds);
           }
     return true;
   }
@@ -693,14 +686,7 @@ bool MmaCodegen::emitStore(tile::StoreOp st) {
         Value inBounds, ptr;
         globalAddress(st, {toIndex(rowIndex(mr, mi, h)), idxc(0)}, inBounds, ptr);
         Value v = src.regs[mi * 2 + h];
-        if (inBounds) {
-          auto in = scf::IfOp::create(b_, loc_, TypeRange{}, inBounds, false);
-          OpBuilder::InsertionGuard g2(b_);
-          b_.setInsertionPoint(in.thenBlock()->getTerminator());
-          LLVM::StoreOp::create(b_, loc_, v, ptr, 0);
-        } else {
-          LLVM::StoreOp::create(b_, loc_, v, ptr, 0);
-        }
+        emitStoreIf(b_, loc_, v, ptr, 0, inBounds);
       }
     return true;
   }
@@ -720,14 +706,7 @@ bool MmaCodegen::emitStore(tile::StoreOp st) {
     Value inBounds, ptr;
     globalAddress(st, tileIdx, inBounds, ptr);
     Value v = src.kind == TV::Splat ? src.scalar : smemElem(src, toI32(r), toI32(c));
-    if (inBounds) {
-      auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{}, inBounds, false);
-      OpBuilder::InsertionGuard g(b_);
-      b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      LLVM::StoreOp::create(b_, loc_, v, ptr, 0);
-    } else {
-      LLVM::StoreOp::create(b_, loc_, v, ptr, 0);
-    }
+    emitStoreIf(b_, loc_, v, ptr, 0, inBounds);
   });
   return true;
 }

@@ -927,14 +927,7 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
         }
       }
       unsigned align = width > 1 ? 16 : 0;
-      if (inBounds) {
-        auto ifOp = scf::IfOp::create(b_, loc, TypeRange{}, inBounds, /*withElseRegion=*/false);
-        OpBuilder::InsertionGuard g(b_);
-        b_.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-        LLVM::StoreOp::create(b_, loc, v, ptr, align);
-      } else {
-        LLVM::StoreOp::create(b_, loc, v, ptr, align);
-      }
+      emitStoreIf(b_, loc, v, ptr, align, inBounds);
     });
     if (src.kind != View::Splat) barrier(loc);
     return true;
