@@ -13,6 +13,7 @@
 #include "ph/Dialect/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -69,6 +70,15 @@ inline mlir::Value convertElement(mlir::OpBuilder &b, mlir::Location loc, mlir::
   return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
              ? arith::ExtSIOp::create(b, loc, to, v).getResult()
              : arith::TruncIOp::create(b, loc, to, v).getResult();
+}
+
+/// tile.block_id: the CTA's index along `axis` (0, 1, 2: x, y, z) as an i32, the type
+/// the kernel's scalar arithmetic uses.
+inline mlir::Value emitBlockId(mlir::OpBuilder &b, mlir::Location loc, unsigned axis) {
+  static const mlir::gpu::Dimension dims[] = {mlir::gpu::Dimension::x, mlir::gpu::Dimension::y,
+                                              mlir::gpu::Dimension::z};
+  mlir::Value id = mlir::gpu::BlockIdOp::create(b, loc, dims[axis]);
+  return mlir::arith::IndexCastOp::create(b, loc, b.getI32Type(), id);
 }
 
 /// The global address of a slice access's element at `tileIdx` (one index per

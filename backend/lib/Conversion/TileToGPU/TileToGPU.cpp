@@ -826,10 +826,7 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
     return true;
   }
   if (auto bid = dyn_cast<tile::BlockIdOp>(op)) {
-    static const ::mlir::gpu::Dimension dims[] = {::mlir::gpu::Dimension::x, ::mlir::gpu::Dimension::y,
-                                                  ::mlir::gpu::Dimension::z};
-    Value id = ::mlir::gpu::BlockIdOp::create(b_, loc, dims[bid.getAxis()]);
-    scalars_.map(bid.getResult(), arith::IndexCastOp::create(b_, loc, b_.getI32Type(), id).getResult());
+    scalars_.map(bid.getResult(), emitBlockId(b_, loc, bid.getAxis()));
     return true;
   }
   if (auto cv = dyn_cast<tile::ConvertOp>(op)) {
