@@ -44,28 +44,13 @@ build() {
       echo "FAIL build $2"; cat "$out/$2.build.log"; return 1; }
   }
   for k in flash_attention flash_attention_manual causal_attention rotary rotary_pairs; do b $k $k || return 1; done
-  for k in mha_f16 mha_bf16 mha_causal_f16; do b mha $k || return 1; done
-  b kv_append kv_append_step && b decode_attention decode_split && b decode_attention decode_combine &&
-    b paged_decode paged_decode || return 1
+  # Issue 8's kernels and their inputs (caches of 300 rows at lengths 1, 37 and the whole
+  # cache, a shuffled page table): check_kvcache.sh builds them into the same folders.
+  sh "$here/check_kvcache.sh" build "$ph" "$out" >"$out/kvcache.build.log" 2>&1 || {
+    echo "FAIL build (check_kvcache.sh)"; cat "$out/kvcache.build.log"; return 1; }
+  b decode_attention decode_combine || return 1
   "$ph" build "$root/examples/decode_attention_tc.ph" -o "$out/decode_tc" >"$out/decode_tc.build.log" 2>&1 || {
     echo "FAIL build decode_attention_tc"; cat "$out/decode_tc.build.log"; return 1; }
-  # Small caches, lengths 1, 37 and the whole cache; a shuffled page table.
-  /usr/bin/python3 - "$out" <<'PY' || return 1
-import sys
-import numpy as np
-d = sys.argv[1] + "/"
-rng = np.random.default_rng()
-b, hk, g, n, D = 3, 2, 4, 150, 128
-np.save(d + "dq.npy", rng.uniform(-1, 1, (b, hk * g, D)).astype(np.float16))
-np.save(d + "dk.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
-np.save(d + "dv.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
-np.save(d + "dlens.npy", np.array([1, 37, n], dtype=np.int32))
-pool, npages, ps = 24, 8, 16
-np.save(d + "pkp.npy", rng.uniform(-1, 1, (pool, hk, ps, D)).astype(np.float16))
-np.save(d + "pvp.npy", rng.uniform(-1, 1, (pool, hk, ps, D)).astype(np.float16))
-np.save(d + "ptable.npy", rng.permutation(pool)[: b * npages].reshape(b, npages).astype(np.int32))
-np.save(d + "plens.npy", np.array([1, 16, 120], dtype=np.int32))
-PY
   echo "built 15 kernels into $out"
 }
 
