@@ -8,7 +8,7 @@
 // pass may refuse it only with a diagnostic.
 //
 //===----------------------------------------------------------------------===//
-#include "../tools/ph-opt/MlirNesting.h"
+#include "../tools/ph-opt/MlirTextGuards.h"
 #include "ph/Conversion/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
   // What ph-opt refuses before parsing, as MLIR 22's own parser would crash on it: nesting
   // past its stack, and `array<index ...>` (llvm/llvm-project#179045).
-  if (ph::opt::findDeepNesting(text) || ph::opt::findIndexDenseArray(text)) return 0;
+  if (ph::opt::refuseMlirText(text)) return 0;
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
   if (!module || mlir::failed(mlir::verify(*module))) return 0;
 

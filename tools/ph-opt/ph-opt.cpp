@@ -5,7 +5,7 @@
 // `--verify-diagnostics`, and every upstream pass.
 //
 //===----------------------------------------------------------------------===//
-#include "MlirNesting.h"
+#include "MlirTextGuards.h"
 #include "ph/Conversion/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -20,9 +20,10 @@
 
 namespace {
 
-/// The input files among the arguments (MlirOptMain's positional argument; the value
-/// of `-o` is the output). Standard input is not checked.
-bool inputsNestTooDeep(int argc, char **argv) {
+/// Whether an input file among the arguments is text MLIR's parser would crash on (said
+/// on stderr, with its place). Inputs are MlirOptMain's positional arguments; the value of
+/// `-o` is the output. Standard input is not checked.
+bool inputsRefused(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "-o") || !std::strcmp(argv[i], "--o")) {
       ++i;
@@ -34,15 +35,9 @@ bool inputsNestTooDeep(int argc, char **argv) {
     std::ifstream in(argv[i], std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    if (auto deep = ph::opt::findDeepNesting(text.str())) {
-      std::cerr << argv[i] << ":" << deep->line << ":" << deep->column << ": error: nested more than "
-                << ph::opt::kMaxMlirNesting << " deep; MLIR's parser recurses once a level and would "
-                << "overflow its stack, so ph-opt refuses the file\n";
-      return true;
-    }
-    if (auto at = ph::opt::findIndexDenseArray(text.str())) {
-      std::cerr << argv[i] << ":" << at->line << ":" << at->column << ": error: a dense array of `index` "
-                << "elements; MLIR 22's parser crashes on it (llvm/llvm-project#179045): use i64\n";
+    if (auto refused = ph::opt::refuseMlirText(text.view())) {
+      std::cerr << argv[i] << ":" << refused->site.line << ":" << refused->site.column << ": error: "
+                << refused->reason << "\n";
       return true;
     }
   }
@@ -52,7 +47,7 @@ bool inputsNestTooDeep(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (inputsNestTooDeep(argc, argv)) return 1;
+  if (inputsRefused(argc, argv)) return 1;
   mlir::registerAllPasses();
   ph::tile::registerPasses();
   mlir::DialectRegistry registry;
