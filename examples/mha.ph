@@ -3,7 +3,7 @@
 // launch picks the variant whose D matches the tensors.
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64], BC in [32])
+@autotune(D in [64, 128], BR in [64, 128], BC in [32])
 @aligned(N = BR)
 kernel mha_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -17,7 +17,7 @@ kernel mha_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64], BC in [32])
+@autotune(D in [64, 128], BR in [64, 128], BC in [32])
 @aligned(N = BR)
 kernel mha_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
                 O: tensor<bf16>[B, H, N, D], scale: f32) {
@@ -31,7 +31,7 @@ kernel mha_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: ten
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64], BC in [32])
+@autotune(D in [64, 128], BR in [64, 128], BC in [32])
 @aligned(N = BR)
 kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                       O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -56,7 +56,7 @@ kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V:
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64], BC in [32])
+@autotune(D in [64, 128], BR in [64, 128], BC in [32])
 @aligned(N = BR)
 kernel mha_causal_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
                        O: tensor<bf16>[B, H, N, D], scale: f32) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Issue 8's kernels on the GPU against the fp64 interpreter: batched multi-head attention
 # (f16 and bf16, causal and not, D 64 and 128), kv_append, flash-decoding's split kernel
-# with GQA (lengths 1, 37 and the whole cache) and paged decode (a shuffled block table).
+# with GQA (lengths 1, 37 and the whole cache), its tensor-core variant (decode_attention_tc.ph:
+# split and combine) and paged decode (a shuffled block table).
 #
 #   check_kvcache.sh build PH OUT       compile the kernels and write the inputs (needs the compiler)
 #   check_kvcache.sh run PH_RUN OUT     `ph-run --check` on each (needs a GPU; 77 without one)
@@ -16,6 +17,7 @@ build)
   "$ph" build "$root/examples/kv_append.ph" --kernel kv_append_step -o "$out/kv_append_step" || exit 1
   "$ph" build "$root/examples/decode_attention.ph" --kernel decode_split -o "$out/decode_split" || exit 1
   "$ph" build "$root/examples/paged_decode.ph" --kernel paged_decode -o "$out/paged_decode" || exit 1
+  "$ph" build "$root/examples/decode_attention_tc.ph" -o "$out/decode_tc" || exit 1
   /usr/bin/python3 - "$out" <<'PY'
 import sys
 import numpy as np
@@ -47,6 +49,10 @@ run)
   done
   t "$R" kv_append_step --size B=3 --size H=4 --size N=40 --seed 4 --check
   t "$R" decode_split --in Q=dq.npy --in K=dk.npy --in V=dv.npy --in Lens=dlens.npy --check
+  for c in BC=32,S=16 BC=64,S=12; do
+    t "$R" decode_tc --kernel decode_split_tc --config $c --in Q=dq.npy --in K=dk.npy --in V=dv.npy --in Lens=dlens.npy --check
+  done
+  t "$R" decode_tc --kernel decode_combine_tc --config S=12 --size B=3 --size H=8 --size HK=2 --seed 5 --check
   t "$R" paged_decode --in Q=dq.npy --in Kp=pkp.npy --in Vp=pvp.npy --in Table=ptable.npy --in Lens=plens.npy --check
   echo "failures: $fails"
   [ $fails -eq 0 ]
