@@ -6,8 +6,11 @@
 #   ncu_attention.sh PH_RUN KERNEL_DIR KERNEL CONFIG D OUT
 #   e.g. ncu_attention.sh .device/tc/ph-run .device/tc/bench/attn_w8 attn_w8 D=128,BR=128,BC=128 128 $OUT
 #
-# Shape [4, 16, 4096, D], f16, not causal. Writes OUT/ncu-ph.{ncu-rep,txt} and
-# OUT/ncu-fa2.{ncu-rep,txt}; clocks are left alone (--clock-control none, device/METHOD.md).
+# Shape [4, 16, 4096, D], f16, not causal. Writes OUT/ncu-{ph,fa2}.{ncu-rep,txt,raw.csv}
+# (the details page, every metric) and Ph's SASS (OUT/ph.sass); prints the headline figures
+# and the stall reasons, cycles per issued instruction each (ncu's
+# smsp__average_warps_issue_stalled_*_per_issue_active); clocks are left alone (--clock-control none,
+# device/METHOD.md).
 set -u
 phrun=$1 dir=$2 kernel=$3 config=$4 d=$5 out=$6
 mkdir -p "$out"
@@ -18,6 +21,8 @@ ncu $ncu_args -k "regex:$kernel" -c 1 -o "$out/ncu-ph" \
   "$phrun" "$dir" --kernel "$kernel" --config "$config" --size B=4 --size H=16 --size N=4096 --seed 1 \
   > "$out/ncu-ph.run.log" 2>&1 || { echo "ncu on $kernel failed"; tail -20 "$out/ncu-ph.run.log"; exit 1; }
 ncu --import "$out/ncu-ph.ncu-rep" --page details > "$out/ncu-ph.txt" 2>&1
+cfgname=$(echo "$config" | sed 's/=//g; s/,/_/g')
+command -v cuobjdump >/dev/null && cuobjdump -sass "$dir/$kernel.$cfgname.cubin" > "$out/ph.sass" 2>&1
 cat > "$out/fa2.py" <<PY
 import torch, torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -32,6 +37,28 @@ ncu $ncu_args -k "regex:flash_fwd" --launch-skip 1 -c 1 -o "$out/ncu-fa2" python
   > "$out/ncu-fa2.run.log" 2>&1 || { echo "ncu on FlashAttention-2 failed"; tail -20 "$out/ncu-fa2.run.log"; exit 1; }
 ncu --import "$out/ncu-fa2.ncu-rep" --page details > "$out/ncu-fa2.txt" 2>&1
 for f in ph fa2; do
+  ncu --import "$out/ncu-$f.ncu-rep" --page raw --csv > "$out/ncu-$f.raw.csv" 2>&1
   echo "== $f"
   grep -E "^ +(Duration|Elapsed Cycles|Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Executed Ipc Active|Issue Slots Busy|No Eligible|Warp Cycles Per Issued Instruction|Executed Instructions  |Block Limit Registers|Block Limit Shared Mem) " "$out/ncu-$f.txt" | sed 's/  */ /g'
 done
+python3 - "$out" <<'PY'
+import csv, sys
+def stalls(path):
+    rows = list(csv.reader(open(path)))
+    names, vals = rows[0], rows[2]
+    # smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio: the reason's share
+    # of the cycles between two instructions of a warp (they add up to "Warp Cycles Per
+    # Issued Instruction").
+    head, tail = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
+    out = {}
+    for n, v in zip(names, vals):
+        if n.startswith(head) and n.endswith(tail):
+            try: out[n[len(head):-len(tail)]] = float(v.replace(",", ""))
+            except ValueError: pass
+    return out
+ph, fa2 = (stalls(f"{sys.argv[1]}/ncu-{f}.raw.csv") for f in ("ph", "fa2"))
+print("stall reason (cycles per issued instruction)      ph    fa2")
+for r in sorted(ph, key=lambda r: -ph[r]):
+    if ph[r] >= 0.02 or fa2.get(r, 0) >= 0.02:
+        print(f"  {r:45} {ph[r]:5.2f}  {fa2.get(r, float('nan')):5.2f}")
+PY
