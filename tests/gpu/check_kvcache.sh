@@ -53,6 +53,15 @@ run)
     t "$R" decode_tc --kernel decode_split_tc --config $c --in Q=dq.npy --in K=dk.npy --in V=dv.npy --in Lens=dlens.npy --check
   done
   t "$R" decode_tc --kernel decode_combine_tc --config S=12 --size B=3 --size H=8 --size HK=2 --seed 5 --check
+  # A configuration the sizes do not suit is left out of a bench, not an error: N=192 breaks
+  # the BR=128 variants' `@aligned(N = BR)`; the BR=64 one is timed.
+  echo "== $R mha_f16 --config D=64 --size N=192 --bench (BR=128 skipped)"
+  if "$R" mha_f16 --config D=64 --size B=1 --size H=2 --size N=192 --bench --warmup 1 --iters 3 > last.log 2>&1 &&
+     grep -q 'note: skipped \[D=64,BR=128,BC=32\].*@aligned' last.log && grep -q 'BR=64,BC=32' last.log; then
+    echo "  bench with BR=128 skipped: ok"
+  else
+    tail -15 last.log; fails=$((fails+1))
+  fi
   t "$R" paged_decode --in Q=dq.npy --in Kp=pkp.npy --in Vp=pvp.npy --in Table=ptable.npy --in Lens=plens.npy --check
   echo "failures: $fails"
   [ $fails -eq 0 ]
