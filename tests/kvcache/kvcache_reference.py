@@ -6,8 +6,9 @@ against float64 numpy references written from the math, on fresh random inputs.
     kvcache_reference.py ... --case all --target cpu
 
 Cases: mha (f16, causal and not, D 64 and 128), kv_append, decode (flash-decoding split +
-combine with GQA: lengths 1, not a multiple of the block, and the whole cache), paged (a
-shuffled block table). Relative error ||out - ref|| / ||ref|| within 3e-3 for f16 outputs,
+combine with GQA: lengths 1, not a multiple of the block, and the whole cache; then one
+sequence alone), decode_tc (the same on the tensor-core kernels), paged (a shuffled block
+table). Relative error ||out - ref|| / ||ref|| within 3e-3 for f16 outputs,
 1e-5 for f32. The seed is printed (PH_KVCACHE_SEED replays a failure). Exit 77: the target is
 not built into this `ph`.
 """
@@ -115,36 +116,49 @@ def decode_reference(q, k, v, lens, scale, group):
     return ref
 
 
+def decode_batches(n, rng):
+    """(B, Lens) pairs: many sequences at lengths less than a block, not a multiple of it and
+    the whole cache; then one sequence alone (flash-decoding's case: its splits fill the GPU)."""
+    yield 3, np.array([1, 37, n], dtype=np.int32)
+    yield 1, np.array([rng.integers(n // 2, n)], dtype=np.int32)
+
+
 def case_decode(ph, root, target, rng, tmp):
-    b, hk, g, n, d, s = 3, 2, 4, 300, 128, 16
+    hk, g, n, d = 2, 4, 300, 128
     h = hk * g
-    q = rng.uniform(-1, 1, (b, h, d)).astype(np.float16)
-    k, v = (rng.uniform(-1, 1, (b, hk, n, d)).astype(np.float16) for _ in range(2))
-    lens = np.array([1, 37, n], dtype=np.int32)  # less than a block, not a multiple, the whole cache
-    scale = 1.0 / np.sqrt(d)
-    part = run(ph, root, "examples/decode_attention.ph", "decode_split", target,
-               {"Q": q, "K": k, "V": v, "Lens": lens}, ["Op", "Mp", "Lp"], tmp,
-               sizes={"B": b, "H": h}, args={"scale": scale})
-    out = run(ph, root, "examples/decode_attention.ph", "decode_combine", target,
-              {"Op": part["Op"], "Mp": part["Mp"], "Lp": part["Lp"]}, ["O"], tmp)["O"]
-    return check("decode (split + combine, GQA 4:1)", out, decode_reference(q, k, v, lens, scale, g), 3e-3)
+    ok = True
+    for b, lens in decode_batches(n, rng):
+        q = rng.uniform(-1, 1, (b, h, d)).astype(np.float16)
+        k, v = (rng.uniform(-1, 1, (b, hk, n, d)).astype(np.float16) for _ in range(2))
+        scale = 1.0 / np.sqrt(d)
+        part = run(ph, root, "examples/decode_attention.ph", "decode_split", target,
+                   {"Q": q, "K": k, "V": v, "Lens": lens}, ["Op", "Mp", "Lp"], tmp,
+                   sizes={"B": b, "H": h}, args={"scale": scale})
+        out = run(ph, root, "examples/decode_attention.ph", "decode_combine", target,
+                  {"Op": part["Op"], "Mp": part["Mp"], "Lp": part["Lp"]}, ["O"], tmp)["O"]
+        ok &= check(f"decode (split + combine, GQA 4:1), B={b}, lens {lens.tolist()}", out,
+                    decode_reference(q, k, v, lens, scale, g), 3e-3)
+    return ok
 
 
 def case_decode_tc(ph, root, target, rng, tmp):
     """examples/decode_attention_tc.ph: the tensor-core GQA kernels, 16 padded query rows a CTA."""
-    b, hk, g, n, d = 3, 2, 4, 300, 128
+    hk, g, n, d = 2, 4, 300, 128
     h = hk * g
-    q = rng.uniform(-1, 1, (b, h, d)).astype(np.float16)
-    k, v = (rng.uniform(-1, 1, (b, hk, n, d)).astype(np.float16) for _ in range(2))
-    lens = np.array([1, 37, n], dtype=np.int32)
-    scale = 1.0 / np.sqrt(d)
-    part = run(ph, root, "examples/decode_attention_tc.ph", "decode_split_tc", target,
-               {"Q": q, "K": k, "V": v, "Lens": lens}, ["Op", "Mp", "Lp"], tmp, config="BC=32,S=16",
-               args={"scale": scale})
-    out = run(ph, root, "examples/decode_attention_tc.ph", "decode_combine_tc", target,
-              {"Op": part["Op"], "Mp": part["Mp"], "Lp": part["Lp"]}, ["O"], tmp, sizes={"H": h}, config="S=16")["O"]
-    return check("decode on tensor cores (split + combine, GQA 4:1, padded rows)", out,
-                 decode_reference(q, k, v, lens, scale, g), 3e-3)
+    ok = True
+    for b, lens in decode_batches(n, rng):
+        q = rng.uniform(-1, 1, (b, h, d)).astype(np.float16)
+        k, v = (rng.uniform(-1, 1, (b, hk, n, d)).astype(np.float16) for _ in range(2))
+        scale = 1.0 / np.sqrt(d)
+        part = run(ph, root, "examples/decode_attention_tc.ph", "decode_split_tc", target,
+                   {"Q": q, "K": k, "V": v, "Lens": lens}, ["Op", "Mp", "Lp"], tmp, config="BC=32,S=16",
+                   args={"scale": scale})
+        out = run(ph, root, "examples/decode_attention_tc.ph", "decode_combine_tc", target,
+                  {"Op": part["Op"], "Mp": part["Mp"], "Lp": part["Lp"]}, ["O"], tmp, sizes={"H": h},
+                  config="S=16")["O"]
+        ok &= check(f"decode on tensor cores (split + combine, GQA 4:1, padded rows), B={b}, lens {lens.tolist()}",
+                    out, decode_reference(q, k, v, lens, scale, g), 3e-3)
+    return ok
 
 
 def case_paged(ph, root, target, rng, tmp):
