@@ -123,7 +123,9 @@ def decode_batches(n, rng):
     yield 1, np.array([rng.integers(n // 2, n)], dtype=np.int32)
 
 
-def case_decode(ph, root, target, rng, tmp):
+def check_decode(ph, root, target, rng, tmp, file, split, combine, label, split_config=None, combine_config=None,
+                 combine_told_h=False):
+    """Split + combine of `file` for each of decode_batches against the float64 reference."""
     hk, g, n, d = 2, 4, 300, 128
     h = hk * g
     ok = True
@@ -131,34 +133,25 @@ def case_decode(ph, root, target, rng, tmp):
         q = rng.uniform(-1, 1, (b, h, d)).astype(np.float16)
         k, v = (rng.uniform(-1, 1, (b, hk, n, d)).astype(np.float16) for _ in range(2))
         scale = 1.0 / np.sqrt(d)
-        part = run(ph, root, "examples/decode_attention.ph", "decode_split", target,
-                   {"Q": q, "K": k, "V": v, "Lens": lens}, ["Op", "Mp", "Lp"], tmp,
-                   sizes={"B": b, "H": h}, args={"scale": scale})
-        out = run(ph, root, "examples/decode_attention.ph", "decode_combine", target,
-                  {"Op": part["Op"], "Mp": part["Mp"], "Lp": part["Lp"]}, ["O"], tmp)["O"]
-        ok &= check(f"decode (split + combine, GQA 4:1), B={b}, lens {lens.tolist()}", out,
-                    decode_reference(q, k, v, lens, scale, g), 3e-3)
+        part = run(ph, root, file, split, target, {"Q": q, "K": k, "V": v, "Lens": lens}, ["Op", "Mp", "Lp"], tmp,
+                   sizes={"B": b, "H": h}, config=split_config, args={"scale": scale})
+        out = run(ph, root, file, combine, target, {"Op": part["Op"], "Mp": part["Mp"], "Lp": part["Lp"]}, ["O"],
+                  tmp, sizes={"H": h} if combine_told_h else None, config=combine_config)["O"]
+        ok &= check(f"{label}, B={b}, lens {lens.tolist()}", out, decode_reference(q, k, v, lens, scale, g), 3e-3)
     return ok
+
+
+def case_decode(ph, root, target, rng, tmp):
+    return check_decode(ph, root, target, rng, tmp, "examples/decode_attention.ph", "decode_split", "decode_combine",
+                        "decode (split + combine, GQA 4:1)")
 
 
 def case_decode_tc(ph, root, target, rng, tmp):
-    """examples/decode_attention_tc.ph: the tensor-core GQA kernels, 16 padded query rows a CTA."""
-    hk, g, n, d = 2, 4, 300, 128
-    h = hk * g
-    ok = True
-    for b, lens in decode_batches(n, rng):
-        q = rng.uniform(-1, 1, (b, h, d)).astype(np.float16)
-        k, v = (rng.uniform(-1, 1, (b, hk, n, d)).astype(np.float16) for _ in range(2))
-        scale = 1.0 / np.sqrt(d)
-        part = run(ph, root, "examples/decode_attention_tc.ph", "decode_split_tc", target,
-                   {"Q": q, "K": k, "V": v, "Lens": lens}, ["Op", "Mp", "Lp"], tmp, config="BC=32,S=16",
-                   args={"scale": scale})
-        out = run(ph, root, "examples/decode_attention_tc.ph", "decode_combine_tc", target,
-                  {"Op": part["Op"], "Mp": part["Mp"], "Lp": part["Lp"]}, ["O"], tmp, sizes={"H": h},
-                  config="S=16")["O"]
-        ok &= check(f"decode on tensor cores (split + combine, GQA 4:1, padded rows), B={b}, lens {lens.tolist()}",
-                    out, decode_reference(q, k, v, lens, scale, g), 3e-3)
-    return ok
+    """examples/decode_attention_tc.ph: the tensor-core GQA kernels, 16 padded query rows a CTA.
+    Their combine reads partials laid out per key-value head, so it is told H."""
+    return check_decode(ph, root, target, rng, tmp, "examples/decode_attention_tc.ph", "decode_split_tc",
+                        "decode_combine_tc", "decode on tensor cores (split + combine, GQA 4:1, padded rows)",
+                        split_config="BC=32,S=16", combine_config="S=16", combine_told_h=True)
 
 
 def case_paged(ph, root, target, rng, tmp):
