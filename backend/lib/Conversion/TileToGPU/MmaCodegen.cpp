@@ -991,18 +991,28 @@ bool MmaCodegen::emitOp(Operation *op) {
   if (isa<tile::RowSumOp>(op)) return emitReduce(op, false);
   // A mask costs a compare and a select per score; most key blocks have
   // nothing to mask (all but the last for mask_cols, those below the diagonal
-  // for causal_mask), so the selects run only when the block can need them.
-  auto maskedWhen = [&](Value fires, const TV &src, int64_t mr, int64_t nt, Type elem,
-                        function_ref<Value(int64_t, int64_t, int64_t, Value)> select) {
-    SmallVector<Type> types(mr * nt * 4, elem);
-    auto ifOp = scf::IfOp::create(b_, loc_, types, fires, /*withElseRegion=*/true);
+  // for causal_mask), so the selects run only when `fires` (the block's test,
+  // given the warp's 16-row blocks mr) holds; `select` masks one score.
+  auto emitMask = [&](StringRef what, Value source, function_ref<Value(int64_t mr)> fires,
+                      function_ref<Value(int64_t mr, int64_t mi, int64_t nj, int64_t e, Value x)> select) {
+    auto rt = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t mr, nt;
+    if (!fragShape(rt.getShape(), mr, nt) || nt == 0) return fail(op, Twine(what) + " on " + typeText(rt));
+    const TV &src = tiles_[source];
+    if (src.kind == TV::Smem) return fail(op, Twine(what) + " on a loaded tile");
+    TV out;
+    out.kind = TV::Frag;
+    out.shape.assign(rt.getShape().begin(), rt.getShape().end());
+    out.elem = rt.getElementType();
+    SmallVector<Type> types(mr * nt * 4, out.elem);
+    auto ifOp = scf::IfOp::create(b_, loc_, types, fires(mr), /*withElseRegion=*/true);
     {
       OpBuilder::InsertionGuard g(b_);
       b_.setInsertionPointToStart(ifOp.thenBlock());
       SmallVector<Value> vals;
       for (int64_t mi = 0; mi < mr; ++mi)
         for (int64_t nj = 0; nj < nt; ++nj)
-          for (int64_t e = 0; e < 4; ++e) vals.push_back(select(mi, nj, e, at(src, mr, mi, nj, e)));
+          for (int64_t e = 0; e < 4; ++e) vals.push_back(select(mr, mi, nj, e, at(src, mr, mi, nj, e)));
       scf::YieldOp::create(b_, loc_, vals);
       b_.setInsertionPointToStart(ifOp.elseBlock());
       vals.clear();
@@ -1011,53 +1021,42 @@ bool MmaCodegen::emitOp(Operation *op) {
           for (int64_t e = 0; e < 4; ++e) vals.push_back(at(src, mr, mi, nj, e));
       scf::YieldOp::create(b_, loc_, vals);
     }
-    return SmallVector<Value>(ifOp.getResults());
+    out.regs.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+    tiles_[op->getResult(0)] = out;
+    place(op->getResult(0), true);
+    return true;
   };
   if (auto mc = dyn_cast<tile::MaskColsOp>(op)) {
-    auto rt = cast<RankedTensorType>(mc.getType());
-    int64_t mr, nt;
-    if (!fragShape(rt.getShape(), mr, nt) || nt == 0) return fail(op, "mask_cols on " + typeText(rt));
-    const TV &src = tiles_[mc.getSource()];
-    if (src.kind == TV::Smem) return fail(op, "mask_cols on a loaded tile");
     Value n = scalars_.lookup(mc.getN()), value = scalars_.lookup(mc.getValue());
-    TV out;
-    out.kind = TV::Frag;
-    out.shape.assign(rt.getShape().begin(), rt.getShape().end());
-    out.elem = rt.getElementType();
-    Value fires = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, n, i32c(rt.getShape()[1]));
-    out.regs = maskedWhen(fires, src, mr, nt, out.elem, [&](int64_t, int64_t nj, int64_t e, Value x) -> Value {
-      Value masked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, colIndex(nj, e), n);
-      return arith::SelectOp::create(b_, loc_, masked, value, x);
-    });
-    tiles_[mc.getResult()] = out;
-    place(mc.getResult(), true);
-    return true;
+    return emitMask(
+        "mask_cols", mc.getSource(),
+        [&](int64_t) -> Value {
+          int64_t cols = cast<RankedTensorType>(mc.getType()).getShape()[1];
+          return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::slt, n, i32c(cols));
+        },
+        [&](int64_t, int64_t, int64_t nj, int64_t e, Value x) -> Value {
+          Value masked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sge, colIndex(nj, e), n);
+          return arith::SelectOp::create(b_, loc_, masked, value, x);
+        });
   }
   if (auto cm = dyn_cast<tile::CausalMaskOp>(op)) {
-    auto rt = cast<RankedTensorType>(cm.getType());
-    auto ft = cast<FloatType>(rt.getElementType());
-    int64_t mr, nt;
-    if (!fragShape(rt.getShape(), mr, nt) || nt == 0) return fail(op, "causal_mask on " + typeText(rt));
-    const TV &src = tiles_[cm.getSource()];
-    if (src.kind == TV::Smem) return fail(op, "causal_mask on a loaded tile");
+    auto ft = cast<FloatType>(cast<RankedTensorType>(cm.getType()).getElementType());
     Value row = scalars_.lookup(cm.getRow()), col = scalars_.lookup(cm.getCol());
     Value big = arith::ConstantOp::create(b_, loc_, ft, b_.getFloatAttr(ft, -1.0e30));
-    TV out;
-    out.kind = TV::Frag;
-    out.shape.assign(rt.getShape().begin(), rt.getShape().end());
-    out.elem = ft;
-    // This warp's rows start at warp * 16 * mr: the block needs the mask when
-    // its last column passes the first of them.
-    Value fires = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, add(col, i32c(rt.getShape()[1] - 1)),
-                                        add(row, mul(warp_, i32c(16 * mr))));
-    out.regs = maskedWhen(fires, src, mr, nt, ft, [&](int64_t mi, int64_t nj, int64_t e, Value x) -> Value {
-      Value lhs = add(col, colIndex(nj, e)), rhs = add(row, rowIndex(mr, mi, e / 2));
-      Value masked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, lhs, rhs);
-      return arith::SelectOp::create(b_, loc_, masked, big, x);
-    });
-    tiles_[cm.getResult()] = out;
-    place(cm.getResult(), true);
-    return true;
+    return emitMask(
+        "causal_mask", cm.getSource(),
+        [&](int64_t mr) -> Value {
+          // This warp's rows start at warp * 16 * mr: the block needs the mask
+          // when its last column passes the first of them.
+          int64_t cols = cast<RankedTensorType>(cm.getType()).getShape()[1];
+          return arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, add(col, i32c(cols - 1)),
+                                       add(row, mul(warp_, i32c(16 * mr))));
+        },
+        [&](int64_t mr, int64_t mi, int64_t nj, int64_t e, Value x) -> Value {
+          Value lhs = add(col, colIndex(nj, e)), rhs = add(row, rowIndex(mr, mi, e / 2));
+          Value masked = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sgt, lhs, rhs);
+          return arith::SelectOp::create(b_, loc_, masked, big, x);
+        });
   }
   if (auto ex = dyn_cast<tensor::ExtractOp>(op)) {
     auto it = tiles_.find(ex.getTensor());
