@@ -167,6 +167,23 @@ private:
   template <typename AccessOp>
   void globalAddress(AccessOp op, ArrayRef<Value> tileIdx, Location loc, Value &inBounds, Value &ptr,
                      function_ref<Value(Value)> scalar = nullptr);
+  /// Every vector of `width` elements along the last dimension of the tile (of
+  /// `tileShape`) a slice access moves, each thread taking its share: the tile
+  /// index of the vector's first element, whether it lies inside the tensor,
+  /// its address.
+  template <typename AccessOp>
+  void forEachGlobalVector(AccessOp op, ArrayRef<int64_t> tileShape, int64_t width, Location loc,
+                           function_ref<void(ArrayRef<Value> idx, Value inBounds, Value ptr)> body) {
+    SmallVector<int64_t> shape(tileShape);
+    if (!shape.empty()) shape.back() /= width;
+    forEachElement(shape, loc, [&](ArrayRef<Value> vidx) {
+      SmallVector<Value> idx(vidx);
+      if (width > 1) idx.back() = arith::MulIOp::create(b_, loc, idx.back(), cIndex(width, loc));
+      Value inBounds, ptr;
+      globalAddress(op, idx, loc, inBounds, ptr);
+      body(idx, inBounds, ptr);
+    });
+  }
 
   func::FuncOp func_;
   const SimtOptions &opts_;
@@ -874,13 +891,7 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
       storeLoaded(ld, out, vals, loc);
     } else {
       int64_t width = vectorWidth(ld, elem);
-      SmallVector<int64_t> shape(rt.getShape());
-      if (!shape.empty()) shape.back() /= width;
-      forEachElement(shape, loc, [&](ArrayRef<Value> vidx) {
-        SmallVector<Value> idx(vidx);
-        if (width > 1) idx.back() = arith::MulIOp::create(b_, loc, idx.back(), cIndex(width, loc));
-        Value inBounds, ptr;
-        globalAddress(ld, idx, loc, inBounds, ptr);
+      forEachGlobalVector(ld, rt.getShape(), width, loc, [&](ArrayRef<Value> idx, Value inBounds, Value ptr) {
         Type type = width > 1 ? Type(VectorType::get({width}, elem)) : elem;
         unsigned align = width > 1 ? 16 : 0;
         Value v = emitLoadOrZero(b_, loc, type, ptr, align, inBounds);
@@ -905,13 +916,7 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
     auto rt = cast<RankedTensorType>(st.getValue().getType());
     Type elem = rt.getElementType();
     int64_t width = vectorWidth(st, elem);
-    SmallVector<int64_t> shape(rt.getShape());
-    if (!shape.empty()) shape.back() /= width;
-    forEachElement(shape, loc, [&](ArrayRef<Value> vidx) {
-      SmallVector<Value> idx(vidx);
-      if (width > 1) idx.back() = arith::MulIOp::create(b_, loc, idx.back(), cIndex(width, loc));
-      Value inBounds, ptr;
-      globalAddress(st, idx, loc, inBounds, ptr);
+    forEachGlobalVector(st, rt.getShape(), width, loc, [&](ArrayRef<Value> idx, Value inBounds, Value ptr) {
       Value v;
       if (width == 1) {
         v = read(src, idx, loc);
