@@ -53,7 +53,7 @@ run)
     done
   done
   python3 "$T/bench_tensorcore.py" "$R" "$T/bench" --flex-budget 90 > "$logs/bench.log" 2>&1 || fails=$((fails+1))
-  grep -E "^row:|flex" "$logs/bench.log" | cut -c6-
+  grep -E "^row:|^flex" "$logs/bench.log" | sed "s/^row: //"
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;
