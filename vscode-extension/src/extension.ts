@@ -138,6 +138,14 @@ function makeClient(context: vscode.ExtensionContext, command: string): Language
   };
   const c = new LanguageClient('ph', 'Ph Language Server', serverOptions, clientOptions);
   c.onNotification('ph/status', (params: any) => showGpuStatus(params));
+  // Compile on save finished: a line in the Ph output and the status bar (short).
+  c.onNotification('ph/compiled', (p: any) => {
+    const msg = String(p?.message ?? 'compiled');
+    output.appendLine(`[${new Date().toLocaleTimeString()}] compile on save: ${msg}`);
+    statusItem.text = `${p?.ok ? '$(check)' : '$(error)'} ${msg.split(';')[0]}`;
+    statusItem.tooltip = msg.split('; ').join('\n');
+    statusItem.show();
+  });
   return c;
 }
 
