@@ -17,6 +17,7 @@
 
 #include <filesystem>
 #include <numeric>
+#include <set>
 
 namespace ph::lsp {
 
@@ -126,7 +127,15 @@ bool Server::offerWithoutGpu(json &args, const std::string &kernel, std::string 
 
 json Server::appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st, const Snapshot *snap,
                               const std::string &kernel) {
-  std::map<std::string, int64_t> sizes = st.sizes;
+  // `ph.sizes` is one setting for every file: a size this kernel does not have is left out
+  // (`ph run` refuses it). Sizes the command names are passed as given.
+  std::set<std::string> known;
+  if (snap && snap->analysis)
+    for (const auto &k : snap->analysis->kernelVariants(kernel))
+      for (const kir::SizeSym &s : k->sizes) known.insert(s.name);
+  std::map<std::string, int64_t> sizes;
+  for (const auto &[k, v] : st.sizes)
+    if (known.empty() || known.count(k)) sizes[k] = v;
   if (args.contains("sizes") && args["sizes"].is_object())
     for (auto &[k, v] : args["sizes"].items())
       if (v.is_number_integer()) sizes[k] = v.get<int64_t>();

@@ -1,11 +1,11 @@
 //===- CodeLens.cpp - textDocument/codeLens over each kernel --------------===//
 //
-// Two lens lines per kernel, so neither is pushed out of view by the other:
+// Up to three lens lines per kernel, so none is pushed out of view by another:
 // the actions ("▶ Run on CPU", "Benchmark", "Compile", "Show MLIR") above the
 // kernel's first decorator, named after where Run will execute; the facts
-// (grid, threads, configurations) and, on a lens of their own, the last
-// build's figures above the `kernel` line. A kernel without decorators has
-// both on one line, the figures still a lens of their own.
+// (grid, threads, configurations) above its last decorator; the last build's
+// figures above the `kernel` line. With fewer decorator lines they share a
+// line (VS Code joins the lenses of one line with " | "), each still a lens.
 //
 //===----------------------------------------------------------------------===//
 #include "Features.h"
@@ -21,6 +21,15 @@ json codeLens(const Snapshot &s, const json &, const FeatureOptions &o) {
     json nameRange = toJson(s.lines.range(k.nameRange.begin, k.nameRange.end));
     Position top = s.lines.position(std::min(k.declRange.begin, k.nameRange.begin));
     json actionRange = toJson(Range{top, top});
+    // The last decorator's line, when it is not the first's.
+    json infoRange = nameRange;
+    for (const auto &m : s.analysis->modules)
+      if (m && m->file == k.nameRange.file)
+        for (const auto &d : m->decls)
+          if (d && d->isKernel && d->name.name == k.name && !d->decorators.empty()) {
+            Position last = s.lines.position(d->decorators.back().range.begin);
+            if (last.line != top.line) infoRange = toJson(Range{last, last});
+          }
     json args = json::array({{{"uri", s.uri}, {"kernel", k.name}}});
     auto lens = [&](const json &range, const std::string &title, const char *command, json arguments) {
       json c = {{"title", title}, {"command", command}};
@@ -38,7 +47,7 @@ json codeLens(const Snapshot &s, const json &, const FeatureOptions &o) {
     // Information lenses: the empty command makes clients show them as text.
     std::string info = "grid " + k.grid + " · " + std::to_string(k.threads) + " threads";
     if (k.configs.size() > 1) info += " · " + std::to_string(k.configs.size()) + " configs";
-    lens(nameRange, info, "", nullptr);
+    lens(infoRange, info, "", nullptr);
     if (auto it = o.compileFigures.find(k.name); it != o.compileFigures.end() && !it->second.empty())
       lens(nameRange, it->second, "", nullptr);
   }

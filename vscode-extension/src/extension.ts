@@ -319,6 +319,9 @@ function showResult(title: string, result: unknown, ms: number): void {
   if (r?.ok === false && typeof r.stderr === 'string' && r.stderr.trim()) output.appendLine(r.stderr.trimEnd());
   output.appendLine('');
   output.show(true);
+  // A failed run or benchmark: one error message, naming the driver's command (the
+  // server's summary), besides the output above.
+  if (r?.ok === false && typeof r.summary === 'string') void vscode.window.showErrorMessage(r.summary);
   const summary = summaryLine(result);
   const failed = rows.some((x) => x.ok === false || (typeof x.error === 'string' && x.error.length > 0));
   statusItem.text = `${failed ? '$(error)' : '$(zap)'} ${summary}`;

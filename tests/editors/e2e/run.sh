@@ -66,4 +66,4 @@ for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" &
 curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" || { cat "$out/code-server.log"; echo "FAIL: code-server did not start"; exit 1; }
 
 PH_E2E_USER_SETTINGS="$work/udd/User/settings.json" PH_E2E_URL="http://127.0.0.1:$port/?folder=$work/ws" PH_E2E_OUT="$out" PH_E2E_LOGS="$work/udd/logs" PH_E2E_LSP="$work/bin/ph-lsp" PH_E2E_WS="$work/ws" \
-  timeout 600 node "$root/tests/editors/e2e/e2e_test.js"
+  timeout 900 node "$root/tests/editors/e2e/e2e_test.js"
