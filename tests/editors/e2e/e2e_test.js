@@ -237,7 +237,7 @@ function writeWorkspaceSettings(obj) {
       await page.keyboard.type('Ph: Compile File to cubin');
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Compile File to cubin' }).first().waitFor({ timeout: 10000 });
       await page.keyboard.press('Enter');
-      const row = page.locator('.output-view, .panel').locator('.view-line', { hasText: / regs /}).first();
+      const row = page.locator('.output-view, .panel').locator('.view-line', { hasText: /regs/ }).first();
       await row.waitFor({ timeout: 120000 });
       console.log(`     ${(await row.innerText()).replace(/\u00a0/g, ' ').trim()}`);
       const lens = page.locator('.contentWidgets .codelens-decoration', { hasText: /regs/ }).first();
@@ -294,6 +294,7 @@ function writeWorkspaceSettings(obj) {
     // 5. The README's example with the default settings (ph.target auto, no ph.sizes) on a
     // machine without a GPU: one question, "Always on CPU" remembered, the table with the
     // server's default sizes in its header; then Benchmark on the CPU target.
+    await palette(page, 'View: Close All Editor Groups').catch(() => {});
     await openFile(page, 'flash_attention.ph');
     await attempt('README example, defaults, no GPU: "Always on CPU" runs it and is remembered; the header names the default sizes', async () => {
       writeWorkspaceSettings({ 'ph.target': 'auto' });
@@ -307,7 +308,7 @@ function writeWorkspaceSettings(obj) {
       console.log(`     asked: ${(await ask.locator('.notification-list-item-message').innerText()).trim()}`);
       await page.screenshot({ path: path.join(out, 'vscode-no-gpu.png') });
       await ask.locator('.monaco-button', { hasText: 'Always on CPU' }).click();
-      const header = page.locator('.panel .view-line', { hasText: /── Running flash_attention.*sizes .*Nq=\d+\*/ }).first();
+      const header = page.locator('.panel .view-line', { hasText: /──\sRunning\sflash_attention.*sizes\s.*Nq=\d+\*/ }).first();
       await raceToast(page, header, /failed|error/i, 240000);
       console.log(`     ${(await header.innerText()).replace(/\u00a0/g, ' ').trim()}`);
       const user = JSON.parse(fs.readFileSync(process.env.PH_E2E_USER_SETTINGS, 'utf8'));
@@ -319,7 +320,7 @@ function writeWorkspaceSettings(obj) {
     await attempt('"Benchmark" without a GPU runs on the CPU target and prints the same table', async () => {
       await dismissToasts(page);
       await page.locator('.contentWidgets .codelens-decoration a', { hasText: /^Benchmark$/ }).first().click();
-      const header = page.locator('.panel .view-line', { hasText: /── Benchmarking flash_attention/ }).first();
+      const header = page.locator('.panel .view-line', { hasText: /──\sBenchmarking\sflash_attention/ }).first();
       await raceToast(page, header, /failed|error/i, 240000);
       const asked = await page.locator('.notifications-toasts .notification-toast', { hasText: /CPU target instead/ }).count();
       const lines = await outputLines(page);
@@ -341,7 +342,7 @@ function writeWorkspaceSettings(obj) {
       const text = (await msg.innerText()).trim();
       console.log(`     ${text.slice(0, 160)}`);
       const all = (await outputLines(page)).join('\n');
-      await page.keyboard.press('Control+z');
+      await palette(page, 'File: Revert File');
       return /ws\/flash_attention\.ph:\d+:\d+/.test(text) && !/ph-lsp-\w{6}/.test(text) && !/ph-lsp-\w{6}\//.test(all);
     });
 
@@ -354,14 +355,19 @@ function writeWorkspaceSettings(obj) {
       await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30000 });
       await page.keyboard.press('Control+s');
       await page.waitForTimeout(6000); // compile on save runs `ph build`
-      const count = async () => { const t = await page.locator('#status\\.problems').innerText(); return parseInt((t.match(/\d+/) || ['0'])[0], 10); };
-      const n = await count();
+      // The hover over the error lists each diagnostic there: once, not once per producer.
+      const word = page.locator('.editor-group-container').first().locator('.view-line', { hasText: 'dot(q, k)' }).first().locator('span span', { hasText: /^dot$/ }).first();
+      await word.hover();
+      const hover = page.locator('.monaco-hover-content', { hasText: 'inner dimensions' }).first();
+      await hover.waitFor({ timeout: 20000 });
+      const n = ((await hover.innerText()).match(/inner dimensions/g) || []).length;
+      await page.mouse.move(0, 0);
       // Fix it by hand: `dot` -> `dot_t` (double-click the word, type), not saved.
       const src = page.locator('.editor-group-container').first();
       await src.locator('.view-line', { hasText: 'dot(q, k)' }).first().locator('span span', { hasText: /^dot$/ }).first().dblclick();
       await page.keyboard.type('dot_t');
       const gone = await page.locator('.monaco-editor .squiggly-error').first().waitFor({ state: 'detached', timeout: 20000 }).then(() => true, () => false);
-      console.log(`     problems after save: ${n}; squiggle gone after the fix: ${gone}`);
+      console.log(`     the error listed ${n} time(s) after the save; squiggle gone after the fix: ${gone}`);
       await page.keyboard.press('Control+s');
       return n === 1 && gone;
     });
@@ -390,8 +396,8 @@ function writeWorkspaceSettings(obj) {
     await attempt('F12 on online_softmax opens std/attention.ph read-only', async () => {
       const src = page.locator('.editor-group-container').first();
       await src.locator('.view-line span span', { hasText: /^online_softmax$/ }).first().click();
-      await page.keyboard.press('F12');
-      const tab = page.locator('.tabs-container .tab.active', { hasText: 'attention.ph' }).first();
+      await palette(page, 'Go to Definition');
+      const tab = page.locator('.tabs-container .tab.active', { hasText: /^\s*attention\.ph/ }).first();
       await tab.waitFor({ timeout: 30000 });
       const before = await page.locator('.editor-group-container .monaco-editor .view-lines').first().innerText();
       await page.keyboard.type('zzz');
@@ -400,6 +406,7 @@ function writeWorkspaceSettings(obj) {
       const after = await page.locator('.editor-group-container .monaco-editor .view-lines').first().innerText();
       console.log(`     read-only message: ${ro}; text unchanged: ${before === after}`);
       await page.screenshot({ path: path.join(out, 'vscode-std.png') });
+      if (before !== after) await palette(page, 'File: Revert File');
       await page.keyboard.press('Control+w');
       return before === after && !after.includes('zzz');
     });
