@@ -6,8 +6,8 @@ compared with the fp64 interpreter.
                     [--shrink] [--save-dir tests/differential/cases] [--keep DIR]
     difftest.py cases --ph build/bin/ph DIR        every saved case (regression tests)
     difftest.py one --ph build/bin/ph SEED          one seed, verbose (prints the program)
-    difftest.py gpu-prepare --ph build/bin/ph --out .device/diff [--count 2000] [--seed 1]
-    difftest.py gpu-run --ph-run PH_RUN --dir .device/diff [-j 16] [--sanitize 40]
+    difftest.py gpu-prepare --ph build/bin/ph --ph-run build/bin/ph-run --out .device/diff [--count 2000]
+    python3 DIR/gpu.py --ph-run DIR/ph-run --dir DIR [-j 16] [--sanitize 40]   (on the GPU machine)
 
 Each program must pass `ph check` (a program that does not is a generator or checker bug and
 is counted as such). Then, for each autotune configuration, the interpreter
@@ -225,13 +225,28 @@ def failure_kind(status):
     return status in ("check", "interp", "mismatch", "crash", "build")
 
 
-def save_case(case, res, save_dir, tag):
+def load_known():
+    """Bugs found, written down and not fixed yet (known.json): a failure matching one is
+    counted as `known:ID` and does not fail a run, so that CI stays green on them while
+    every other failure still fails it. Each has a case in cases/ that fails until fixed."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known.json")
+    with open(path) as f:
+        return json.load(f)
+
+
+def classify(res, known):
+    for k in known:
+        if res.status == k["status"] and k["pattern"] in res.detail:
+            res.status = "known:" + k["id"]
+            return
+
+def save_case(case, res, save_dir, tag, expect="ok"):
     os.makedirs(save_dir, exist_ok=True)
     base = os.path.join(save_dir, tag)
     with open(base + ".ph", "w") as f:
         f.write(case.source)
     d = json.loads(case.to_json())
-    d["expect"] = "ok"
+    d["expect"] = expect
     d["found"] = {"status": res.status, "detail": res.detail[:600]}
     with open(base + ".json", "w") as f:
         json.dump(d, f, indent=1, sort_keys=True)
@@ -244,10 +259,14 @@ def cmd_run(args):
           f"{' + ph build' if args.build else ''}, -j{args.jobs}", flush=True)
     t0 = time.time()
     results = []
+    known = load_known()
     with cf.ThreadPoolExecutor(args.jobs) as ex:
         for res in ex.map(lambda s: one_seed(args, s), seeds):
+            classify(res, known)
             results.append(res)
-            if res.status != "ok":
+            if res.status.startswith("known:"):
+                print(f"known seed {res.seed}: {res.status}", flush=True)
+            elif res.status != "ok":
                 print(f"FAIL seed {res.seed}: {res.status}: {res.detail.splitlines()[0] if res.detail else ''}", flush=True)
                 if args.verbose:
                     print(res.detail)
@@ -260,7 +279,7 @@ def cmd_run(args):
             small, sres = shrink.shrink(args, case, r)
             print(f"shrunk seed {r.seed} ({r.status}) to {small.source.count(chr(10))} lines:\n{small.source}")
             if args.save_dir:
-                print("saved", save_case(small, sres, args.save_dir, f"seed{r.seed}-{r.status}"))
+                print("saved", save_case(small, sres, args.save_dir, f"seed{r.seed}-{r.status}", "fails"))
     return 1 if fails else 0
 
 
@@ -297,16 +316,28 @@ def cmd_cases(args):
     for f in files:
         with open(os.path.join(args.dir, f)) as fh:
             d = json.load(fh)
-        d.pop("expect", None)
-        found = d.pop("found", None)
+        expect = d.pop("expect", "ok")
+        found = d.pop("found", None) or {}
+        d.pop("note", None)
         case = phgen.Case(**d)
         folder = tempfile.mkdtemp(prefix="ph-diff-case-")
         try:
             res = run_case(args.ph, case, args.targets, args.build, folder)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-        print(f"{'ok  ' if res.status == 'ok' else 'FAIL'} {f} (found as: {found['status'] if found else '?'}) {res.detail.splitlines()[0] if res.detail else ''}")
-        fails += res.status != "ok"
+        first = res.detail.splitlines()[0] if res.detail else ""
+        if expect == "ok":
+            # A bug that was fixed: the case must pass.
+            ok = res.status == "ok"
+            print(f"{'ok   ' if ok else 'FAIL '} {f} (found as: {found.get('status', '?')}) {first}")
+        else:
+            # A bug written down but not fixed (docs/reliability.md): it must still fail the
+            # same way; once it passes, set "expect" to "ok" so that it guards the fix.
+            ok = res.status == found.get("status")
+            tag = "xfail" if ok else ("XPASS" if res.status == "ok" else "FAIL ")
+            print(f"{tag} {f} (known bug, {found.get('status')}) {first}"
+                  + ("  -> it passes now: set \"expect\": \"ok\" in the case" if res.status == "ok" else ""))
+        fails += not ok
     print(f"difftest cases: {len(files)} cases, {fails} failing")
     return 1 if fails else 0
 
@@ -336,6 +367,7 @@ def main():
             p.add_argument("dir")
         if name == "gpu-prepare":
             p.add_argument("--out", required=True)
+            p.add_argument("--ph-run", help="copied (stripped) into the pack")
     p = sub.add_parser("gpu-run")
     p.add_argument("--ph-run", required=True)
     p.add_argument("--dir", required=True)

@@ -2,9 +2,12 @@
 """The GPU mode of the differential tests (issue 17), in two halves:
 
     # here (the compiler, no GPU needed): generate, check, `ph build`, interpreter references
-    difftest.py gpu-prepare --ph build/bin/ph --out .device/diff --count 2000 --seed 1 -j 2
-    # on the GPU machine (ph-run only; Python's standard library only, numpy not needed)
-    python3 .device/diff/gpu.py --ph-run .device/ph-run --dir .device/diff -j 16 --sanitize 40
+    difftest.py gpu-prepare --ph build/bin/ph --ph-run build/bin/ph-run --out .device/diff \
+        --count 2000 --seed 100000 -j 2
+    # on the GPU machine (ph-run only; Python's standard library only, numpy not needed),
+    # carrying .device/diff.tar.gz:
+    tar xzf .device/diff.tar.gz -C /tmp && python3 /tmp/diff/gpu.py --ph-run /tmp/diff/ph-run \
+        --dir /tmp/diff -j 16 --sanitize 40 --log $OUT
 
 `gpu-prepare` writes, per program, `sSEED/build/` (what `ph build` made: cubins and the
 manifest), `sSEED/ref_CONFIG_NAME.npy` (the fp64 interpreter's outputs on ph's own seeded
@@ -233,6 +236,9 @@ def prepare(args):
                 shutil.rmtree(folder)
                 return {"seed": seed, "status": "interp", "detail": (p.stdout + p.stderr)[-800:]}
         os.unlink(src)  # the manifest carries the source
+        for f in os.listdir(os.path.join(folder, "build")):
+            if f.endswith(".ptx"):  # ph-run loads the cubins
+                os.unlink(os.path.join(folder, "build", f))
         with open(os.path.join(folder, "case.json"), "w") as f:
             json.dump({k: case.__dict__[k] for k in ("seed", "kernel", "sizes", "args", "configs", "outputs")}, f)
         return {"seed": seed, "status": "ok", "detail": ""}
@@ -244,6 +250,10 @@ def prepare(args):
             if r["status"] != "ok":
                 print(f"FAIL seed {r['seed']}: {r['status']}: {r['detail'].strip().splitlines()[0] if r['detail'].strip() else ''}", flush=True)
     shutil.copy(os.path.abspath(__file__), os.path.join(out, "gpu.py"))
+    if args.ph_run:
+        # ph-run links no MLIR; without its debug information it is a few MB.
+        shutil.copy(args.ph_run, os.path.join(out, "ph-run"))
+        subprocess.run(["strip", os.path.join(out, "ph-run")], check=False)
     with open(os.path.join(out, "prepare.json"), "w") as f:
         json.dump(results, f)
     by = {}

@@ -237,7 +237,7 @@ def main():
     print(small.source)
     print(f"{sres.status}: {sres.detail}")
     if args.save_dir:
-        print("saved", difftest.save_case(small, sres, args.save_dir, f"seed{args.seed}-{sres.status}"))
+        print("saved", difftest.save_case(small, sres, args.save_dir, f"seed{args.seed}-{sres.status}", "fails"))
     return 0
 
 
