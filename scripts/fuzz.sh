@@ -2,7 +2,9 @@
 # fuzz.sh - builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/, replays the
 # regression corpus (fuzz/regressions/<target>/: every input that ever crashed), then fuzzes each
 # target for PH_FUZZ_SECONDS (default 60) from a corpus seeded with the examples and tests.
-# PH_FUZZ_TARGETS limits the targets. Targets: frontend (bytes to parse + check), npy (the .npy reader), jsonrpc (ph-lsp's framing
+# PH_FUZZ_TARGETS limits the targets; PH_FUZZ_TIMEOUT (default 10 s) is the per-input limit
+# (long runs at nice 19 on a loaded machine need more: a slow input is not a hang).
+# Targets: frontend (bytes to parse + check), npy (the .npy reader), jsonrpc (ph-lsp's framing
 # and dispatch), phopt (ph-opt's path: tile-dialect text parsed, verified, round-tripped and
 # lowered by tile-to-linalg; built only when MLIR is installed, PH_FUZZ_MLIR=OFF skips it).
 # A crash leaves its input in build-fuzz/crashes/<target>/ (and fails the script with
@@ -69,7 +71,7 @@ PY
            fi ;;
   esac
   echo "== fuzz_$t: ${secs}s"
-  if ! "$bin" "$corpus" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+  if ! "$bin" "$corpus" -max_total_time="$secs" -max_len=65536 -timeout="${PH_FUZZ_TIMEOUT:-10}" -rss_limit_mb=4096 \
        -artifact_prefix="$dir/crashes/$t/" -print_final_stats=1 2>"$dir/fuzz_$t.log"; then
     echo "fuzz_$t: FOUND A NEW FAILURE; input in $dir/crashes/$t/ (add it to fuzz/regressions/$t/ with the fix)"
     tail -30 "$dir/fuzz_$t.log"

@@ -99,6 +99,12 @@ class Case:
         return Case(**json.loads(text))
 
 
+# Language revision the checker implements, set by `generate` (the runner probes `ph`):
+# with integer tiles (issue 16), i32 tiles meeting i32 tiles stay i32 (`+ - * tmax tmin`, unary
+# minus); before it, any arithmetic on an i32 tile gave f32.
+INT_TILES = False
+
+
 def promote(a, b):
     """The element type of `a op b` for tiles, as the checker has it (frontend/lib/Types.cpp
     `promote`, then i32 tiles become f32): a literal takes the other side's type, 16-bit meeting
@@ -117,6 +123,8 @@ def promote(a, b):
         e = a
     else:
         e = "f32"
+    if e == "i32" and INT_TILES and a == b == "i32":
+        return "i32"
     return "f32" if e in ("lit", "i32") else e
 
 
@@ -295,6 +303,8 @@ class Gen:
                  (self._expr_minmax, 1)]
         if len(shape) == 2 and not self.in_fn:
             table += [(self._expr_reduce_bcast, 1)]
+        if "where" in CAPS and len(shape) == 2:
+            table += [(self._expr_where, 2)]
         f = self.pick(table)
         return f(shape, depth)
 
@@ -368,7 +378,10 @@ class Gen:
 
     def _expr_unary(self, shape, depth):
         a = self.expr(shape, depth - 1)
-        f = self.r.choice(["exp", "exp2", "log", "sqrt", "rsqrt", "abs", "neg"])
+        fs = ["exp", "exp2", "log", "sqrt", "rsqrt", "abs", "neg"]
+        if "fns2" in CAPS:
+            fs += ["tanh", "sigmoid", "erf", "sin", "cos", "log2"] + (["floor"] if a.err == 0 else [])
+        f = self.r.choice(fs)
         elem = "f32" if a.elem in ("lit", "i32") else a.elem
         u = max(opunit(elem), FN_ULP)
         self.features.add("fn-" + f)
@@ -381,6 +394,17 @@ class Gen:
             bound = base ** arg.bound
             err = bound * (arg.err * math.log(base) + u) + bound * u
             return self.check_half(Val(f"{f}({arg.text})", elem, shape, bound, err))
+        if f in ("tanh", "sigmoid", "erf", "sin", "cos"):
+            # Bounded by 1 with derivative at most 1.13 (erf): the argument's error carries over.
+            err = 1.13 * (a.err + u * a.bound) + u
+            return Val(f"{f}({a.text})", elem, shape, 1.0, err)
+        if f == "log2":
+            bound = math.log2(a.bound + 1.0)
+            err = 1.45 * (a.err + u * (a.bound + 1)) + u * max(bound, 1.0)
+            return Val(f"log2(abs({a.text}) + 1.0)", elem, shape, bound, err)
+        if f == "floor":
+            # Only of exact values (loads, integers): a target one ulp off would jump by 1.
+            return Val(f"floor({a.text})", elem, shape, a.bound + 1, 0.0, a.intlike)
         if f == "log":
             # log(|a| + 1): derivative <= 1.
             bound = math.log(a.bound + 1.0)
@@ -397,7 +421,54 @@ class Gen:
             return Val(f"rsqrt(abs({a.text}) + 1.0)", elem, shape, 1.0, err)
         if f == "abs":
             return Val(f"abs({a.text})", elem, shape, a.bound, a.err, a.intlike)
+        if INT_TILES and a.elem == "i32":
+            elem = "i32"
         return Val(f"-{self.paren(a, 0)}", elem, shape, a.bound, a.err, a.intlike, 1)
+
+    def condition(self, shape, depth):
+        """A condition of `shape` whose value no rounding can change: comparisons of exact
+        values only (loads, literals, index tiles), so that two targets always agree on it."""
+        r = self.r
+        forms = ["load-lit", "load-load"]
+        if "ids" in CAPS and len(shape) == 2:
+            forms += ["ids", "ids", "ids-size"]
+        form = r.choice(forms)
+        op = r.choice(["<", "<=", ">", ">=", "==", "!="])
+        if form == "load-lit":
+            x = self.load(shape, r.choice(["f32", self.half, "i32"]))
+            lit = r.choice(["0.25", "-0.5", "0.0", "3.0"]) if x.elem != "i32" else r.choice(["3", "4.0"])
+            c = f"{x.text} {op} {lit}"
+        elif form == "load-load":
+            x = self.load(shape, self.half)
+            y = self.load(shape, self.half)
+            c = f"{x.text} {op} {y.text}"
+        else:
+            t = next((v.name for v in self.vars if v.val.shape == shape), None)
+            if t is None:
+                t = self.load(shape, "f32").text
+            i = f"row + row_ids({t})"
+            j = f"col_ids({t})"
+            self.features.add("index-tiles")
+            if form == "ids-size":
+                c = f"{i} {op} {r.choice(['M', 'extent(%s, 0)' % t, '7'])}".replace("extent(%s, 0)" % t, str(shape[0].value))
+            else:
+                c = f"{j} {op} {i}" if r.random() < 0.5 else f"{j} + {r.randint(0, 5)} {op} {i} - {r.randint(0, 3)}"
+        if r.random() < 0.3:
+            c2 = self.condition(shape, 0) if depth > 0 else f"{self.load(shape, 'f32').text} > 0.0"
+            c = f"({c}) {r.choice(['&&', '||'])} ({c2})"
+            self.features.add("condition-logic")
+        if r.random() < 0.1:
+            c = f"!({c})"
+        self.features.add("compare")
+        return c
+
+    def _expr_where(self, shape, depth):
+        c = self.condition(shape, 1)
+        a = self.expr(shape, depth - 1)
+        b = self.expr(shape, depth - 1) if self.r.random() < 0.7 else self.literal()
+        self.features.add("where")
+        return Val(f"where({c}, {a.text}, {b.text})", promote(a.elem, b.elem), shape, max(a.bound, b.bound),
+                   max(a.err, b.err), a.intlike and b.intlike)
 
     def _expr_minmax(self, shape, depth):
         a = self.expr(shape, depth - 1)
@@ -974,8 +1045,21 @@ class Gen:
                     sorted(self.features))
 
 
-def generate(seed):
-    return Gen(seed).generate()
+# What the checker in use accepts beyond the base language (the runner probes `ph`, see
+# difftest.probe_caps): "int-tiles" (i32 tile arithmetic stays i32), "fns2" (tanh, sigmoid, erf,
+# sin, cos, log2, floor), "where" (comparisons, && || !, where), "ids" (row_ids, col_ids).
+CAPS = frozenset()
+
+
+def generate(seed, caps=frozenset()):
+    global INT_TILES, CAPS
+    if caps is True or caps is False:  # the older boolean form: integer tiles or not
+        caps = frozenset(["int-tiles"]) if caps else frozenset()
+    CAPS = frozenset(caps)
+    INT_TILES = "int-tiles" in CAPS
+    c = Gen(seed).generate()
+    c.features.extend("cap-" + x for x in sorted(CAPS))
+    return c
 
 
 if __name__ == "__main__":

@@ -225,7 +225,7 @@ def main():
     ap.add_argument("--save-dir")
     args = ap.parse_args()
     args.targets = [t for t in args.targets.split(",") if t]
-    case = phgen.generate(args.seed)
+    case = phgen.generate(args.seed, difftest.probe_caps(args.ph))
     folder = tempfile.mkdtemp(prefix="ph-shrink-")
     res = difftest.run_case(args.ph, case, args.targets, args.build, folder)
     shutil.rmtree(folder, ignore_errors=True)
