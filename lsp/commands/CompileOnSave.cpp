@@ -32,11 +32,29 @@ void Server::compileOnSave(const std::string &uri) {
     slot = cancel;
   }
   int64_t version = 0;
-  scheduler_->text(uri, &version);
+  if (!scheduler_->text(uri, &version)) {
+    // A save of a document that is not open names nothing the server may build.
+    if (endpoint_.log) endpoint_.log("compile on save ignored: " + uri + " is not open");
+    return;
+  }
   scheduler_->runJob([this, uri, cancel, version] {
     auto started = std::chrono::steady_clock::now();
     Settings st = settings();
-    std::string path = uriToPath(uri), root;
+    std::string path = filePathOfUri(uri), root;
+    std::string tempDir, file;
+    try {
+      file = fileForDriver(uri, tempDir);
+    } catch (const RpcError &e) {
+      if (endpoint_.log) endpoint_.log("compile on save refused: " + e.message);
+      return;
+    }
+    struct RemoveTemp {
+      std::string dir;
+      ~RemoveTemp() {
+        std::error_code ec;
+        if (!dir.empty()) fs::remove_all(dir, ec);
+      }
+    } removeTemp{tempDir};
     {
       std::lock_guard<std::mutex> lock(mu_);
       root = rootPath_;
@@ -48,7 +66,7 @@ void Server::compileOnSave(const std::string &uri) {
       if (endpoint_.log) endpoint_.log("compile on save refused: " + outError);
       return;
     }
-    std::vector<std::string> argv = {driverPath(), "build", path, "-o", out.string()};
+    std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string()};
     if (st.target.rfind("sm_", 0) == 0 || st.target == "cpu") argv.insert(argv.end(), {"--target", st.target});
     ProcessResult r = runProcess(argv, "", cancel);
     {
@@ -57,10 +75,11 @@ void Server::compileOnSave(const std::string &uri) {
       if (it != builds_.end() && it->second == cancel) builds_.erase(it);
     }
     if (r.cancelled || !r.started) return;
-    std::string file = fs::path(path).filename().string();
+    driver::renameCopy(r, file, path);
+    std::string name = fs::path(path).filename().string();
     if (driver::stageMissing(r)) {
       if (endpoint_.log) endpoint_.log("compile on save skipped: " + driver::firstLines(r.err, 1));
-      endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", false}, {"message", file + ": not compiled (" + driver::firstLines(r.err, 1) + ")"}});
+      endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", false}, {"message", name + ": not compiled (" + driver::firstLines(r.err, 1) + ")"}});
       return;
     }
     auto text = scheduler_->text(uri);
@@ -96,7 +115,7 @@ void Server::compileOnSave(const std::string &uri) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     char took[32];
     std::snprintf(took, sizeof took, "%.1f s", secs);
-    std::string msg = file + (r.exitCode == 0 ? " compiled in " : " failed to compile in ") + took;
+    std::string msg = name + (r.exitCode == 0 ? " compiled in " : " failed to compile in ") + took;
     if (r.exitCode != 0) msg += ": " + driver::firstLines(r.err, 1);
     for (auto &[k, t] : figs.items()) msg += "; " + k + ": " + t.get<std::string>();
     endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", r.exitCode == 0}, {"message", msg}, {"figures", figs},
