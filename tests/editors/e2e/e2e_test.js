@@ -379,6 +379,12 @@ function writeWorkspaceSettings(obj) {
       const manifest = path.join(ws, '.ph-build', 'manifest.json');
       const mtime = () => (fs.existsSync(manifest) ? fs.statSync(manifest).mtimeMs : 0);
       const src = page.locator('.editor-group-container').first();
+      // The previous step's save may still be building: wait until the manifest stays put.
+      for (let last = mtime(), t = Date.now(); Date.now() - t < 60000;) {
+        await page.waitForTimeout(3000);
+        if (mtime() === last) break;
+        last = mtime();
+      }
       await src.locator('.view-line', { hasText: 'let row' }).first().click();
       await page.keyboard.press('End');
       const before = mtime();
