@@ -505,8 +505,13 @@ OwningOpRef<ModuleOp> Emitter::run(std::string &err) {
   size_t a = 0;
   for (size_t i = 0; i < k.tensors.size(); ++i)
     tensorArgs.push_back(entry->getArgument(a++));
-  for (size_t i = 0; i < k.sizes.size(); ++i)
+  for (size_t i = 0; i < k.sizes.size(); ++i) {
+    // `@aligned(N = B)`: the launch refuses N % B != 0, so the GPU lowering may
+    // vectorise accesses along N (Triton's tt.divisibility).
+    if (k.sizes[i].alignedTo > 1)
+      f.setArgAttr(unsigned(a), "tile.divisibility", b.getI64IntegerAttr(k.sizes[i].alignedTo));
     sizeArgs.push_back(entry->getArgument(a++));
+  }
   for (size_t i = 0; i < k.scalars.size(); ++i)
     scalarArgs.push_back(entry->getArgument(a++));
   b.setInsertionPointToStart(entry);
