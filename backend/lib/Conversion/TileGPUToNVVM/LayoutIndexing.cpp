@@ -116,8 +116,11 @@ int64_t divisibility(Value v) {
   };
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     Operation *owner = arg.getOwner()->getParentOp();
-    if (auto f = dyn_cast_or_null<FunctionOpInterface>(owner))
-      if (auto a = f.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), "tile.divisibility")) return pow2of(a.getInt());
+    if (auto f = dyn_cast_or_null<FunctionOpInterface>(owner)) {
+      auto a = f->getAttrOfType<DenseI64ArrayAttr>("tile.divisibility");
+      if (a && arg.getArgNumber() < a.size()) return pow2of(a[arg.getArgNumber()]);
+      return 1;
+    }
     if (auto loop = dyn_cast_or_null<scf::ForOp>(owner); loop && arg == loop.getInductionVar())
       return std::min(divisibility(loop.getLowerBound()), divisibility(loop.getStep()));
     return 1;

@@ -33,7 +33,6 @@ struct FuncPattern : OpConversionPattern<func::FuncOp> {
       args.push_back(c);
     }
     auto gf = gpu::GPUFuncOp::create(rw, f.getLoc(), f.getName(), FunctionType::get(f.getContext(), args, {}));
-    if (ArrayAttr argAttrs = f.getArgAttrsAttr()) gf.setArgAttrsAttr(argAttrs);
     gf->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), rw.getUnitAttr());
     int32_t threads = 128;
     if (auto t = f->getAttrOfType<IntegerAttr>("tile.threads")) threads = int32_t(t.getInt());

@@ -15,8 +15,8 @@
 // CHECK: %[[Z:.*]] = tile.splat %{{.*}} : tensor<128x128xf32, #mma>
 // CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[Z]]) -> (tensor<128x128xf32, #mma>)
 // CHECK:   %[[LA:.*]] = tile.load {{.*}} -> tensor<128x32xf16, #blocked>
-// CHECK:   %[[LB:.*]] = tile.load {{.*}} -> tensor<32x128xf16, #blocked1>
 // CHECK:   %[[CA:.*]] = tilegpu.convert_layout %[[LA]] : tensor<128x32xf16, #blocked> -> tensor<128x32xf16, #dot_op>
+// CHECK:   %[[LB:.*]] = tile.load {{.*}} -> tensor<32x128xf16, #blocked1>
 // CHECK:   %[[CB:.*]] = tilegpu.convert_layout %[[LB]] : tensor<32x128xf16, #blocked1> -> tensor<32x128xf16, #dot_op1>
 // CHECK:   %[[D:.*]] = tilegpu.dot %[[CA]], %[[CB]], %[[ACC]] : {{.*}} -> tensor<128x128xf32, #mma>
 // CHECK-NOT: tile.dot
@@ -31,8 +31,8 @@
 // SIMT-NOT: #tilegpu.mma
 // SIMT: tilegpu.dot
 func.func @gemm(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<f16>, %arg2: !tile.ptr<f16>, %arg3: !tile.ptr<f16>,
-                %arg4: i32 {tile.divisibility = 128 : i64}, %arg5: i32 {tile.divisibility = 32 : i64},
-                %arg6: i32 {tile.divisibility = 128 : i64}) attributes {tile.tensorcore, tile.threads = 128 : i32} {
+                %arg4: i32, %arg5: i32, %arg6: i32)
+    attributes {tile.divisibility = array<i64: 1, 1, 1, 1, 128, 32, 128>, tile.tensorcore, tile.threads = 128 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c32_i32 = arith.constant 32 : i32

@@ -110,6 +110,7 @@ private:
   }
   Attribute get(Value v) const { return layout_.lookup(v); }
   Value convertTo(Value v, Attribute want, OpBuilder &b);
+  Value convertAt(Value v, Attribute want, OpBuilder &b);
 
   func::FuncOp f_;
   MLIRContext *ctx_;
@@ -118,6 +119,7 @@ private:
   int64_t threads_;
   MmaEncodingAttr mma_;
   DenseMap<Value, Attribute> layout_;
+  DenseMap<std::pair<Value, Attribute>, Value> converted_;
   bool changed_ = false;
 };
 
@@ -276,6 +278,20 @@ LogicalResult Assigner::check() {
 
 Value Assigner::convertTo(Value v, Attribute want, OpBuilder &b) {
   if (layoutOf(v.getType()) == want) return v;
+  auto key = std::make_pair(v, want);
+  if (auto it = converted_.find(key); it != converted_.end()) return it->second;
+  // Converted once, where the value is made: a loop-invariant operand (attention's q)
+  // is converted outside the loop, a load's conversion sits beside the load (where
+  // tilegpu-pipeline finds it), and two users share one conversion.
+  OpBuilder::InsertionGuard guard(b);
+  if (Operation *def = v.getDefiningOp()) b.setInsertionPointAfter(def);
+  else b.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
+  Value out = convertAt(v, want, b);
+  converted_[key] = out;
+  return out;
+}
+
+Value Assigner::convertAt(Value v, Attribute want, OpBuilder &b) {
   // A splat constant is remade in the wanted layout rather than converted.
   if (auto c = v.getDefiningOp<arith::ConstantOp>())
     if (auto dense = dyn_cast<SplatElementsAttr>(c.getValue())) {
