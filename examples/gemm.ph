@@ -18,6 +18,24 @@ kernel gemm_relu_f16(A: tensor<f16>[M, K], B: tensor<f16>[K, N], Bias: tensor<f1
   O[row :+ BM, col :+ BN] = tmax(acc, 0.0)
 }
 
+/// The same on 8 warps (256 threads): a 256x128 CTA tile at the same 64x64
+/// tile per warp, which halves the operand bytes each multiply-add reads from L2.
+@tensorcore
+@launch(256)
+@autotune(BM in [128, 256], BN in [128], BK in [32])
+@aligned(M = BM, N = BN, K = BK)
+kernel gemm_relu_f16_w8(A: tensor<f16>[M, K], B: tensor<f16>[K, N], Bias: tensor<f16>[1, N],
+                        O: tensor<f16>[M, N]) {
+  let row = ctx.block.x * BM
+  let col = ctx.block.y * BN
+  var acc: tile<f32>[BM, BN] = 0.0
+  for k in range(0, K, BK) {
+    acc += dot(A[row :+ BM, k :+ BK], B[k :+ BK, col :+ BN])
+  }
+  acc = acc + Bias[0 :+ 1, col :+ BN]
+  O[row :+ BM, col :+ BN] = tmax(acc, 0.0)
+}
+
 /// `gelu(A·B + bias)` in bf16, GELU's tanh form written as x·sigmoid(2u):
 /// 0.5x(1 + tanh(u)) = x / (1 + exp(-2u)), u = 0.7978845608(x + 0.044715x³).
 @tensorcore

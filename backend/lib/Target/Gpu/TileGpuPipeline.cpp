@@ -48,9 +48,17 @@ std::string layoutName(Attribute a) {
 void collectPlacements(ModuleOp m, TileGpuResult &res) {
   m.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
+      // The tile the buffer holds (a ring's leading dimension counts its stages).
       auto t = alloc.getResult().getType();
+      ArrayRef<int64_t> shape = t.getShape();
+      int64_t stages = 1;
+      for (Operation *u : alloc.getResult().getUsers())
+        if (auto l = dyn_cast<tilegpu::LocalLoadOp>(u); l && l.getStage()) stages = shape.front();
+      if (stages > 1) shape = shape.drop_front();
       std::string w = where(op->getLoc());
-      res.placements.push_back("`" + text(t) + "`" + (w.empty() ? "" : " at " + w) + ": shared memory");
+      res.placements.push_back("`" + text(RankedTensorType::get(shape, t.getElementType())) + "`" +
+                               (w.empty() ? "" : " at " + w) + ": shared memory" +
+                               (stages > 1 ? " (" + std::to_string(stages) + " stages)" : ""));
       ++res.sharedTiles;
       return;
     }
@@ -96,7 +104,10 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   }
   if (res.policy != "mma") return true;
   PassManager lowerPm(ctx);
-  lowerPm.addPass(tilegpu::createTileGPUPipeline());
+  tilegpu::TileGPUPipelineOptions po;
+  // A tuning knob for measuring pipeline depth (default 3 stages).
+  if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
+  lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
   if (failed(lowerPm.run(m))) return false;
   collectPlacements(m, res);
