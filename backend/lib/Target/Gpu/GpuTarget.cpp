@@ -392,6 +392,10 @@ void registerGpuStages(StageRegistry &r) {
   // The GPU stages lower the way `ph build` does: TileGPU when it takes the kernel, else the legacy emitters.
   auto lower = [](ModuleOp m, const kir::Kernel &k, const std::string &arch, simt::SimtResult &res, simt::MmaReport &tc,
                   bool &usedTc, TileGpuResult &tg, bool &usedTileGpu, std::string &err) {
+    if (!isSupportedGpuArch(arch)) {
+      err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
+      return false;
+    }
     std::string why;
     if (!tryTileGpu(m, k, arch, tg, usedTileGpu, why, err)) return false;
     if (usedTileGpu) {
