@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Interpreter.h"
+#include "ph/Builtins.h"
 
 #include "ph/Source.h"
 
@@ -360,16 +361,16 @@ private:
     Value v = operand(e, 0);
     checkType(e, v.shape);
     bool isInt = e.type.elem == Elem::I32;
+    const Builtin *bi = builtinOfOp(e.op);
+    double (*fn)(double) = bi ? bi->eval : nullptr;
     for (double &x : v.data) {
       switch (e.op) {
       case Op::Neg: x = isInt ? wrap32(-static_cast<int64_t>(x)) : -x; break;
       case Op::Abs: x = isInt ? wrap32(std::llabs(static_cast<int64_t>(x))) : std::fabs(x); break;
-      case Op::Exp: x = std::exp(x); break;
-      case Op::Exp2: x = std::exp2(x); break;
-      case Op::Log: x = std::log(x); break;
-      case Op::Sqrt: x = std::sqrt(x); break;
-      case Op::Rsqrt: x = 1.0 / std::sqrt(x); break;
-      default: fail(e.loc, std::string("unknown unary operation `") + opName(e.op) + "`");
+      default:
+        // The elementwise builtins: their fp64 function is in the registry.
+        if (!fn) fail(e.loc, std::string("unknown unary operation `") + opName(e.op) + "`");
+        x = fn(x);
       }
     }
     return v;

@@ -23,6 +23,13 @@ const char *opName(Op op) {
   case Op::Max: return "max";
   case Op::Min: return "min";
   case Op::Sum: return "sum";
+  case Op::Log2: return "log2";
+  case Op::Tanh: return "tanh";
+  case Op::Sigmoid: return "sigmoid";
+  case Op::Erf: return "erf";
+  case Op::Sin: return "sin";
+  case Op::Cos: return "cos";
+  case Op::Floor: return "floor";
   }
   return "?";
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
 
+#include "ph/Builtins.h"
 #include "ph/Dialect/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -217,14 +218,13 @@ Value Emitter::unary(const kir::Expr &e, Location l) {
   }
   if (!isF)
     return fail(e.loc, std::string("`") + kir::opName(e.op) + "` of an integer value");
-  switch (e.op) {
-  case kir::Op::Exp: return math::ExpOp::create(b, l, x);
-  case kir::Op::Exp2: return math::Exp2Op::create(b, l, x);
-  case kir::Op::Log: return math::LogOp::create(b, l, x);
-  case kir::Op::Sqrt: return math::SqrtOp::create(b, l, x);
-  case kir::Op::Rsqrt: return math::RsqrtOp::create(b, l, x);
-  default: return fail(e.loc, std::string("unknown unary op `") + kir::opName(e.op) + "`");
-  }
+  // The elementwise builtins: the registry names the `math` op (math.exp,
+  // math.tanh, ...), which every lowering applies elementwise.
+  const ph::Builtin *bi = ph::builtinOfOp(e.op);
+  if (!bi || !bi->mlirOp)
+    return fail(e.loc, std::string("unknown unary op `") + kir::opName(e.op) + "`");
+  OperationState st(l, bi->mlirOp, ValueRange{x}, TypeRange{x.getType()});
+  return b.create(st)->getResult(0);
 }
 
 Value Emitter::binary(const kir::Expr &e, Location l) {

@@ -45,7 +45,7 @@ enum class ExprKind {
   TensorLoad, // index: into Kernel::tensors; slices -> tile (masked reads give 0)
   Splat,      // operands[0] scalar -> tile of `type`
   Convert,    // operands[0] converted to type.elem (round to nearest even when narrowing)
-  Unary,      // op in {Neg, Exp, Exp2, Log, Sqrt, Rsqrt, Abs}
+  Unary,      // op in {Neg, Abs} or a Unary builtin's op (Exp, Tanh, ...: ph/Builtins.h)
   Binary,     // op in {Add, Sub, Mul, Div, Rem, Max, Min}; operands broadcast to `type`
   Dot,        // operands a [M,K], b [K,N] (or [N,K] with transB); accumulates in type.elem
   RowReduce,  // op in {Max, Sum}; operands[0] [R,C] -> [R,1]
@@ -53,7 +53,8 @@ enum class ExprKind {
   CausalMask, // operands: tile [R,C], row (I32), col (I32): s[i,j] = -1e30 where col+j > row+i
 };
 
-enum class Op { None, Neg, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Add, Sub, Mul, Div, Rem, Max, Min, Sum };
+enum class Op { None, Neg, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Add, Sub, Mul, Div, Rem, Max, Min, Sum,
+                Log2, Tanh, Sigmoid, Erf, Sin, Cos, Floor };
 const char *opName(Op op);
 
 struct Expr;
