@@ -21,7 +21,7 @@ using kir::Op;
 
 Builtin fn(const char *name, const char *sig, const char *doc, K kind, int minArgs, int maxArgs, Op op = Op::None,
            double (*eval)(double) = nullptr, const char *mlirOp = nullptr) {
-  return Builtin{name, sig, doc, false, kind, minArgs, maxArgs, op, eval, mlirOp};
+  return Builtin{name, sig, doc, false, kind, minArgs, maxArgs, op, eval, mlirOp, -1};
 }
 Builtin unary(const char *name, const char *doc, Op op, double (*eval)(double), const char *mlirOp) {
   static std::deque<std::string> sigs; // stable storage for "name(x)"
@@ -29,7 +29,7 @@ Builtin unary(const char *name, const char *doc, Op op, double (*eval)(double), 
   return fn(name, sigs.back().c_str(), doc, K::Unary, 1, 1, op, eval, mlirOp);
 }
 Builtin decorator(const char *name, const char *sig, const char *doc) {
-  return Builtin{name, sig, doc, true, K::Decorator, 0, 0, Op::None, nullptr, nullptr};
+  return Builtin{name, sig, doc, true, K::Decorator, 0, 0, Op::None, nullptr, nullptr, -1};
 }
 
 double fExp(double x) { return std::exp(x); }
@@ -82,6 +82,22 @@ const std::vector<Builtin> &table() {
     t.push_back(unary("cos", "Elementwise cosine (radians).", Op::Cos, fCos, "math.cos"));
     t.push_back(unary("floor", "Elementwise largest integer not above x (as a float).", Op::Floor, fFloor,
                       "math.floor"));
+    t.push_back(fn("where", "where(c: bool tile, a, b)",
+                   "Elementwise select: `a` where `c` holds, else `b`. `c` is a comparison (`s < 0.0`, "
+                   "`col_ids(s) + kt <= row_ids(s) + row`); the three broadcast like arithmetic (`[R, 1]`, `[1, C]` "
+                   "or a scalar against `[R, C]`). A causal mask: `s = where(kt + col_ids(s) <= row + row_ids(s), s, "
+                   "-1.0e30)`.",
+                   K::Select, 3, 3));
+    Builtin rows = fn("row_ids", "row_ids(t: tile[R, C]) -> tile<i32>[R, C]",
+                      "An i32 tile of `t`'s shape holding each element's row index `i` (0 to R - 1).", K::IndexTile,
+                      1, 1);
+    rows.axis = 0;
+    t.push_back(rows);
+    Builtin cols = fn("col_ids", "col_ids(t: tile[R, C]) -> tile<i32>[R, C]",
+                      "An i32 tile of `t`'s shape holding each element's column index `j` (0 to C - 1).",
+                      K::IndexTile, 1, 1);
+    cols.axis = 1;
+    t.push_back(cols);
     t.push_back(fn("mask_cols", "mask_cols(s: tile[R, C], n: i32, v: scalar)",
                    "Sets the columns `j >= n` of `s` to `v`, in place. Masks the keys past the end of the last "
                    "block: `mask_cols(s, extent(K, 0) - kt, -1.0e30)`.",

@@ -26,6 +26,8 @@ enum class BuiltinKind {
   InPlaceMask, // changes its first argument, a tile variable, in place (mask_cols, causal_mask)
   Extent,      // extent(x, d)
   Range,       // range(start, end, step): drives `for`
+  Select,      // where(c, a, b)
+  IndexTile,   // row_ids(t), col_ids(t): i32 tiles of t's shape (axis below)
   Decorator,   // @tensorcore, @launch, ...
 };
 
@@ -43,6 +45,7 @@ struct Builtin {
   /// The op the tile-dialect emitter builds for a Unary (a `math` op, applied
   /// elementwise by every lowering), or nullptr.
   const char *mlirOp;
+  int axis = -1;         // IndexTile: 0 for rows, 1 for columns
 };
 /// The former name: hover and completion read the same fields.
 using BuiltinDoc = Builtin;

@@ -51,10 +51,15 @@ enum class ExprKind {
   RowReduce,  // op in {Max, Sum}; operands[0] [R,C] -> [R,1]
   MaskCols,   // operands: tile [R,C], n (I32), value (scalar): s[i,j] = value where j >= n
   CausalMask, // operands: tile [R,C], row (I32), col (I32): s[i,j] = -1e30 where col+j > row+i
+  Compare,    // op in {Lt, Le, Gt, Ge, Eq, Ne}; operands of one element type, broadcast to `type` (Bool)
+  Select,     // operands: condition (Bool), a, b (of type.elem), broadcast to `type`: c ? a : b
+  IndexTile,  // index: 0 (each element's row) or 1 (its column); type I32 [R,C]
 };
 
 enum class Op { None, Neg, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Add, Sub, Mul, Div, Rem, Max, Min, Sum,
-                Log2, Tanh, Sigmoid, Erf, Sin, Cos, Floor };
+                Log2, Tanh, Sigmoid, Erf, Sin, Cos, Floor,
+                Lt, Le, Gt, Ge, Eq, Ne, // Compare
+                And, Or, Not };         // Binary and Unary on Bool
 const char *opName(Op op);
 
 struct Expr;

@@ -182,7 +182,7 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
   }
   case BuiltinKind::RowReduce: {
     Val a = expr(*e.operands[0]);
-    if (!tile2d(a, *e.operands[0])) return errorVal();
+    if (!tile2d(a, *e.operands[0]) || rejectBool(a, e.operands[0]->range, "reduce")) return errorVal();
     Val r;
     r.type = Type::tile(a.type.elem, {a.type.dims[0], Dim{"1", 1}});
     auto nd = node(kir::ExprKind::RowReduce, r.type, e.range);
@@ -208,6 +208,7 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
       report(DiagKind::FnCallNotValue, e.operands[0]->range, {text(e.operands[0]->range)});
       return errorVal();
     }
+    if (rejectBool(a, e.operands[0]->range, std::string("take `") + n + "` of")) return errorVal();
     Elem el = a.type.elem;
     if (el == Elem::I32 || el == Elem::IntLit || el == Elem::FloatLit) el = Elem::F32;
     a = convert(a, el, e.operands[0]->range);
@@ -325,6 +326,76 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
     v.ints.div = k_->sizes[td.size].alignedTo;
     v.ints.extentSize = static_cast<int>(td.size);
     return v;
+  }
+  case BuiltinKind::Select: {
+    Val c = expr(*e.operands[0]);
+    Val a = expr(*e.operands[1]);
+    Val b = expr(*e.operands[2]);
+    if (c.isError() || a.isError() || b.isError()) return errorVal();
+    if (c.type.elem != Elem::Bool || c.type.isTensor()) {
+      report(DiagKind::TypeMismatch, e.operands[0]->range,
+             {"a condition (a comparison such as `s < 0.0`) for `where`", c.type.symbolic()});
+      return errorVal();
+    }
+    // Two literals: the branches' type is f32 (or i32), not a literal to fold.
+    if ((a.type.elem == Elem::FloatLit || a.type.elem == Elem::IntLit) &&
+        (b.type.elem == Elem::FloatLit || b.type.elem == Elem::IntLit)) {
+      Elem lit = a.type.elem == Elem::IntLit && b.type.elem == Elem::IntLit ? Elem::I32 : Elem::F32;
+      a = convert(a, lit, e.operands[1]->range);
+      b = convert(b, lit, e.operands[2]->range);
+    }
+    // The branches' type and shape as arithmetic would make them, then the condition's shape.
+    ExprPtr ae, be;
+    Type abType;
+    if (a.type.isScalar() && b.type.isScalar()) {
+      Elem el = promote(a.type.elem, b.type.elem);
+      if (el == Elem::FloatLit) el = Elem::F32;
+      if (el == Elem::IntLit) el = Elem::I32;
+      a = convert(a, el, e.operands[1]->range);
+      b = convert(b, el, e.operands[2]->range);
+      ae = a.expr, be = b.expr;
+      abType = Type::scalar(el);
+    } else {
+      Val ab = binary(e, kir::Op::Max, a, b, e.range, "select between");
+      if (ab.isError()) return errorVal();
+      ae = ab.expr->operands[0], be = ab.expr->operands[1];
+      abType = ab.type;
+    }
+    Type t = abType;
+    if (c.type.isTile()) {
+      // The condition broadcasts with the branches like an operand of arithmetic.
+      bool fits = !abType.isTile() || abType.rank() == c.type.rank();
+      std::vector<Dim> dims = c.type.dims;
+      for (size_t i = 0; fits && abType.isTile() && i < dims.size(); ++i) {
+        const Dim &x = c.type.dims[i], &y = abType.dims[i];
+        if (x.value == 1) dims[i] = y;
+        else if (y.value != 1 && y.value != x.value) fits = false;
+      }
+      if (!fits) {
+        report(DiagKind::ShapeMismatch, e.range,
+               {"select with the condition of `where` against its branches:",
+                c.type.symbolic() + " = " + c.type.concreteShape(), abType.symbolic() + " = " + abType.concreteShape()});
+        return errorVal();
+      }
+      t = Type::tile(abType.elem, dims);
+    }
+    auto nd = node(kir::ExprKind::Select, t, e.range);
+    nd->operands = {c.expr, ae, be};
+    Val r;
+    r.type = t;
+    r.expr = nd;
+    r.fromDot = a.fromDot || b.fromDot;
+    return r;
+  }
+  case BuiltinKind::IndexTile: {
+    Val x = expr(*e.operands[0]);
+    if (!tile2d(x, *e.operands[0])) return errorVal();
+    Val r;
+    r.type = Type::tile(Elem::I32, x.type.dims);
+    auto nd = node(kir::ExprKind::IndexTile, r.type, e.range);
+    nd->index = static_cast<uint32_t>(bi.axis);
+    r.expr = nd;
+    return r;
   }
   case BuiltinKind::Range:
     report(DiagKind::TypeMismatch, e.range, {"a value", "range(...)` outside `for"});

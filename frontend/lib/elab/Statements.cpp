@@ -263,6 +263,7 @@ void Elaborator::storeSlice(const Binding &target, std::vector<kir::Slice> slice
     return;
   }
   bool toTensor = target.kind == Binding::Kind::Tensor || target.kind == Binding::Kind::TensorSlice;
+  if (toTensor && rejectBool(v, valueRange, "store")) return;
   Elem elem = toTensor ? k_->tensors[target.tensor].elem : varTypes_[target.var].elem;
   Type sliceType = Type::tile(elem, dims);
   if (dims.empty()) sliceType = Type::scalar(elem);
