@@ -48,6 +48,9 @@ sliding_window_attention|--size N=77
 alibi_attention|--size N=77
 softcap_attention|--size Nq=128 --size Nk=77
 gqa_prefill|--size H=4 --size HK=2 --size N=77
+gemm_relu_f16|--size M=256 --size N=384 --size K=192
+gemm_gelu_bf16|--size M=128 --size N=256 --size K=128
+gemm_relu_f16_ragged|--size M=200 --size N=136 --size K=72
 "
 # Issue 16's examples whose GPU lowering is still to come (index tiles and conditions in the
 # two GPU emitters): built when they can be, their cases skipped (not failed) when not.
@@ -84,7 +87,12 @@ build() {
     "$ph" build "$examples/$k.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 ||
       echo "pending $k (issue 16): $(tail -1 "$out/$k.build.log")"
   done
-  echo "built 21 kernels (24 variants) into $out, and those of the pending ones that build"
+  # GEMM with a bias and an epilogue (the TileGPU mma.sync path), aligned and ragged.
+  for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu_f16_ragged; do
+    "$ph" build "$examples/gemm.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
+      echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
+  done
+  echo "built 24 kernels (44 variants) into $out, and those of the pending ones that build"
 }
 run() {
   phrun=$1 out=$2
