@@ -425,8 +425,8 @@ class Gen:
             return Val(f"rsqrt(abs({a.text}) + 1.0)", elem, shape, 1.0, err)
         if f == "abs":
             return Val(f"abs({a.text})", elem, shape, a.bound, a.err, a.intlike)
-        if INT_TILES and a.elem == "i32":
-            elem = "i32"
+        if a.elem == "i32":
+            elem = "i32"  # the checker negates an i32 tile as 0 - x and keeps it i32
         return Val(f"-{self.paren(a, 0)}", elem, shape, a.bound, a.err, a.intlike, 1)
 
     def condition(self, shape, depth):
