@@ -92,6 +92,23 @@ struct ConvertPattern : OpConversionPattern<tile::ConvertOp> {
   }
 };
 
+/// row_ids / col_ids: each register's position along the dimension, as i32.
+struct IotaPattern : OpConversionPattern<tile::IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::IotaOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto rt = cast<RankedTensorType>(op.getType());
+    if (!rt.getEncoding()) return failure();
+    RegisterLayout rl = layoutOfType(rt);
+    SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl), out;
+    unsigned d = unsigned(op.getDim());
+    for (int64_t r = 0; r < rl.numRegs(); ++r)
+      out.push_back(arith::IndexCastOp::create(rw, loc, rt.getElementType(), position(rw, loc, rl, base, r, d)));
+    rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(rt), out));
+    return success();
+  }
+};
+
 struct BlockIdPattern : OpConversionPattern<tile::BlockIdOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(tile::BlockIdOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
@@ -137,7 +154,7 @@ struct MaskPattern : OpConversionPattern<MaskOp> {
 void populateElementwisePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
   MLIRContext *ctx = p.getContext();
   p.add<ElementwisePattern>(tc, ctx);
-  p.add<ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, MaskPattern<tile::MaskColsOp>,
+  p.add<ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, IotaPattern, MaskPattern<tile::MaskColsOp>,
         MaskPattern<tile::CausalMaskOp>>(tc, ctx);
 }
 

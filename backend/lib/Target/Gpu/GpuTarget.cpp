@@ -164,6 +164,21 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   return true;
 }
 
+/// The TileGPU path with any policy, for a kernel the legacy emitters refused;
+/// `err` keeps the legacy error when it fails too.
+bool simtFallback(ModuleOp m, const std::string &arch, TileGpuResult &tg, std::string &err) {
+  if (gpuLowering() == GpuLowering::Legacy) return false;
+  TileGpuResult r;
+  std::string tgErr;
+  if (!runTileGpu(m, arch, /*lower=*/true, r, tgErr, /*lowerSimt=*/true) || r.sharedBytes > sharedMemoryLimit(arch)) {
+    if (!tgErr.empty()) err += " (the TileGPU lowering: " + tgErr + ")";
+    return false;
+  }
+  tg = r;
+  err.clear();
+  return true;
+}
+
 /// The lowering of gpu.dynamic_shared_memory defines an internal zero-sized
 /// shared array (PTX `.shared .b8 name;`, one static byte). Accesses far past
 /// the end of a zero-sized object are undefined behaviour that LLVM's alias
@@ -298,13 +313,23 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   std::string tileGpuWhy;
   bool usedTileGpu = false;
   if (!tryTileGpu(*m, k, arch, tg, usedTileGpu, tileGpuWhy, err)) return false;
+  OwningOpRef<ModuleOp> tileIr = usedTileGpu ? OwningOpRef<ModuleOp>() : OwningOpRef<ModuleOp>(cast<ModuleOp>((*m)->clone()));
   bool lowered = usedTileGpu || toSimt(*m, k.threads, arch, res, err, &tc, &usedTc);
+  if (!lowered && !res.sharedExceeded && tileIr && simtFallback(*tileIr, arch, tg, err)) {
+    // The legacy SIMT emitter cannot lower it (index tiles, boolean tiles): the TileGPU SIMT policy can.
+    m = std::move(tileIr);
+    lowered = usedTileGpu = true;
+    tc.why.clear();
+  }
   if (usedTileGpu) {
     res.kernelName = tg.kernelName;
     res.sharedBytes = tg.sharedBytes;
-    out.meta.unit = "tensorcore";
-    out.meta.notes.push_back("tensorcore: " + std::to_string(tg.registerTiles) + " tiles in registers, " +
-                             std::to_string(tg.sharedTiles) + " in shared memory (TileGPU, mma.sync)");
+    bool mma = tg.policy == "mma";
+    out.meta.unit = mma ? "tensorcore" : "simt";
+    if (!mma && k.tensorcore) out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
+    out.meta.notes.push_back(std::string(mma ? "tensorcore: " : "simt: ") + std::to_string(tg.registerTiles) +
+                             " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory (TileGPU, " +
+                             (mma ? "mma.sync)" : "SIMT policy)"));
     for (const std::string &p : tg.placements) out.meta.notes.push_back("tile " + p);
   } else if (usedTc) {
     out.meta.unit = "tensorcore";
@@ -403,7 +428,15 @@ void registerGpuStages(StageRegistry &r) {
       return true;
     }
     if (!why.empty()) tc.why = why;
-    return toSimt(m, threadsOf(m, &k), arch, res, err, &tc, &usedTc);
+    OwningOpRef<ModuleOp> tileIr = cast<ModuleOp>(m->clone());
+    if (toSimt(m, threadsOf(m, &k), arch, res, err, &tc, &usedTc)) return true;
+    if (res.sharedExceeded || !simtFallback(*tileIr, arch, tg, err)) return false;
+    m.getBody()->clear();
+    m.getBody()->getOperations().splice(m.getBody()->end(), tileIr->getBody()->getOperations());
+    for (NamedAttribute a : (*tileIr)->getAttrs()) m->setAttr(a.getName(), a.getValue());
+    usedTileGpu = true;
+    res.sharedBytes = tg.sharedBytes;
+    return true;
   };
   r[Stage::Gpu] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
     simt::SimtResult res;

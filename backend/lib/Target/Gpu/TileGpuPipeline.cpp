@@ -82,7 +82,8 @@ GpuLowering gpuLowering() {
   return GpuLowering::Auto;
 }
 
-bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err) {
+bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err,
+                bool lowerSimt) {
   MLIRContext *ctx = m.getContext();
   ctx->getOrLoadDialect<tilegpu::TileGPUDialect>();
   // The policy's reasons are warnings at the tile that could not be placed.
@@ -102,7 +103,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     if (auto p = f->getAttrOfType<StringAttr>("tilegpu.policy")) res.policy = p.getValue().str();
     res.kernelName = f.getName().str();
   }
-  if (res.policy != "mma") return true;
+  if (res.policy != "mma" && !lowerSimt) return true;
   PassManager lowerPm(ctx);
   tilegpu::TileGPUPipelineOptions po;
   // A tuning knob for measuring pipeline depth (default 3 stages).

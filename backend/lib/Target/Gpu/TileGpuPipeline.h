@@ -32,6 +32,9 @@ struct TileGpuResult {
 /// Assigns layouts, then (`lower`) pipelines, allocates and converts to NVVM in
 /// place. Returns false with `err` set when a pass fails; `res.policy` says
 /// which policy took the kernel.
-bool runTileGpu(mlir::ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err);
+/// `lowerSimt`: also lower a kernel the SIMT policy took (blocked layouts: the
+/// fallback for what the legacy SIMT emitter cannot lower, e.g. index tiles).
+bool runTileGpu(mlir::ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err,
+                bool lowerSimt = false);
 
 } // namespace ph::backend

@@ -79,7 +79,7 @@ bool isElementwise(Operation *op) {
 
 /// Ops whose tile result may take whatever layout its users want.
 bool isLayoutFree(Operation *op) {
-  return op && (isa<arith::ConstantOp, tile::SplatOp, tile::LoadOp, tile::BroadcastOp, tile::ConvertOp>(op) ||
+  return op && (isa<arith::ConstantOp, tile::SplatOp, tile::LoadOp, tile::BroadcastOp, tile::ConvertOp, tile::IotaOp>(op) ||
                 isElementwise(op));
 }
 
