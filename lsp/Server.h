@@ -3,7 +3,7 @@
 // Server maps LSP methods onto the scheduler and the features (clangd's
 // ClangdLSPServer): lifecycle and capabilities, document sync, one routing
 // line per feature, settings, diagnostics publishing, and the commands that
-// start the `ph` driver (Commands.cpp). It does no analysis itself.
+// start the `ph` driver (Commands.cpp, lsp/commands/). It does no analysis itself.
 // It is transport-agnostic: give it a send function and feed it messages,
 // which is how the unit tests drive it in process.
 //
@@ -11,6 +11,7 @@
 #pragma once
 
 #include "Features.h"
+#include "FileAccess.h"
 #include "Gpu.h"
 #include "JsonRpc.h"
 #include "Scheduler.h"
@@ -68,7 +69,11 @@ private:
   enum class State { Uninitialized, Running, ShutDown };
 
   void registerHandlers();
-  void applySettings(const json &ph);
+  /// `fromUser`: initializationOptions, which the client builds from user or
+  /// machine settings. Workspace settings (workspace/configuration,
+  /// didChangeConfiguration) never name a program to run: a cloned repository
+  /// must not choose what the editor executes, so `path` is ignored there.
+  void applySettings(const json &ph, bool fromUser);
   FeatureOptions featureOptions() const;
 
   // Document sync.
@@ -82,16 +87,31 @@ private:
   /// Routes a request that needs the document's snapshot to `fn` on a worker.
   template <typename Fn> void withSnapshot(const json &params, Reply reply, Fn fn);
 
-  // Commands.cpp
+  // Commands.cpp routes; one file per command in lsp/commands/.
   void executeCommand(const json &params, Reply reply);
   void runKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
+  void benchKernel(const json &args, const Reply &reply, const json &workDoneToken, const std::string &kernel,
+                   const std::string &target);
   void compileKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void showIR(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void compileOnSave(const std::string &uri);
+  // What run and bench share (RunCommand.cpp).
+  /// Without a GPU for target auto or gpu: replies with an offer of the CPU target and
+  /// asks the user; returns whether it did.
+  bool offerWithoutGpu(const json &args, const std::string &kernel, const std::string &target, const Reply &reply);
+  /// `--size` and `--arg` from the settings and the command's arguments.
+  void appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st);
+  /// Runs `ph run`/`ph bench` with progress and cancellation; replies with its JSON result.
+  void launchDriver(const std::vector<std::string> &argv, const std::string &kernel, const std::string &target,
+                    bool bench, const std::string &tempDir, const Reply &reply, const json &workDoneToken);
   void sendGpuStatus();
   /// The file the driver should read: the document's path if the editor's
   /// text is what is on disk, else a copy of the text in a temporary folder.
+  /// Throws InvalidParams for a URI that is neither an open document nor a
+  /// regular file inside a workspace folder (FileAccess.h).
   std::string fileForDriver(const std::string &uri, std::string &tempDir);
+  /// The same check without the copy: throws InvalidParams with the reason.
+  void requireReadable(const std::string &command, const std::string &uri);
   std::string resolveKernel(const json &args, const std::shared_ptr<const Snapshot> &snap);
   /// resolveKernel, or InvalidParams when the arguments name no kernel (run, bench, show IR).
   std::string requireKernel(const json &args, const std::shared_ptr<const Snapshot> &snap);
@@ -113,7 +133,8 @@ private:
   mutable std::mutex mu_;
   Settings settings_;
   FeatureOptions features_;
-  std::string rootPath_;
+  std::string rootPath_;          // the first workspace folder: where relative output folders go
+  WorkspaceFiles workspace_;
   bool clientProgress_ = false, clientConfiguration_ = false, clientCodeLensRefresh_ = false,
        clientShowMessageRequest_ = false;
   std::map<std::string, std::set<std::string>> foreignUris_; // doc -> std files it published to
@@ -122,6 +143,7 @@ private:
   std::map<std::string, std::shared_ptr<CancelState>> progressTokens_;
   std::optional<GpuInfo> gpu_;
   int64_t nextToken_ = 1;
+  bool warnedWorkspacePath_ = false;
 };
 
 } // namespace ph::lsp
