@@ -68,9 +68,10 @@ def breakdown(ph, src, work):
     for line in err.splitlines():
         if not line.startswith("time: "):
             continue
-        body = line.split("ms:", 1)[1] if "ms:" in line else ""
+        # `time: K [cfg]: context 1.5, kir-to-tile 3.9 (wall 20.0), ...; ours ...`: CPU ms per step
+        body = line.split("]:", 1)[1].split(";", 1)[0] if "]:" in line else ""
         total = 0.0
-        for name, ms in re.findall(r"([a-z-]+) ([0-9.]+)", body):
+        for name, ms in re.findall(r"([a-z-]+) ([0-9.]+)", re.sub(r"\(wall [0-9.]+\)", "", body)):
             phases.setdefault(name, []).append(float(ms))
             if name != "ptxas":
                 total += float(ms)
@@ -104,7 +105,7 @@ def main():
             if not args.no_breakdown:
                 phases, ours = breakdown(args.ph, src, work)
                 parts = ", ".join(f"{k} {v:.1f}" for k, v in phases.items())
-                print(f"{rel}: per variant (median ms): {parts}; ours {ours:.1f}")
+                print(f"{rel}: per variant, median CPU ms: {parts}; ours {ours:.1f}")
                 rows.append({"file": rel, "scenario": "breakdown", "phases_ms": phases, "ours_ms": ours})
             for j in jobs:
                 jname = "all" if j == 0 else str(j)
