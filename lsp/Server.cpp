@@ -3,6 +3,7 @@
 #include "Subprocess.h"
 
 #include "ph/Analysis.h"
+#include "ph/Incremental.h"
 
 #include <filesystem>
 #include <unistd.h>
@@ -11,16 +12,47 @@ namespace ph::lsp {
 
 static const char *kVersion = "0.1.0";
 
+/// The scheduler's view of an incremental update: publish from its diagnostics, build
+/// the whole analysis on first use, and finish the other configurations next.
+static AnalysisResult toResult(IncrementalAnalyzer::Result r, std::shared_ptr<const SourceFile> file,
+                               std::shared_ptr<IncrementalAnalyzer> analyzer) {
+  if (!r.diagnostics) return AnalysisResult(std::make_shared<const Analysis>());
+  AnalysisResult out(r.materialize ? LazyAnalysis::deferred(r.materialize) : LazyAnalysis(r.diagnostics));
+  if (r.materialize) out.published = r.diagnostics;
+  if (!r.complete && !r.cancelled)
+    out.rest = [file, analyzer](const std::function<bool()> &stale) {
+      return toResult(analyzer->update(file, stale, true), file, analyzer);
+    };
+  return out;
+}
+
+struct Server::Analyzers {
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<IncrementalAnalyzer>> byPath;
+  std::shared_ptr<IncrementalAnalyzer> get(const std::string &path, const std::shared_ptr<const Prelude> &prelude) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto &a = byPath[path];
+    if (!a) a = std::make_shared<IncrementalAnalyzer>(prelude);
+    return a;
+  }
+  void drop(const std::string &path) {
+    std::lock_guard<std::mutex> lock(mu);
+    byPath.erase(path);
+  }
+};
+
 Server::Server(Endpoint::SendFn send, ServerOptions options)
     : endpoint_(std::move(send)), options_(std::move(options)) {
   prelude_ = Prelude::load(options_.stdDir);
   auto prelude = prelude_;
-  auto analyzeFn = [prelude](const std::string &path, std::shared_ptr<const std::string> text,
-                             const std::function<bool()> &stale) {
+  analyzers_ = std::make_shared<Analyzers>();
+  // Each document's analyses run one at a time (its strand), on its own item cache;
+  // diagnostics are published from the cheap part, the rest is built when a feature asks.
+  auto analyzeFn = [prelude, analyzers = analyzers_](const std::string &path, std::shared_ptr<const std::string> text,
+                                                     const std::function<bool()> &stale) {
     auto file = std::make_shared<const SourceFile>(path, *text);
-    AnalyzeOptions opts;
-    opts.cancelled = stale;
-    return analyze(file, prelude, opts);
+    auto analyzer = analyzers->get(path, prelude);
+    return toResult(analyzer->update(file, stale, false), file, analyzer);
   };
   scheduler_ = std::make_unique<Scheduler>(analyzeFn, Scheduler::Options{options_.debounce, options_.threads},
                                            [this](std::shared_ptr<const Snapshot> s) { publish(s); });
@@ -288,6 +320,7 @@ void Server::didChange(const json &params) {
 void Server::didClose(const json &params) {
   std::string uri = params.at("textDocument").at("uri").get<std::string>();
   scheduler_->close(uri);
+  analyzers_->drop(uriToPath(uri)); // its cache; an analysis still running keeps its own reference
   {
     std::lock_guard<std::mutex> lock(mu_);
     backendDiags_.erase(uri);

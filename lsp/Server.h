@@ -125,6 +125,9 @@ private:
   Endpoint endpoint_;
   ServerOptions options_;
   std::shared_ptr<const Prelude> prelude_;
+  /// One IncrementalAnalyzer (its item cache) per open document, by path.
+  struct Analyzers;
+  std::shared_ptr<Analyzers> analyzers_;
   std::unique_ptr<Scheduler> scheduler_;
 
   std::atomic<State> state_{State::Uninitialized};

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Conversion/Passes.h"
 #include "ph/Dialect/Tile/TileDialect.h"
+#include "ph/Dialect/TileGPU/Passes.h"
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
@@ -353,6 +355,12 @@ LogicalResult lowerBody(func::FuncOp f, ArrayRef<Value> blockIds) {
         Value future = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sgt, key, query);
         return arith::SelectOp::create(bb, l, future, constantOf(bb, l, elem, -1.0e30), x).getResult();
       });
+    } else if (auto o = dyn_cast<IotaOp>(op)) {
+      int64_t dim = o.getDim();
+      Value empty = tensor::EmptyOp::create(b, loc, o.getType().getShape(), b.getI32Type());
+      repl = mapWithIndices(b, loc, empty, [&](OpBuilder &bb, Location l, ValueRange idx, Value) {
+        return arith::IndexCastOp::create(bb, l, bb.getI32Type(), idx[dim]).getResult();
+      });
     } else if (auto o = dyn_cast<ConvertOp>(op)) {
       repl = convertTo(b, loc, o.getSource(), o.getType());
     } else {
@@ -468,6 +476,7 @@ void ph::tile::buildLoopsToLLVMPipeline(OpPassManager &pm) {
 
 void ph::tile::registerPasses() {
   registerPhConversionPasses();
+  tilegpu::registerTileGPUPasses();
   PassPipelineRegistration<>("tile-to-loops", "Lower the tile dialect to scf/memref loops (CPU)",
                              buildTileToLoopsPipeline);
   PassPipelineRegistration<>("tile-loops-to-llvm", "Lower the CPU loops to the LLVM dialect",
@@ -480,7 +489,7 @@ void ph::tile::registerPasses() {
 }
 
 void ph::tile::registerDialects(DialectRegistry &registry) {
-  registry.insert<TileDialect>();
+  registry.insert<TileDialect, tilegpu::TileGPUDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
   // Without these, translation to LLVM IR (and the JIT) stops at func.func.
