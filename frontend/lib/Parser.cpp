@@ -30,6 +30,8 @@ private:
   unsigned depth_ = 0;
   uint32_t nextExprId_ = 0;
   bool depthReported_ = false;
+  unsigned blockDepth_ = 0;
+  bool blockDepthReported_ = false;
   bool keepDocs_ = false; // at top level `///` lines are documentation, not trivia
 
   // --- Token access ----------------------------------------------------------
@@ -398,7 +400,12 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
   }
   const Token &open = advance();
   range = open.range;
-  if (!enter()) {
+  bool blockFits = blockDepth_ < kMaxBlockNesting;
+  if (!blockFits && !blockDepthReported_) {
+    diags_.report(DiagKind::BlocksTooDeep, open.range, {std::to_string(kMaxBlockNesting)});
+    blockDepthReported_ = true;
+  }
+  if (!blockFits || !enter()) {
     // Too deep: skip the block's tokens by counting braces (no recursion).
     unsigned level = 1;
     while (!at(Tok::Eof) && level > 0) {
@@ -409,6 +416,7 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
     range = SourceRange::join(range, prevRange());
     return body;
   }
+  ++blockDepth_;
   unsigned savedSkip = nlSkip_;
   nlSkip_ = 0;
   while (true) {
@@ -437,6 +445,7 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
   }
   nlSkip_ = savedSkip;
   --depth_;
+  --blockDepth_;
   return body;
 }
 

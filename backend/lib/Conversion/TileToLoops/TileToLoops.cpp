@@ -8,6 +8,7 @@
 // must not alias x).
 //
 //===----------------------------------------------------------------------===//
+#include "ph/Conversion/ConvertRules.h"
 #include "ph/Conversion/Passes.h"
 #include "ph/Dialect/Tile/TileDialect.h"
 
@@ -51,25 +52,10 @@ namespace {
 // Scalar helpers shared by the op lowerings.
 //===----------------------------------------------------------------------===//
 
-/// Converts a scalar or a tensor to element type `to` (tile.convert's rules:
-/// float widening exact, narrowing rounds to nearest even, float -> int
-/// truncates toward zero). `resultType` is the converted value's type.
+/// Converts a scalar or a tensor to `resultType`: tile.convert's rules, shared
+/// with the GPU lowerings (ph/Conversion/ConvertRules.h).
 Value convertTo(OpBuilder &b, Location loc, Value v, Type resultType) {
-  Type from = getElementTypeOrSelf(v.getType()), to = getElementTypeOrSelf(resultType);
-  if (from == to)
-    return v;
-  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
-  if (fromF && toF)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? arith::ExtFOp::create(b, loc, resultType, v).getResult()
-               : arith::TruncFOp::create(b, loc, resultType, v).getResult();
-  if (!fromF && toF)
-    return arith::SIToFPOp::create(b, loc, resultType, v);
-  if (fromF && !toF)
-    return arith::FPToSIOp::create(b, loc, resultType, v);
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? arith::ExtSIOp::create(b, loc, resultType, v).getResult()
-             : arith::TruncIOp::create(b, loc, resultType, v).getResult();
+  return ph::conv::convertValue(b, loc, v, resultType);
 }
 
 Value constantOf(OpBuilder &b, Location loc, Type elem, double value) {
