@@ -3,7 +3,7 @@
 // Server maps LSP methods onto the scheduler and the features (clangd's
 // ClangdLSPServer): lifecycle and capabilities, document sync, one routing
 // line per feature, settings, diagnostics publishing, and the commands that
-// start the `ph` driver (Commands.cpp). It does no analysis itself.
+// start the `ph` driver (Commands.cpp, lsp/commands/). It does no analysis itself.
 // It is transport-agnostic: give it a send function and feed it messages,
 // which is how the unit tests drive it in process.
 //
@@ -82,12 +82,23 @@ private:
   /// Routes a request that needs the document's snapshot to `fn` on a worker.
   template <typename Fn> void withSnapshot(const json &params, Reply reply, Fn fn);
 
-  // Commands.cpp
+  // Commands.cpp routes; one file per command in lsp/commands/.
   void executeCommand(const json &params, Reply reply);
   void runKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
+  void benchKernel(const json &args, const Reply &reply, const json &workDoneToken, const std::string &kernel,
+                   const std::string &target);
   void compileKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void showIR(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void compileOnSave(const std::string &uri);
+  // What run and bench share (RunCommand.cpp).
+  /// Without a GPU for target auto or gpu: replies with an offer of the CPU target and
+  /// asks the user; returns whether it did.
+  bool offerWithoutGpu(const json &args, const std::string &kernel, const std::string &target, const Reply &reply);
+  /// `--size` and `--arg` from the settings and the command's arguments.
+  void appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st);
+  /// Runs `ph run`/`ph bench` with progress and cancellation; replies with its JSON result.
+  void launchDriver(const std::vector<std::string> &argv, const std::string &kernel, const std::string &target,
+                    bool bench, const std::string &tempDir, const Reply &reply, const json &workDoneToken);
   void sendGpuStatus();
   /// The file the driver should read: the document's path if the editor's
   /// text is what is on disk, else a copy of the text in a temporary folder.

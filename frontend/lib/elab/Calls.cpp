@@ -1,0 +1,319 @@
+//===- Calls.cpp - Builtin calls and inlining of fn calls --------------------===//
+//
+// A `fn` call is inlined with its parameters bound by reference; a builtin
+// call is checked and built from its registry entry.
+//
+//===----------------------------------------------------------------------===//
+#include "Elaborator.h"
+
+namespace ph::check::elab {
+
+void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::StmtPtr> &out) {
+  for (auto &f : frames_)
+    if (f.decl == &fn) {
+      report(DiagKind::Recursion, call.name.range, {fn.name.name, frame().decl->name.name});
+      return;
+    }
+  if (fn.params.size() != call.operands.size()) return; // reported by the resolver
+  if (frames_.size() > 64) return;
+  Frame nf{&fn, call.range, {}};
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const Expr &arg = *call.operands[i];
+    auto ps = st_.paramSymbol.find(&fn.params[i]);
+    Binding b;
+    // By reference: a name passes its binding; a slice of a tensor or tile
+    // passes the slice (reads load it, writes store into it); anything else
+    // is evaluated once into a value.
+    if (arg.kind == ExprKind::Name && bindingOf(arg)) {
+      b = *bindingOf(arg);
+      recordExpr(arg, b.type.isError() ? b.value.type : b.type);
+    } else if (arg.kind == ExprKind::Index && arg.operands[0]->kind == ExprKind::Name && bindingOf(*arg.operands[0])) {
+      const Binding &base = *bindingOf(*arg.operands[0]);
+      std::vector<kir::Slice> slices;
+      std::vector<Dim> dims;
+      if (base.kind == Binding::Kind::Tensor || base.kind == Binding::Kind::TensorSlice) {
+        if (!sliceTensor(base.tensor, base.kind == Binding::Kind::TensorSlice ? &base.slices : nullptr, arg, slices,
+                         dims, /*view=*/true)) {
+          b.kind = Binding::Kind::Error;
+        } else {
+          b.kind = Binding::Kind::TensorSlice;
+          b.tensor = base.tensor;
+          b.slices = slices;
+          Elem el = k_->tensors[base.tensor].elem;
+          bool isView = std::any_of(dims.begin(), dims.end(), [](const Dim &d) { return !d.isStatic(); });
+          // A slice with a run-time extent stays a view of the tensor (`K[b, h, :, :]`);
+          // one with static extents is a tile that reads load and writes store.
+          b.type = isView ? Type::tensor(el, dims) : dims.empty() ? Type::scalar(el) : Type::tile(el, dims);
+          b.what = "a slice of " + base.what;
+          recordExpr(arg, b.type);
+        }
+      } else if (base.kind == Binding::Kind::Var && varTypes_[base.var].isTile()) {
+        if (!sliceTile(varTypes_[base.var], arg, slices, dims)) {
+          b.kind = Binding::Kind::Error;
+        } else {
+          b.kind = Binding::Kind::TileSlice;
+          b.var = base.var;
+          b.slices = slices;
+          b.type = Type::tile(varTypes_[base.var].elem, dims);
+          b.isLet = base.isLet;
+          b.what = "a slice of " + base.what;
+          recordExpr(arg, b.type);
+        }
+      } else {
+        b.kind = Binding::Kind::Value;
+        b.value = expr(arg);
+        b.type = b.value.type;
+        b.isLet = true;
+        b.what = "the value `" + text(arg.range) + "`";
+      }
+    } else {
+      Val v = expr(arg);
+      if (v.isError()) {
+        b.kind = Binding::Kind::Error;
+      } else if (v.ints.c || (v.expr && v.type.isScalar())) {
+        b.kind = Binding::Kind::Value;
+        b.value = v;
+        b.type = v.type;
+        b.isLet = true;
+        b.what = "the value `" + text(arg.range) + "`";
+      } else if (v.type.isTile()) {
+        // A computed tile is held in a temporary so the body reads it once.
+        uint32_t var = newVar(fn.params[i].name.name, v.type, false, arg.range, UINT32_MAX);
+        varFromDot_[var] = v.fromDot;
+        auto st = std::make_shared<KStmt>();
+        st->kind = kir::StmtKind::Decl;
+        st->loc = arg.range;
+        st->var = var;
+        st->value = v.expr;
+        emit(out, st);
+        b.kind = Binding::Kind::Var;
+        b.var = var;
+        b.type = v.type;
+        b.what = "the value `" + text(arg.range) + "`";
+      } else {
+        b.kind = Binding::Kind::Error;
+      }
+    }
+    if (ps != st_.paramSymbol.end()) {
+      nf.bindings[ps->second] = b;
+      Type shown = b.kind == Binding::Kind::Value ? b.value.type : b.type;
+      if (b.kind == Binding::Kind::Var) shown = varTypes_[b.var];
+      recordSymbolType(ps->second, shown, b.kind == Binding::Kind::Var && tensorcore_ && varFromDot_[b.var]);
+    }
+  }
+  frames_.push_back(std::move(nf));
+  stmts(fn.body, out);
+  frames_.pop_back();
+}
+
+
+Val Elaborator::call(const Expr &e, std::optional<Elem> accumulate) {
+  if (!e.name.valid()) return errorVal();
+  const std::string &n = e.name.name;
+  if (isBuiltinFunction(n)) return builtinCall(e, n, accumulate);
+  if (st_.functions.count(n)) {
+    report(DiagKind::FnCallNotValue, e.range, {n});
+    return errorVal();
+  }
+  return errorVal(); // unknown: reported by the resolver
+}
+
+Val Elaborator::builtinCall(const Expr &e, const std::string &n, std::optional<Elem> accumulate) {
+  int arity = builtinArity(n);
+  if (arity >= 0 && e.operands.size() != static_cast<size_t>(arity)) return errorVal();
+  auto tile2d = [&](const Val &v, const Expr &arg) {
+    if (v.isError()) return false;
+    if (v.type.isTensor()) {
+      report(DiagKind::TensorArithmetic, arg.range, {k_->tensors[v.tensor].name});
+      return false;
+    }
+    if (!v.type.isTile() || v.type.rank() != 2) {
+      report(DiagKind::NotATile2D, arg.range, {n, v.type.symbolic()});
+      return false;
+    }
+    return true;
+  };
+  if (n == "dot" || n == "dot_t") {
+    Val a = expr(*e.operands[0]);
+    Val b = expr(*e.operands[1]);
+    if (!tile2d(a, *e.operands[0]) || !tile2d(b, *e.operands[1])) return errorVal();
+    // No target multiplies integer tiles (tile.dot, mma): refused here, not by a verifier.
+    for (size_t i = 0; i < 2; ++i)
+      if (const Val &v = i ? b : a; v.type.elem == Elem::I32) {
+        report(DiagKind::DotIntegerOperand, e.operands[i]->range, {n, v.type.symbolic()});
+        return errorVal();
+      }
+    bool t = n == "dot_t";
+    const Dim &ka = a.type.dims[1];
+    const Dim &kb = t ? b.type.dims[1] : b.type.dims[0];
+    auto differ = [](const Dim &x, const Dim &y) { return x.isStatic() && y.isStatic() ? x.value != y.value : x.sym != y.sym; };
+    if (differ(ka, kb)) {
+      Diagnostic &d = report(DiagKind::DotShapeMismatch, e.range,
+                             {n, a.type.symbolic() + " = " + a.type.concreteShape(),
+                              b.type.symbolic() + " = " + b.type.concreteShape(), ka.sym, kb.sym});
+      const Dim &other = t ? b.type.dims[0] : b.type.dims[1];
+      if (!differ(ka, other)) {
+        std::string alt = t ? "dot" : "dot_t";
+        d.notes.push_back({e.operands[1]->range, t ? "`dot` takes the second operand as [K, N]"
+                                                   : "`dot_t` takes the second operand transposed, as [N, K]"});
+        d.fixes.push_back({"use `" + alt + "`", {{e.name.range, alt}}});
+      }
+      return errorVal();
+    }
+    Elem opElem = promote(a.type.elem, b.type.elem);
+    if (tensorcore_) {
+      // Tensor cores multiply 16-bit operands: an f32 operand meeting a 16-bit one is rounded.
+      bool a16 = a.type.elem == Elem::F16 || a.type.elem == Elem::BF16;
+      bool b16 = b.type.elem == Elem::F16 || b.type.elem == Elem::BF16;
+      if (a16 && !b16) opElem = a.type.elem;
+      else if (b16 && !a16) opElem = b.type.elem;
+      else if (a16 && b16 && a.type.elem == b.type.elem) opElem = a.type.elem;
+    }
+    a = convert(a, opElem, e.operands[0]->range);
+    b = convert(b, opElem, e.operands[1]->range);
+    Elem accElem = accumulate && isFloat(*accumulate) ? *accumulate : opElem;
+    if (accumulate && *accumulate == Elem::I32) accElem = opElem;
+    Val r;
+    r.type = Type::tile(accElem, {a.type.dims[0], t ? b.type.dims[0] : b.type.dims[1]});
+    auto nd = node(kir::ExprKind::Dot, r.type, e.range);
+    nd->transB = t;
+    nd->operands = {a.expr, b.expr};
+    r.expr = nd;
+    r.fromDot = true;
+    r.isDot = true;
+    return r;
+  }
+  if (n == "rowmax" || n == "rowsum") {
+    Val a = expr(*e.operands[0]);
+    if (!tile2d(a, *e.operands[0])) return errorVal();
+    Val r;
+    r.type = Type::tile(a.type.elem, {a.type.dims[0], Dim{"1", 1}});
+    auto nd = node(kir::ExprKind::RowReduce, r.type, e.range);
+    nd->op = n == "rowmax" ? kir::Op::Max : kir::Op::Sum;
+    nd->operands = {a.expr};
+    r.expr = nd;
+    r.fromDot = a.fromDot;
+    return r;
+  }
+  if (n == "tmax" || n == "tmin") {
+    Val a = expr(*e.operands[0]);
+    Val b = expr(*e.operands[1]);
+    return binary(e, n == "tmax" ? kir::Op::Max : kir::Op::Min, a, b, e.range, "take the elementwise extremum of");
+  }
+  if (n == "exp" || n == "exp2" || n == "log" || n == "sqrt" || n == "rsqrt" || n == "abs") {
+    Val a = expr(*e.operands[0]);
+    if (a.isError()) return a;
+    if (a.type.isTensor()) {
+      report(DiagKind::TensorArithmetic, e.operands[0]->range, {k_->tensors[a.tensor].name});
+      return errorVal();
+    }
+    if (a.type.kind == Type::Kind::Void) {
+      report(DiagKind::FnCallNotValue, e.operands[0]->range, {text(e.operands[0]->range)});
+      return errorVal();
+    }
+    Elem el = a.type.elem;
+    if (el == Elem::I32 || el == Elem::IntLit || el == Elem::FloatLit) el = Elem::F32;
+    a = convert(a, el, e.operands[0]->range);
+    Val r = a;
+    r.isDot = false;
+    auto nd = node(kir::ExprKind::Unary, a.type, e.range);
+    nd->op = n == "exp" ? kir::Op::Exp : n == "exp2" ? kir::Op::Exp2 : n == "log" ? kir::Op::Log
+             : n == "sqrt" ? kir::Op::Sqrt : n == "rsqrt" ? kir::Op::Rsqrt : kir::Op::Abs;
+    nd->operands = {a.expr};
+    r.expr = nd;
+    return r;
+  }
+  if (n == "mask_cols" || n == "causal_mask") {
+    const Expr &target = *e.operands[0];
+    const Binding *b = target.kind == ExprKind::Name ? bindingOf(target) : nullptr;
+    Val s = expr(target);
+    if (s.isError()) return errorVal();
+    if (!b || b->kind != Binding::Kind::Var || !varTypes_[b->var].isTile()) {
+      report(DiagKind::NotInPlaceTarget, target.range, {n, "`" + text(target.range) + "` (" + s.type.symbolic() + ")"});
+      return errorVal();
+    }
+    if (!tile2d(s, target)) return errorVal();
+    if (b->isLet) {
+      report(DiagKind::AssignToLet, target.range, {k_->vars[b->var].name});
+      return errorVal();
+    }
+    std::vector<ExprPtr> ops = {s.expr};
+    if (n == "mask_cols") {
+      Val cols = intExpr(*e.operands[1], "the column count of `mask_cols`");
+      Val v = expr(*e.operands[2]);
+      if (cols.isError() || v.isError()) return errorVal();
+      if (!v.type.isScalar()) {
+        report(DiagKind::ScalarExpected, e.operands[2]->range, {"the value of `mask_cols`", v.type.symbolic()});
+        return errorVal();
+      }
+      v = convert(v, s.type.elem, e.operands[2]->range);
+      ops.push_back(cols.expr);
+      ops.push_back(v.expr);
+    } else {
+      Val row = intExpr(*e.operands[1], "the row of `causal_mask`");
+      Val col = intExpr(*e.operands[2], "the column of `causal_mask`");
+      if (row.isError() || col.isError()) return errorVal();
+      ops.push_back(row.expr);
+      ops.push_back(col.expr);
+    }
+    auto nd = node(n == "mask_cols" ? kir::ExprKind::MaskCols : kir::ExprKind::CausalMask, s.type, e.range);
+    nd->operands = ops;
+    Val masked;
+    masked.type = s.type;
+    masked.expr = nd;
+    masked.fromDot = s.fromDot;
+    assignVar(b->var, masked, e.range, target.range, *out_);
+    Val r;
+    r.type = Type::voidType();
+    return r;
+  }
+  if (n == "extent") {
+    Val x = expr(*e.operands[0]);
+    auto d = constInt(*e.operands[1], "the dimension of `extent`");
+    if (x.isError() || !d) return errorVal();
+    const Type &t = x.type;
+    if (!t.isTile() && !t.isTensor()) {
+      report(DiagKind::TypeMismatch, e.operands[0]->range, {"a tensor or a tile", t.symbolic()});
+      return errorVal();
+    }
+    if (*d < 0 || static_cast<size_t>(*d) >= t.rank()) {
+      report(DiagKind::BadDimensionIndex, e.operands[1]->range, {std::to_string(*d), text(e.operands[0]->range),
+                                                                 std::to_string(t.rank())});
+      return errorVal();
+    }
+    const Dim &dim = t.dims[*d];
+    if (dim.isStatic()) {
+      Val c = intConst(dim.value, e.range);
+      c.ints.extentStatic = dim.value;
+      return c;
+    }
+    // A run-time size of a whole tensor, or of an open dimension of a view.
+    size_t tdim = static_cast<size_t>(*d);
+    if (!x.slices.empty()) {
+      size_t open = 0;
+      for (size_t i = 0; i < x.slices.size(); ++i)
+        if (x.slices[i].kind != kir::Slice::Kind::Index && open++ == tdim) {
+          tdim = i;
+          break;
+        }
+    }
+    const kir::TensorDim &td = k_->tensors[x.tensor].dims[tdim];
+    Val v;
+    v.type = Type::scalar(Elem::I32);
+    auto nd = node(kir::ExprKind::SizeArg, v.type, e.range);
+    nd->index = td.size;
+    v.expr = nd;
+    v.ints.axis = -2;
+    v.ints.div = k_->sizes[td.size].alignedTo;
+    v.ints.extentSize = static_cast<int>(td.size);
+    return v;
+  }
+  if (n == "range") {
+    report(DiagKind::TypeMismatch, e.range, {"a value", "range(...)` outside `for"});
+    return errorVal();
+  }
+  return errorVal();
+}
+
+
+} // namespace ph::check::elab

@@ -1,0 +1,90 @@
+//===- Grid.cpp - Grid inference from ctx.block slices -----------------------===//
+//
+// `@grid(...)` when given; else each axis from the slices that use
+// `ctx.block` (E0406 when none does, E0407 when two disagree).
+//
+//===----------------------------------------------------------------------===//
+#include "Elaborator.h"
+
+namespace ph::check::elab {
+
+void Elaborator::inferGrid() {
+  const KernelDecorators &kd = st_.decorators[&decl_];
+  static const char *axisName[3] = {"x", "y", "z"};
+  if (kd.grid) {
+    for (size_t a = 0; a < 3; ++a) {
+      kir::GridAxis g;
+      k_->gridText[a] = "1";
+      if (a < kd.grid->args.size() && kd.grid->args[a].kind == DecoratorArg::Kind::Expr) {
+        const Expr &e = *kd.grid->args[a].values[0];
+        const Expr *num = &e;
+        int64_t div = 1;
+        if (e.kind == ExprKind::Binary && e.binOp == BinOp::Div) {
+          auto d = constInt(*e.operands[1], "the divisor in `@grid`");
+          if (!d || *d <= 0) continue;
+          div = *d;
+          num = e.operands[0].get();
+        }
+        Val v = intExpr(*num, "an axis of `@grid`");
+        if (v.isError()) continue;
+        if (v.ints.c) {
+          g.constant = (*v.ints.c + div - 1) / div;
+        } else if (v.ints.extentSize >= 0) {
+          g.fromSize = true;
+          g.size = v.ints.extentSize;
+          g.divisor = div;
+        } else {
+          report(DiagKind::DecoratorArgs, e.range, {"grid", "an axis is an integer, a size, or `N / B`"});
+          continue;
+        }
+        k_->gridText[a] = text(e.range);
+      }
+      k_->grid[a] = g;
+    }
+    return;
+  }
+  for (int a = 0; a < 3; ++a) {
+    kir::GridAxis g;
+    k_->gridText[a] = "1";
+    auto &cands = gridCands_[a];
+    if (!axisUsed_[a]) {
+      k_->grid[a] = g;
+      continue;
+    }
+    if (cands.empty()) {
+      report(DiagKind::GridInference, axisUse_[a],
+             {std::string("ctx.block.") + axisName[a],
+              "no tensor slice of the form `X[ctx.block." + std::string(axisName[a]) + " * S :+ S, ...]` uses it"});
+      continue;
+    }
+    const GridCandidate &c0 = cands[0];
+    bool conflict = false;
+    for (auto &c : cands) {
+      bool same = c.divisor == c0.divisor && c.size == c0.size && (c.size >= 0 || c.extent == c0.extent);
+      if (!same) {
+        auto span = [](const GridCandidate &g) {
+          std::string n = g.size >= 0 ? g.sym : std::to_string(g.extent);
+          return g.divisor == 1 ? n : "ceil(" + n + " / " + g.divSym + ")";
+        };
+        auto &d = report(DiagKind::GridConflict, c.where, {axisName[a], span(c), span(c0)});
+        d.notes.push_back({c0.where, "first used here"});
+        conflict = true;
+        break;
+      }
+    }
+    if (conflict) continue;
+    if (c0.size >= 0) {
+      g.fromSize = true;
+      g.size = static_cast<uint32_t>(c0.size);
+      g.divisor = c0.divisor;
+      k_->gridText[a] = c0.divisor == 1 ? c0.sym : "ceil(" + c0.sym + " / " + c0.divSym + ")";
+    } else {
+      g.constant = (c0.extent + c0.divisor - 1) / c0.divisor;
+      k_->gridText[a] = std::to_string(g.constant);
+    }
+    k_->grid[a] = g;
+  }
+}
+
+
+} // namespace ph::check::elab

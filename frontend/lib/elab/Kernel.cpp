@@ -1,0 +1,234 @@
+//===- Kernel.cpp - Kernel set-up and autotune configurations ----------------===//
+//
+// Binds a kernel's parameters (tensors, scalars, size symbols, autotune
+// constants), runs the elaborator once per autotune configuration and
+// records each kernel's summary for the editor.
+//
+//===----------------------------------------------------------------------===//
+#include "Elaborator.h"
+
+namespace ph::check::elab {
+
+bool Elaborator::setupParams() {
+  k_ = std::make_shared<kir::Kernel>();
+  k_->name = decl_.name.name;
+  k_->loc = decl_.range;
+  k_->config = config_;
+  const KernelDecorators &kd = st_.decorators[&decl_];
+  k_->threads = kd.threads;
+  k_->tensorcore = tensorcore_ = kd.tensorcore;
+  explicitGrid_ = kd.grid != nullptr;
+  frames_.push_back(Frame{&decl_, {}, {}});
+  // Autotune constants.
+  for (size_t ai = 0; ai < kd.autotune.size(); ++ai) {
+    const ast::Ident &id = kd.autotune[ai].first;
+    uint32_t symbol = st_.autotuneSymbols[&decl_][ai];
+    if (symbol == UINT32_MAX) continue;
+    {
+      {
+        Binding b;
+        b.kind = Binding::Kind::Value;
+        int64_t v = 0;
+        for (auto &[n, val] : config_)
+          if (n == id.name) v = val;
+        b.value = intConst(v, id.range);
+        b.type = b.value.type;
+        b.isLet = true;
+        b.what = "the autotune constant `" + id.name + "`";
+        frame().bindings[symbol] = b;
+        st_.A.symbols[symbol].typeConcrete.resize(configIndex_);
+        st_.A.symbols[symbol].typeConcrete.push_back(std::to_string(v));
+      }
+    }
+  }
+  // Size symbols, in order of first appearance in the parameters' shapes.
+  std::unordered_map<uint32_t, uint32_t> sizeOfSymbol;
+  for (const Param &p : decl_.params) {
+    if (!p.type) continue;
+    auto ps = st_.paramSymbol.find(&p);
+    if (ps == st_.paramSymbol.end()) continue;
+    Elem elem = Elem::F32;
+    bool elemOk = p.type->elem.valid() && parseElem(p.type->elem.name, elem);
+    if (!elemOk) return false;
+    if (p.type->kind == TypeExpr::Kind::Scalar) {
+      if (elem == Elem::F16 || elem == Elem::BF16) elem = Elem::F32; // passed as f32
+      kir::ScalarParam sp{p.name.name, elem};
+      k_->params.push_back({false, static_cast<uint32_t>(k_->scalars.size())});
+      Binding b;
+      b.kind = Binding::Kind::Value;
+      b.value.type = Type::scalar(elem);
+      auto e = node(kir::ExprKind::ScalarArg, b.value.type, p.name.range);
+      e->index = static_cast<uint32_t>(k_->scalars.size());
+      b.value.expr = e;
+      b.value.ints.axis = -2;
+      b.type = b.value.type;
+      b.isLet = true;
+      b.what = "the kernel parameter `" + p.name.name + "`";
+      k_->scalars.push_back(sp);
+      frame().bindings[ps->second] = b;
+      recordSymbolType(ps->second, b.type, false);
+      continue;
+    }
+    if (p.type->kind == TypeExpr::Kind::Tile) {
+      report(DiagKind::TypeMismatch, p.type->range, {"a `tensor<T>[...]` or a scalar type for a kernel parameter",
+                                                      text(p.type->range)});
+      return false;
+    }
+    if (p.type->kind != TypeExpr::Kind::Tensor) return false;
+    kir::TensorParam tp;
+    tp.name = p.name.name;
+    tp.elem = elem;
+    std::vector<Dim> dims;
+    for (auto &d : p.type->dims) {
+      kir::TensorDim td;
+      td.sym = text(d->range);
+      if (d->kind == ExprKind::IntLit) {
+        if (d->intValue <= 0) {
+          report(DiagKind::BadExtent, d->range, {"`" + p.name.name + "`", std::to_string(d->intValue)});
+          return false;
+        }
+        td.value = d->intValue;
+      } else if (d->kind == ExprKind::Name) {
+        uint32_t dimSym = st_.symbolOf(d.get());
+        if (dimSym == UINT32_MAX) return false;
+        const Symbol &sym = st_.A.symbols[dimSym];
+        if (sym.kind == SymbolKind::AutotuneParam) {
+          td.value = *frame().bindings[dimSym].value.ints.c;
+        } else if (sym.kind == SymbolKind::SizeSymbol) {
+          auto it = sizeOfSymbol.find(dimSym);
+          if (it == sizeOfSymbol.end()) {
+            kir::SizeSym ss{sym.name, 1};
+            for (auto &[id, expr] : kd.aligned)
+              if (id.name == sym.name) {
+                auto v = constInt(*expr, "the block of `@aligned`");
+                if (!v) return false;
+                if (*v <= 0) {
+                  report(DiagKind::DecoratorArgs, expr->range, {"aligned", "the block must be positive"});
+                  return false;
+                }
+                ss.alignedTo = *v;
+              }
+            it = sizeOfSymbol.emplace(dimSym, static_cast<uint32_t>(k_->sizes.size())).first;
+            k_->sizes.push_back(ss);
+            Binding b;
+            b.kind = Binding::Kind::Value;
+            b.value.type = Type::scalar(Elem::I32);
+            auto e = node(kir::ExprKind::SizeArg, b.value.type, d->range);
+            e->index = it->second;
+            b.value.expr = e;
+            b.value.ints.axis = -2;
+            b.value.ints.div = ss.alignedTo;
+            b.value.ints.extentSize = static_cast<int>(it->second);
+            b.type = b.value.type;
+            b.isLet = true;
+            b.what = "the size `" + sym.name + "`";
+            frame().bindings[dimSym] = b;
+          }
+          td.size = it->second;
+        } else {
+          report(DiagKind::NotCompileTime, d->range, {"a tensor dimension", text(d->range)});
+          return false;
+        }
+      } else {
+        report(DiagKind::NotCompileTime, d->range, {"a tensor dimension (a size name or an integer)", text(d->range)});
+        return false;
+      }
+      dims.push_back(Dim{td.sym, td.value});
+      tp.dims.push_back(td);
+    }
+    k_->params.push_back({true, static_cast<uint32_t>(k_->tensors.size())});
+    Binding b;
+    b.kind = Binding::Kind::Tensor;
+    b.tensor = static_cast<int>(k_->tensors.size());
+    b.type = Type::tensor(elem, dims);
+    b.what = "the tensor `" + p.name.name + "`";
+    k_->tensors.push_back(tp);
+    frame().bindings[ps->second] = b;
+    recordSymbolType(ps->second, b.type, false);
+  }
+  return true;
+}
+
+
+std::shared_ptr<kir::Kernel> Elaborator::run() {
+  if (!setupParams()) {
+    ++errors_;
+    return nullptr;
+  }
+  out_ = &k_->body;
+  stmts(decl_.body, k_->body);
+  inferGrid();
+  for (size_t i = 0; i < varTypes_.size(); ++i) {
+    k_->vars[i].type = ktype(varTypes_[i]);
+    recordSymbolType(varSymbol_[i], varTypes_[i], tensorcore_ && varFromDot_[i]);
+  }
+  if (errors_) return nullptr;
+  return k_;
+}
+
+
+} // namespace ph::check::elab
+
+namespace ph::check {
+
+using elab::Elaborator;
+
+void elaborate(State &st) {
+  for (auto &m : st.A.modules) {
+    if (m->file != st.A.mainFile) continue;
+    for (auto &d : m->decls) {
+      if (st.cancelled()) return;
+      if (!d->isKernel || !st.declSymbol.count(d.get())) continue;
+      const KernelDecorators &kd = st.decorators[d.get()];
+      // Every combination of autotune values, in the order they are written.
+      std::vector<std::vector<std::pair<std::string, int64_t>>> configs(1);
+      for (auto &[id, values] : kd.autotune) {
+        std::vector<std::vector<std::pair<std::string, int64_t>>> next;
+        for (auto &c : configs)
+          for (int64_t v : values) {
+            auto c2 = c;
+            c2.push_back({id.name, v});
+            next.push_back(std::move(c2));
+          }
+        configs = std::move(next);
+      }
+      std::vector<std::vector<std::pair<std::string, int64_t>>> kept;
+      for (auto &c : configs) {
+        bool ok = true;
+        for (auto &[fn, fv] : st.options.configFilter)
+          for (auto &[n, v] : c)
+            if (n == fn && v != fv) ok = false;
+        if (ok) kept.push_back(c);
+      }
+      KernelSummary ks;
+      ks.name = d->name.name;
+      ks.symbol = st.declSymbol[d.get()];
+      ks.nameRange = d->name.range;
+      ks.declRange = d->range;
+      ks.threads = kd.threads;
+      ks.tensorcore = kd.tensorcore;
+      for (auto &[id, values] : kd.autotune) {
+        if (!ks.autotuneSpace.empty()) ks.autotuneSpace += ", ";
+        ks.autotuneSpace += id.name + " in [";
+        for (size_t i = 0; i < values.size(); ++i) ks.autotuneSpace += (i ? ", " : "") + std::to_string(values[i]);
+        ks.autotuneSpace += "]";
+      }
+      for (size_t i = 0; i < kept.size(); ++i) {
+        if (st.cancelled()) return; // up to 1 024 configurations: a newer edit or `exit` stops them
+        Elaborator el(st, *d, i, kept[i]);
+        auto k = el.run();
+        if (i == 0 && k)
+          ks.grid = "(" + k->gridText[0] + ", " + k->gridText[1] + ", " + k->gridText[2] + ")";
+        if (k) {
+          ks.configs.push_back(k->configName());
+          if (st.options.specialise) st.A.specialised.push_back(k);
+        }
+        if (el.failed()) break; // the other configurations would repeat the same errors
+      }
+      st.A.kernels.push_back(std::move(ks));
+    }
+  }
+}
+
+
+} // namespace ph::check
