@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -443,6 +444,14 @@ void ph::tile::buildTileToLoopsPipeline(OpPassManager &pm) {
 void ph::tile::buildLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // bf16 arithmetic (and 16-bit math functions) computed in f32 and rounded after each
+  // operation, which is what it means (docs/language.md, "Precision"): x86 has no bf16
+  // arithmetic, and LLVM's would call compiler-rt's __truncsfbf2, which the JIT lacks
+  // (`bf16 * 2.0` checked clean and failed to compile).
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(math::createMathExtendToSupportedTypes());
   // bf16 conversions as integer arithmetic: the JIT then needs no soft-float helpers.
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
