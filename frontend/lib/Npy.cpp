@@ -202,8 +202,9 @@ std::string npy::parse(std::string_view bytes, HostTensor &out) {
 std::string npy::read(const std::string &path, HostTensor &out) {
   // A regular file within the run's tensor limit (`--in X=/dev/zero` read until memory ran out).
   std::string bytes, err;
-  if (!limits::readRegularFile(path, limits::kMaxRunTensorBytes + 65536, bytes, err))
-    return err;
+  DiagKind why;
+  if (!limits::readRegularFile(path, limits::kMaxRunTensorBytes + 65536, bytes, err, &why))
+    return why == DiagKind::Count ? path + ": cannot open: " + std::strerror(errno) : err;
   err = parse(bytes, out);
   return err.empty() ? "" : path + ": " + err;
 }

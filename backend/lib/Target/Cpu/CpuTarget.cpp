@@ -10,12 +10,14 @@
 
 #include "Emit/Stages.h"
 #include "ph/Conversion/Passes.h"
+#include "ph/Launch.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
@@ -29,6 +31,30 @@ using namespace ph;
 using namespace ph::backend;
 
 namespace {
+
+// LLVM's x86 code generator keeps a 16-bit float that flows through a phi (a masked
+// bf16 load: `X[r :+ 8, :]` with X bf16 failed with `Symbols not found: [ __truncsfbf2 ]`)
+// in an f32 register and calls compiler-rt to round it back, which the JIT does not
+// link. These are those helpers (round to nearest even, as ph::floatToBf16). The
+// 16-bit result travels in the low bits of the float return register, which is where
+// the x86-64 and AArch64 ABIs return __bf16 and _Float16.
+float returnBits16(uint16_t h) {
+  uint32_t u = h;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+extern "C" float phTruncSfBf2(float f) { return returnBits16(floatToBf16(f)); }
+extern "C" float phTruncSfHf2(float f) { return returnBits16(floatToHalf(f)); }
+
+void registerSoftFloatHelpers(ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap m;
+    m[interner("__truncsfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&phTruncSfBf2), llvm::JITSymbolFlags::Exported};
+    m[interner("__truncsfhf2")] = {llvm::orc::ExecutorAddr::fromPtr(&phTruncSfHf2), llvm::JITSymbolFlags::Exported};
+    return m;
+  });
+}
 
 /// What a launch needs to check and marshal its arguments.
 struct Signature {
@@ -196,6 +222,7 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
     error = "JIT compilation failed: " + llvm::toString(engine.takeError());
     return nullptr;
   }
+  registerSoftFloatHelpers(**engine);
   // ORC compiles lazily: look the entry up now so that compile errors surface
   // here and the first launch is not slower than the rest.
   if (auto fn = (*engine)->lookupPacked(k.name); !fn) {
