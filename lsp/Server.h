@@ -11,6 +11,7 @@
 #pragma once
 
 #include "Features.h"
+#include "FileAccess.h"
 #include "Gpu.h"
 #include "JsonRpc.h"
 #include "Scheduler.h"
@@ -68,7 +69,11 @@ private:
   enum class State { Uninitialized, Running, ShutDown };
 
   void registerHandlers();
-  void applySettings(const json &ph);
+  /// `fromUser`: initializationOptions, which the client builds from user or
+  /// machine settings. Workspace settings (workspace/configuration,
+  /// didChangeConfiguration) never name a program to run: a cloned repository
+  /// must not choose what the editor executes, so `path` is ignored there.
+  void applySettings(const json &ph, bool fromUser);
   FeatureOptions featureOptions() const;
 
   // Document sync.
@@ -102,7 +107,11 @@ private:
   void sendGpuStatus();
   /// The file the driver should read: the document's path if the editor's
   /// text is what is on disk, else a copy of the text in a temporary folder.
+  /// Throws InvalidParams for a URI that is neither an open document nor a
+  /// regular file inside a workspace folder (FileAccess.h).
   std::string fileForDriver(const std::string &uri, std::string &tempDir);
+  /// The same check without the copy: throws InvalidParams with the reason.
+  void requireReadable(const std::string &command, const std::string &uri);
   std::string resolveKernel(const json &args, const std::shared_ptr<const Snapshot> &snap);
   /// resolveKernel, or InvalidParams when the arguments name no kernel (run, bench, show IR).
   std::string requireKernel(const json &args, const std::shared_ptr<const Snapshot> &snap);
@@ -116,6 +125,9 @@ private:
   Endpoint endpoint_;
   ServerOptions options_;
   std::shared_ptr<const Prelude> prelude_;
+  /// One IncrementalAnalyzer (its item cache) per open document, by path.
+  struct Analyzers;
+  std::shared_ptr<Analyzers> analyzers_;
   std::unique_ptr<Scheduler> scheduler_;
 
   std::atomic<State> state_{State::Uninitialized};
@@ -124,7 +136,8 @@ private:
   mutable std::mutex mu_;
   Settings settings_;
   FeatureOptions features_;
-  std::string rootPath_;
+  std::string rootPath_;          // the first workspace folder: where relative output folders go
+  WorkspaceFiles workspace_;
   bool clientProgress_ = false, clientConfiguration_ = false, clientCodeLensRefresh_ = false,
        clientShowMessageRequest_ = false;
   std::map<std::string, std::set<std::string>> foreignUris_; // doc -> std files it published to
@@ -133,6 +146,7 @@ private:
   std::map<std::string, std::shared_ptr<CancelState>> progressTokens_;
   std::optional<GpuInfo> gpu_;
   int64_t nextToken_ = 1;
+  bool warnedWorkspacePath_ = false;
 };
 
 } // namespace ph::lsp

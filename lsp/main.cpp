@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <malloc.h>
 #include <string>
 #include <thread>
 
@@ -26,6 +27,10 @@ static const char *usage =
     "  --version, --help\n";
 
 int main(int argc, char **argv) {
+  // One malloc arena: the analysis threads would each keep their own, with its freed
+  // pages (6 MiB more peak RSS on a 5,000-line file, bench/lsp --scale), for no speed
+  // that matters here.
+  mallopt(M_ARENA_MAX, 1);
   // A client that closes the pipe must not kill us with SIGPIPE mid-write.
   std::signal(SIGPIPE, SIG_IGN);
   ServerOptions options;

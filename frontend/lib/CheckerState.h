@@ -12,6 +12,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace ph::check {
@@ -48,6 +49,9 @@ struct State {
   /// The symbols of each kernel's autotune names, in `KernelDecorators::autotune` order.
   std::unordered_map<const ast::Decl *, std::vector<uint32_t>> autotuneSymbols;
   std::unordered_map<std::string, const ast::Decl *> kernels;
+  /// Declared but not resolved (the incremental analysis: std functions an item does
+  /// not reach, whose bodies nothing inlines). Null: resolve everything.
+  const std::unordered_set<const ast::Decl *> *declareOnly = nullptr;
 
   State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o) : A(a), diags(d), options(o) {
     for (auto &m : A.modules) {

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Parser.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -20,6 +21,8 @@ public:
       : toks_(toks), file_(file), diags_(diags) {}
 
   std::unique_ptr<Module> parseModule();
+  size_t limit_ = SIZE_MAX; // parseItem: the top level stops at this token
+  size_t position() const { return pos_; }
 
 private:
   const std::vector<Token> &toks_;
@@ -582,7 +585,7 @@ std::unique_ptr<Module> Parser::parseModule() {
   std::string doc;
   SourceRange docRange{file_, 0, 0};
   keepDocs_ = true;
-  while (!at(Tok::Eof)) {
+  while (!at(Tok::Eof) && pos_ < limit_) {
     // Doc comments are trivia inside bodies but documentation here.
     const Token &t = toks_[pos_];
     if (t.kind == Tok::DocComment) {
@@ -624,6 +627,15 @@ std::unique_ptr<Module> Parser::parseModule() {
 std::unique_ptr<ast::Module> parse(const std::vector<Token> &tokens, FileId file, DiagnosticSink &diags) {
   Parser p(tokens, file, diags);
   return p.parseModule();
+}
+
+std::unique_ptr<ast::Module> parseItem(const std::vector<Token> &tokens, FileId file, DiagnosticSink &diags,
+                                       size_t limit, size_t *end) {
+  Parser p(tokens, file, diags);
+  p.limit_ = limit;
+  auto m = p.parseModule();
+  if (end) *end = p.position();
+  return m;
 }
 
 } // namespace ph

@@ -141,6 +141,7 @@ void Resolver::run() {
   for (auto &m : st_.A.modules)
     for (auto &d : m->decls) {
       if (st_.cancelled()) return;
+      if (st_.declareOnly && st_.declareOnly->count(d.get())) continue;
       resolveDecl(*d);
     }
 }

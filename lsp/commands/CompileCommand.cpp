@@ -19,7 +19,7 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
   std::string kernel = resolveKernel(args, snap);
   Settings st = settings();
   std::string target = args.value("target", st.target);
-  std::string path = uriToPath(args["uri"].get<std::string>());
+  std::string path = filePathOfUri(args["uri"].get<std::string>());
   std::string root;
   {
     std::lock_guard<std::mutex> lock(mu_);

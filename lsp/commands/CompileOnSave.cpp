@@ -25,9 +25,28 @@ void Server::compileOnSave(const std::string &uri) {
     if (slot) slot->cancel(); // a newer save supersedes the build in flight
     slot = cancel;
   }
+  if (!scheduler_->text(uri)) {
+    // A save of a document that is not open names nothing the server may build.
+    if (endpoint_.log) endpoint_.log("compile on save ignored: " + uri + " is not open");
+    return;
+  }
   scheduler_->runJob([this, uri, cancel] {
     Settings st = settings();
-    std::string path = uriToPath(uri), root;
+    std::string path = filePathOfUri(uri), root;
+    std::string tempDir, file;
+    try {
+      file = fileForDriver(uri, tempDir);
+    } catch (const RpcError &e) {
+      if (endpoint_.log) endpoint_.log("compile on save refused: " + e.message);
+      return;
+    }
+    struct RemoveTemp {
+      std::string dir;
+      ~RemoveTemp() {
+        std::error_code ec;
+        if (!dir.empty()) fs::remove_all(dir, ec);
+      }
+    } removeTemp{tempDir};
     {
       std::lock_guard<std::mutex> lock(mu_);
       root = rootPath_;
@@ -39,7 +58,7 @@ void Server::compileOnSave(const std::string &uri) {
       if (endpoint_.log) endpoint_.log("compile on save refused: " + outError);
       return;
     }
-    std::vector<std::string> argv = {driverPath(), "build", path, "-o", out.string()};
+    std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string()};
     if (st.target.rfind("sm_", 0) == 0 || st.target == "cpu") argv.insert(argv.end(), {"--target", st.target});
     ProcessResult r = runProcess(argv, "", cancel);
     {

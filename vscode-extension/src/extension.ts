@@ -28,6 +28,16 @@ let crashTimes: number[] = [];
 
 function config() { return vscode.workspace.getConfiguration('ph'); }
 
+// A setting that names a program to run, from user or remote-machine settings
+// only: a cloned repository's .vscode/settings.json must not choose what runs
+// (the package declares both `machine`-scoped; this also holds on editors that
+// would still merge a workspace value).
+export function programSetting(key: 'server.path' | 'path', fallback: string): string {
+  const i = config().inspect<string>(key);
+  const v = i?.globalValue ?? i?.defaultValue ?? fallback;
+  return v || fallback;
+}
+
 // The settings the server reads (workspace/didChangeConfiguration under `ph`, and
 // initializationOptions), with the output folder made absolute against the workspace.
 function serverSettings() {
@@ -35,7 +45,7 @@ function serverSettings() {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   let outputDir = c.get<string>('outputDir', '.ph-build');
   if (folder && !outputDir.startsWith('/')) outputDir = `${folder}/${outputDir}`;
-  const driver = c.get<string>('path', '');
+  const driver = programSetting('path', '');
   return {
     ...(driver ? { path: driver } : {}), // the `ph` driver; empty: the server finds it
     target: c.get<string>('target', 'auto'),
@@ -47,7 +57,7 @@ function serverSettings() {
 }
 
 function makeClient(context: vscode.ExtensionContext): LanguageClient {
-  const command = config().get<string>('server.path', 'ph-lsp') || 'ph-lsp';
+  const command = programSetting('server.path', 'ph-lsp');
   const serverOptions: ServerOptions = { command, args: [], options: { env: { ...process.env } } };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ language: 'ph' }],
@@ -96,7 +106,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   try {
     await client.start();
   } catch (e) {
-    const path = config().get<string>('server.path', 'ph-lsp');
+    const path = programSetting('server.path', 'ph-lsp');
     const pick = await vscode.window.showErrorMessage(
       `Could not start the Ph language server \`${path}\`: ${e instanceof Error ? e.message : String(e)}`,
       'Open Settings');
@@ -283,7 +293,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     // A changed server path needs a new process; everything else the server takes live.
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (e.affectsConfiguration('ph.server.path') && client) {
+      // The server takes `ph.path` only at start (initializationOptions), never from a workspace.
+      if ((e.affectsConfiguration('ph.server.path') || e.affectsConfiguration('ph.path')) && client) {
         await client.stop().catch(() => undefined);
         await startClient(context);
       }

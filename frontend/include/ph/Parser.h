@@ -23,4 +23,12 @@ constexpr unsigned kMaxBlockNesting = 100;
 /// and reports what it could not read. Runs in time linear in the tokens.
 std::unique_ptr<ast::Module> parse(const std::vector<Token> &tokens, FileId file, DiagnosticSink &diags);
 
+/// Parses one item of a file (the incremental analysis, Incremental.h): the top-level
+/// loop stops at token `limit`, the first token of the next item, which the tokens
+/// include so that every look-ahead sees the real text. `*end` is where the parser
+/// stopped: past `limit` when a declaration ran into the next item (then the split
+/// was wrong and the caller joins the two items).
+std::unique_ptr<ast::Module> parseItem(const std::vector<Token> &tokens, FileId file, DiagnosticSink &diags,
+                                       size_t limit, size_t *end);
+
 } // namespace ph

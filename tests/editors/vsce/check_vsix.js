@@ -24,8 +24,12 @@ for (const c of ['ph.runKernel', 'ph.benchmarkKernel', 'ph.compileFile', 'ph.sho
 // The server's own commands are registered by the language client; declaring them too would clash.
 check(!cmds.some((c) => ['ph.run', 'ph.compile', 'ph.showIR'].includes(c)), 'server command ids are not redeclared');
 const props = pkg.contributes.configuration.properties;
+const bundle0 = () => fs.readFileSync(path.join(dir, 'extension', 'out', 'extension.js'), 'utf8');
 check(props['ph.server.path'] && props['ph.server.path'].default === 'ph-lsp', 'setting ph.server.path defaults to ph-lsp');
 check(props['ph.path'] && props['ph.path'].default === '', 'setting ph.path (the ph driver) defaults to empty: found by the server');
+// Settings that name a program to run cannot come from a workspace (a cloned repository's settings).
+for (const s of ['ph.server.path', 'ph.path']) check(props[s] && props[s].scope === 'machine', `setting ${s} is machine-scoped (user settings only)`);
+check(bundle0().includes('globalValue'), 'the extension reads program paths from user settings only (inspect().globalValue)');
 for (const s of ['ph.target', 'ph.compileOnSave', 'ph.outputDir', 'ph.sizes', 'ph.trace.server']) check(s in props, `setting ${s}`);
 check(!fs.existsSync(path.join(dir, 'extension', 'node_modules')), 'no node_modules in the package');
 const bundle = fs.readFileSync(path.join(dir, 'extension', 'out', 'extension.js'), 'utf8');

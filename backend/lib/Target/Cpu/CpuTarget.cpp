@@ -10,17 +10,18 @@
 
 #include "Emit/Stages.h"
 #include "ph/Conversion/Passes.h"
-#include "ph/Launch.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,28 +33,42 @@ using namespace ph::backend;
 
 namespace {
 
-// LLVM's x86 code generator keeps a 16-bit float that flows through a phi (a masked
-// bf16 load: `X[r :+ 8, :]` with X bf16 failed with `Symbols not found: [ __truncsfbf2 ]`)
-// in an f32 register and calls compiler-rt to round it back, which the JIT does not
-// link. These are those helpers (round to nearest even, as ph::floatToBf16). The
-// 16-bit result travels in the low bits of the float return register, which is where
-// the x86-64 and AArch64 ABIs return __bf16 and _Float16.
-float returnBits16(uint16_t h) {
-  uint32_t u = h;
+/// f32 or f64 -> bf16, rounding to nearest even (NaN stays a quiet NaN).
+uint16_t bf16Bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  if ((b & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((b >> 16) | 0x40);
+  return static_cast<uint16_t>((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+
+/// A float whose low 16 bits are `bits`: a bf16 is returned in the low half of the first
+/// floating-point register (xmm0 on x86-64, h0/s0 on AArch64), so returning this float
+/// returns that bf16.
+float asBf16Return(uint16_t bits) {
+  uint32_t b = bits;
   float f;
-  std::memcpy(&f, &u, sizeof f);
+  std::memcpy(&f, &b, 4);
   return f;
 }
-extern "C" float phTruncSfBf2(float f) { return returnBits16(floatToBf16(f)); }
-extern "C" float phTruncSfHf2(float f) { return returnBits16(floatToHalf(f)); }
 
-void registerSoftFloatHelpers(ExecutionEngine &engine) {
-  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap m;
-    m[interner("__truncsfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&phTruncSfBf2), llvm::JITSymbolFlags::Exported};
-    m[interner("__truncsfhf2")] = {llvm::orc::ExecutorAddr::fromPtr(&phTruncSfHf2), llvm::JITSymbolFlags::Exported};
-    return m;
-  });
+// compiler-rt's f32/f64 -> bf16 helpers. x86 without AVX512-BF16 keeps bf16 values in f32
+// registers and calls __truncsfbf2 to narrow one for a store (a bf16 load that meets a mask's
+// select is enough); the JIT's process has no compiler-rt, so the kernel failed to link:
+// "Symbols not found: [ __truncsfbf2 ]" (found by the differential tests,
+// tests/differential/cases/seed5-crash.json).
+extern "C" float ph_truncsfbf2(float x) { return asBf16Return(bf16Bits(x)); }
+extern "C" float ph_truncdfbf2(double x) {
+  // Through f32 would round twice; bf16's 8 bits of mantissa from the f64's top bits,
+  // with the rest folded into a sticky bit, round once.
+  float f = static_cast<float>(x);
+  double back = static_cast<double>(f);
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  if (back != x && !std::isnan(x) && (b & 0xffffu) == 0x8000u)
+    b += (back < x) == (f > 0) ? 1 : -1; // break an exact-looking tie the way x lies
+  std::memcpy(&f, &b, 4);
+  return asBf16Return(bf16Bits(f));
 }
 
 /// What a launch needs to check and marshal its arguments.
@@ -222,7 +237,12 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
     error = "JIT compilation failed: " + llvm::toString(engine.takeError());
     return nullptr;
   }
-  registerSoftFloatHelpers(**engine);
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("__truncsfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&ph_truncsfbf2), llvm::JITSymbolFlags::Exported};
+    map[interner("__truncdfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&ph_truncdfbf2), llvm::JITSymbolFlags::Exported};
+    return map;
+  });
   // ORC compiles lazily: look the entry up now so that compile errors surface
   // here and the first launch is not slower than the rest.
   if (auto fn = (*engine)->lookupPacked(k.name); !fn) {
