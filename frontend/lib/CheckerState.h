@@ -87,4 +87,10 @@ int builtinArity(const std::string &name);
 void resolve(State &st);
 void elaborate(State &st);
 
+/// What analyze does to the diagnostics of every phase, in the order they were
+/// reported: a stable sort by file and position, then one of each finding. The
+/// incremental analysis (Incremental.cpp) merges its items' in the same order and
+/// ends with this too, so both give the same list.
+std::vector<Diagnostic> finishDiagnostics(std::vector<Diagnostic> diags);
+
 } // namespace ph::check

@@ -85,7 +85,6 @@ struct Item {
   std::shared_ptr<const ItemSummary> summary;
   std::shared_ptr<const CheckedItem> checked;
   std::vector<size_t> deps; // indices of the fn items it reaches, in document order
-  bool hasFn = false;
 };
 
 /// The prelude, parsed and resolved once.
@@ -662,7 +661,6 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
         Item it;
         it.start = b;
         it.summary = s;
-        for (auto &d : s->decls) it.hasFn = it.hasFn || !d.isKernel;
         items.push_back(std::move(it));
         parsed.push_back(std::move(tree));
         break;
@@ -795,14 +793,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
     auto bases = basesOf(it);
     for (auto &d : it.checked->elabDiags) diags.push_back(translate(d, P, bases));
   }
-  std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic &a, const Diagnostic &b) {
-    if (a.range.file != b.range.file) return a.range.file < b.range.file;
-    return a.range.begin < b.range.begin;
-  });
-  auto unique = std::make_shared<std::vector<Diagnostic>>();
-  std::set<std::tuple<DiagKind, FileId, uint32_t, uint32_t, std::string>> seen;
-  for (auto &d : diags)
-    if (seen.insert({d.kind, d.range.file, d.range.begin, d.range.end, d.message}).second) unique->push_back(std::move(d));
+  auto unique = std::make_shared<std::vector<Diagnostic>>(check::finishDiagnostics(std::move(diags)));
   limits::capDiagnostics(*unique, P); // W0601, as analyze() does
 
   auto light = std::make_shared<Analysis>();

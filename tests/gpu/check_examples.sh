@@ -38,6 +38,9 @@ tc_elem|--size M=128
 tc_cols|--size M=128 --size K=50
 tc_cols|--size M=64 --size K=64
 tc_loop|--size M=128 --size N=96
+gemm_relu_f16|--size M=256 --size N=384 --size K=192
+gemm_gelu_bf16|--size M=128 --size N=256 --size K=128
+gemm_relu_f16_ragged|--size M=200 --size N=136 --size K=72
 "
 here=$(cd "$(dirname "$0")" && pwd)
 build() {
@@ -62,7 +65,12 @@ build() {
     "$ph" build "$here/Inputs/tc_paths.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
-  echo "built 17 kernels (20 variants) into $out"
+  # GEMM with a bias and an epilogue (the TileGPU mma.sync path), aligned and ragged.
+  for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu_f16_ragged; do
+    "$ph" build "$examples/gemm.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
+      echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
+  done
+  echo "built 20 kernels (40 variants) into $out"
 }
 run() {
   phrun=$1 out=$2

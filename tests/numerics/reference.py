@@ -105,10 +105,24 @@ def elementwise_case(n):
         args={}, outputs={"Y": np.float16, "S": np.float32}, ref=ref)
 
 
+def gemm_case(kernel, m, n, k, bias=True):
+    inputs = {"A": (np.float16, (m, k)), "B": (np.float16, (k, n))}
+    if bias:
+        inputs["Bias"] = (np.float16, (1, n))
+    out = "O" if bias else "C"
+    return dict(
+        file="examples/gemm.ph", kernel=kernel, inputs=inputs, args={}, outputs={out: np.float16},
+        ref=lambda i: {out: np.maximum(i["A"] @ i["B"] + (i["Bias"] if bias else 0.0), 0.0)})
+
+
 F16, F32 = np.float16, np.float32
 UNALIGNED = "tests/numerics/kernels/attention_unaligned.ph"
 CAUSAL_UNALIGNED = "tests/numerics/kernels/causal_unaligned.ph"
 CASES = {
+    # GEMM with a bias and relu (examples/gemm.ph): aligned, and ragged (masked blocks).
+    "gemm_relu_f16": gemm_case("gemm_relu_f16", 256, 256, 96 + 32),
+    "gemm_relu": gemm_case("gemm_relu", 128, 256, 64, bias=False),
+    "gemm_relu_f16_ragged": gemm_case("gemm_relu_f16_ragged", 200, 136, 72),
     # The seed kernels at sizes their @aligned allows.
     "flash_attention": attn_case("examples/flash_attention.ph", "flash_attention", 128, 96, 64, F16),
     "flash_attention_manual": attn_case("examples/flash_attention_manual.ph", "flash_attention_manual",

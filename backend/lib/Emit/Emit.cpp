@@ -30,7 +30,7 @@ struct StageInfo {
   Stage stage;
   const char *name;
 };
-const StageInfo kStages[] = {{Stage::Kir, "kir"},   {Stage::Tile, "tile"},
+const StageInfo kStages[] = {{Stage::Kir, "kir"},   {Stage::Tile, "tile"}, {Stage::TileGpu, "tilegpu"},
                              {Stage::Cpu, "cpu"},   {Stage::Llvm, "llvm"},
                              {Stage::LlvmIR, "llvm-ir"}, {Stage::Asm, "asm"},
                              {Stage::Gpu, "gpu"},   {Stage::GpuLlvm, "gpu-llvm"},

@@ -505,6 +505,19 @@ OwningOpRef<ModuleOp> Emitter::run(std::string &err) {
   size_t a = 0;
   for (size_t i = 0; i < k.tensors.size(); ++i)
     tensorArgs.push_back(entry->getArgument(a++));
+  // `@aligned(N = B)`: the launch refuses N % B != 0, so the GPU lowering may
+  // vectorise accesses along N (Triton's tt.divisibility), one entry per argument
+  // (1: nothing known). A function attribute, not argument attributes: lowerings
+  // that add arguments (the CPU target's block ids) keep it valid.
+  SmallVector<int64_t> divisibility(args.size(), 1);
+  bool anyAligned = false;
+  for (size_t i = 0; i < k.sizes.size(); ++i)
+    if (k.sizes[i].alignedTo > 1) {
+      divisibility[k.tensors.size() + i] = k.sizes[i].alignedTo;
+      anyAligned = true;
+    }
+  if (anyAligned)
+    f->setAttr("tile.divisibility", b.getDenseI64ArrayAttr(divisibility));
   for (size_t i = 0; i < k.sizes.size(); ++i)
     sizeArgs.push_back(entry->getArgument(a++));
   for (size_t i = 0; i < k.scalars.size(); ++i)

@@ -11,6 +11,8 @@
 #include "ph/Conversion/ConvertRules.h"
 #include "ph/Conversion/Passes.h"
 #include "ph/Dialect/Tile/TileDialect.h"
+#include "ph/Dialect/TileGPU/Passes.h"
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
@@ -463,6 +465,7 @@ void ph::tile::buildLoopsToLLVMPipeline(OpPassManager &pm) {
 
 void ph::tile::registerPasses() {
   registerPhConversionPasses();
+  tilegpu::registerTileGPUPasses();
   PassPipelineRegistration<>("tile-to-loops", "Lower the tile dialect to scf/memref loops (CPU)",
                              buildTileToLoopsPipeline);
   PassPipelineRegistration<>("tile-loops-to-llvm", "Lower the CPU loops to the LLVM dialect",
@@ -475,7 +478,7 @@ void ph::tile::registerPasses() {
 }
 
 void ph::tile::registerDialects(DialectRegistry &registry) {
-  registry.insert<TileDialect>();
+  registry.insert<TileDialect, tilegpu::TileGPUDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
   // Without these, translation to LLVM IR (and the JIT) stops at func.func.
