@@ -80,9 +80,8 @@ struct State {
 /// a third of the name), or "".
 std::string closestName(const std::string &name, const std::vector<std::string> &candidates);
 
+/// A builtin function of the registry (ph/Builtins.h), not a decorator.
 bool isBuiltinFunction(const std::string &name);
-/// Number of arguments a builtin takes; -1 for a variable count (range: 2 or 3).
-int builtinArity(const std::string &name);
 
 void resolve(State &st);
 void elaborate(State &st);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Interpreter.h"
+#include "ph/Builtins.h"
 
 #include "ph/Source.h"
 
@@ -290,6 +291,32 @@ private:
         x = roundToElem(x, e.type.elem);
       return v;
     }
+    case ExprKind::Compare: {
+      Value a = broadcast(operand(e, 0), e.type.shape, e.loc);
+      Value b = broadcast(operand(e, 1), e.type.shape, e.loc);
+      for (size_t i = 0; i < a.data.size(); ++i) {
+        double x = a.data[i], y = b.data[i];
+        bool r = e.op == Op::Lt ? x < y : e.op == Op::Le ? x <= y : e.op == Op::Gt ? x > y
+                 : e.op == Op::Ge ? x >= y : e.op == Op::Eq ? x == y : x != y;
+        a.data[i] = r ? 1.0 : 0.0;
+      }
+      return a;
+    }
+    case ExprKind::Select: {
+      Value c = broadcast(operand(e, 0), e.type.shape, e.loc);
+      Value a = broadcast(operand(e, 1), e.type.shape, e.loc);
+      Value b = broadcast(operand(e, 2), e.type.shape, e.loc);
+      for (size_t i = 0; i < a.data.size(); ++i)
+        if (c.data[i] == 0.0) a.data[i] = b.data[i];
+      return a;
+    }
+    case ExprKind::IndexTile: {
+      Value v = filled(e, 0.0);
+      if (v.shape.size() != 2) fail(e.loc, "an index tile needs a 2-D shape, found " + shapeStr(v.shape));
+      for (int64_t i = 0; i < v.shape[0]; ++i)
+        for (int64_t j = 0; j < v.shape[1]; ++j) v.data[i * v.shape[1] + j] = static_cast<double>(e.index ? j : i);
+      return v;
+    }
     case ExprKind::Unary:
       return unary(e);
     case ExprKind::Binary:
@@ -368,16 +395,17 @@ private:
     Value v = operand(e, 0);
     checkType(e, v.shape);
     bool isInt = e.type.elem == Elem::I32;
+    const Builtin *bi = builtinOfOp(e.op);
+    double (*fn)(double) = bi ? bi->eval : nullptr;
     for (double &x : v.data) {
       switch (e.op) {
       case Op::Neg: x = isInt ? wrap32(-static_cast<int64_t>(x)) : -x; break;
+      case Op::Not: x = x == 0.0 ? 1.0 : 0.0; break;
       case Op::Abs: x = isInt ? wrap32(std::llabs(static_cast<int64_t>(x))) : std::fabs(x); break;
-      case Op::Exp: x = std::exp(x); break;
-      case Op::Exp2: x = std::exp2(x); break;
-      case Op::Log: x = std::log(x); break;
-      case Op::Sqrt: x = std::sqrt(x); break;
-      case Op::Rsqrt: x = 1.0 / std::sqrt(x); break;
-      default: fail(e.loc, std::string("unknown unary operation `") + opName(e.op) + "`");
+      default:
+        // The elementwise builtins: their fp64 function is in the registry.
+        if (!fn) fail(e.loc, std::string("unknown unary operation `") + opName(e.op) + "`");
+        x = fn(x);
       }
     }
     roundResult(e, v);
@@ -403,7 +431,9 @@ private:
     for (int64_t i = 0; i < n; ++i) {
       double x = a.data[i], y = b.data[i];
       double r = 0;
-      if (isInt) {
+      if (e.op == Op::And || e.op == Op::Or) {
+        r = (e.op == Op::And ? (x != 0.0 && y != 0.0) : (x != 0.0 || y != 0.0)) ? 1.0 : 0.0;
+      } else if (isInt) {
         int64_t p = static_cast<int64_t>(x), q = static_cast<int64_t>(y);
         switch (e.op) {
         case Op::Add: r = wrap32(p + q); break;

@@ -49,6 +49,13 @@ const char *tokSpelling(Tok kind) {
   case Tok::MinusAssign: return "`-=`";
   case Tok::StarAssign: return "`*=`";
   case Tok::SlashAssign: return "`/=`";
+  case Tok::LessEq: return "`<=`";
+  case Tok::GreaterEq: return "`>=`";
+  case Tok::EqEq: return "`==`";
+  case Tok::NotEq: return "`!=`";
+  case Tok::AndAnd: return "`&&`";
+  case Tok::OrOr: return "`||`";
+  case Tok::Bang: return "`!`";
   }
   return "token";
 }
@@ -157,8 +164,25 @@ std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags)
     case ']': k = Tok::RBracket; break;
     case '{': k = Tok::LBrace; break;
     case '}': k = Tok::RBrace; break;
-    case '<': k = Tok::LAngle; break;
-    case '>': k = Tok::RAngle; break;
+    case '<':
+      if (two('=')) k = Tok::LessEq, len = 2;
+      else k = Tok::LAngle;
+      break;
+    case '>':
+      // `>=` only where an expression goes on: `tile<f32>=` is not written.
+      if (two('=')) k = Tok::GreaterEq, len = 2;
+      else k = Tok::RAngle;
+      break;
+    case '!':
+      if (two('=')) k = Tok::NotEq, len = 2;
+      else k = Tok::Bang;
+      break;
+    case '&':
+      if (two('&')) k = Tok::AndAnd, len = 2;
+      break;
+    case '|':
+      if (two('|')) k = Tok::OrOr, len = 2;
+      break;
     case ',': k = Tok::Comma; break;
     case '.': k = Tok::Dot; break;
     case '@': k = Tok::At; break;
@@ -184,7 +208,10 @@ std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags)
       if (two('=')) k = Tok::SlashAssign, len = 2;
       else k = Tok::Slash;
       break;
-    case '=': k = Tok::Assign; break;
+    case '=':
+      if (two('=')) k = Tok::EqEq, len = 2;
+      else k = Tok::Assign;
+      break;
     default: break;
     }
     if (k == Tok::Error) {

@@ -205,11 +205,34 @@ private:
 
 ExprPtr Parser::parseExpr() { return parseBinary(0); }
 
+// C's order: || below && below comparisons below + - below * / %.
 static int precedence(Tok k) {
   switch (k) {
-  case Tok::Plus: case Tok::Minus: return 1;
-  case Tok::Star: case Tok::Slash: case Tok::Percent: return 2;
+  case Tok::OrOr: return 1;
+  case Tok::AndAnd: return 2;
+  case Tok::EqEq: case Tok::NotEq: return 3;
+  case Tok::LAngle: case Tok::RAngle: case Tok::LessEq: case Tok::GreaterEq: return 4;
+  case Tok::Plus: case Tok::Minus: return 5;
+  case Tok::Star: case Tok::Slash: case Tok::Percent: return 6;
   default: return -1;
+  }
+}
+
+static BinOp binOpOf(Tok k) {
+  switch (k) {
+  case Tok::Plus: return BinOp::Add;
+  case Tok::Minus: return BinOp::Sub;
+  case Tok::Star: return BinOp::Mul;
+  case Tok::Slash: return BinOp::Div;
+  case Tok::LAngle: return BinOp::Lt;
+  case Tok::LessEq: return BinOp::Le;
+  case Tok::RAngle: return BinOp::Gt;
+  case Tok::GreaterEq: return BinOp::Ge;
+  case Tok::EqEq: return BinOp::Eq;
+  case Tok::NotEq: return BinOp::Ne;
+  case Tok::AndAnd: return BinOp::And;
+  case Tok::OrOr: return BinOp::Or;
+  default: return BinOp::Rem;
   }
 }
 
@@ -224,8 +247,7 @@ ExprPtr Parser::parseBinary(int minPrec) {
     advance();
     ExprPtr rhs = parseBinary(prec + 1);
     auto e = makeExpr(ExprKind::Binary, SourceRange::join(lhs->range, rhs->range));
-    e->binOp = k == Tok::Plus ? BinOp::Add : k == Tok::Minus ? BinOp::Sub : k == Tok::Star ? BinOp::Mul
-               : k == Tok::Slash ? BinOp::Div : BinOp::Rem;
+    e->binOp = binOpOf(k);
     e->operands.push_back(std::move(lhs));
     e->operands.push_back(std::move(rhs));
     lhs = std::move(e);
@@ -239,7 +261,7 @@ ExprPtr Parser::parseUnary() {
     return makeExpr(ExprKind::Error, r);
   }
   ExprPtr result;
-  if (at(Tok::Minus) || at(Tok::Plus)) {
+  if (at(Tok::Minus) || at(Tok::Plus) || at(Tok::Bang)) {
     const Token &op = advance();
     ExprPtr operand = parseUnary();
     // Fold `-literal` so that `-1.0e30` is one literal, as users read it.
@@ -251,7 +273,7 @@ ExprPtr Parser::parseUnary() {
       result = std::move(operand);
     } else {
       result = makeExpr(ExprKind::Unary, SourceRange::join(op.range, operand->range));
-      result->unOp = op.kind == Tok::Minus ? UnOp::Neg : UnOp::Plus;
+      result->unOp = op.kind == Tok::Minus ? UnOp::Neg : op.kind == Tok::Bang ? UnOp::Not : UnOp::Plus;
       result->operands.push_back(std::move(operand));
     }
   } else {
@@ -472,7 +494,8 @@ StmtPtr Parser::parseStatement() {
   } else if (at(Tok::LBrace)) {
     s->kind = StmtKind::Block;
     s->body = parseBlock(s->bodyRange);
-  } else if (at(Tok::Ident) || at(Tok::IntLit) || at(Tok::FloatLit) || at(Tok::LParen) || at(Tok::Minus)) {
+  } else if (at(Tok::Ident) || at(Tok::IntLit) || at(Tok::FloatLit) || at(Tok::LParen) || at(Tok::Minus) ||
+             at(Tok::Bang)) {
     ExprPtr e = parseExpr();
     Tok k = kind();
     if (k == Tok::Assign || k == Tok::PlusAssign || k == Tok::MinusAssign || k == Tok::StarAssign ||

@@ -167,6 +167,10 @@ class Gen:
         # With a grid along y, every CTA (x, y) owns rows of its own slice ctx.block.y of every
         # output: stores index the outputs by ctx.block.y, so no two CTAs write one element.
         self.grid_y = r.random() < 0.25
+        # Choices added later draw from their own stream, so that adding one leaves the
+        # programs of every seed as they were (seeds written down in docs keep their meaning).
+        self.r2 = random.Random(seed * 1000003 + 17)
+        self.explicit_grid = self.r2.random() < 0.15
         self.tensors = {}
         self.order = []
         self.fns = []
@@ -421,8 +425,8 @@ class Gen:
             return Val(f"rsqrt(abs({a.text}) + 1.0)", elem, shape, 1.0, err)
         if f == "abs":
             return Val(f"abs({a.text})", elem, shape, a.bound, a.err, a.intlike)
-        if INT_TILES and a.elem == "i32":
-            elem = "i32"
+        if a.elem == "i32":
+            elem = "i32"  # the checker negates an i32 tile as 0 - x and keeps it i32
         return Val(f"-{self.paren(a, 0)}", elem, shape, a.bound, a.err, a.intlike, 1)
 
     def condition(self, shape, depth):
@@ -1018,6 +1022,10 @@ class Gen:
         if self.aligned:
             decos.append("@aligned(M = BR)")
             self.features.add("aligned")
+        if self.explicit_grid:
+            # The grid written out, as inference would give it (ceil(M / BR) x H).
+            decos.append(f"@grid(M / BR, {'H' if self.uses_y else 1}, 1)")
+            self.features.add("grid-explicit")
         kname = f"k{self.seed}"
         text = "".join(f + "\n" for f in self.fns)
         text += "\n".join(decos) + "\n"

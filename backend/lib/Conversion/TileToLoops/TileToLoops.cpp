@@ -342,6 +342,12 @@ LogicalResult lowerBody(func::FuncOp f, ArrayRef<Value> blockIds) {
         Value future = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sgt, key, query);
         return arith::SelectOp::create(bb, l, future, constantOf(bb, l, elem, -1.0e30), x).getResult();
       });
+    } else if (auto o = dyn_cast<IotaOp>(op)) {
+      int64_t dim = o.getDim();
+      Value empty = tensor::EmptyOp::create(b, loc, o.getType().getShape(), b.getI32Type());
+      repl = mapWithIndices(b, loc, empty, [&](OpBuilder &bb, Location l, ValueRange idx, Value) {
+        return arith::IndexCastOp::create(bb, l, bb.getI32Type(), idx[dim]).getResult();
+      });
     } else if (auto o = dyn_cast<ConvertOp>(op)) {
       repl = convertTo(b, loc, o.getSource(), o.getType());
     } else {
