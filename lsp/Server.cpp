@@ -78,7 +78,9 @@ Settings Server::settings() const {
 
 FeatureOptions Server::featureOptions() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return features_;
+  FeatureOptions o = features_;
+  o.runTarget = runTargetLabel(settings_.target, gpu_ ? &*gpu_ : nullptr);
+  return o;
 }
 
 void Server::applySettings(const json &ph, bool fromUser) {
@@ -220,6 +222,7 @@ void Server::registerHandlers() {
                        if (!err && result.is_array() && !result.empty()) applySettings(result[0], /*fromUser=*/false);
                      });
     if (options_.detectGpu) scheduler_->runJob([this] { sendGpuStatus(); });
+    scheduler_->runJob([this] { loadLastBuild(); }); // the lens figures survive a restart
   });
 
   e.onRequest("shutdown", [this](const json &, Reply reply) {
@@ -358,8 +361,12 @@ void Server::publish(const std::shared_ptr<const Snapshot> &snap) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto b = backendDiags_.find(snap->uri);
-    if (b != backendDiags_.end())
-      for (const json &d : b->second) groups[0].second.push_back(d);
+    if (b != backendDiags_.end()) {
+      // The build's diagnostics are for the text that was saved: an edit drops them. One
+      // the analysis already reports (same code and line) is not shown twice.
+      if (b->second.value("version", int64_t(-1)) != snap->version) backendDiags_.erase(b);
+      else mergeBuildDiagnostics(groups[0].second, b->second["diagnostics"]);
+    }
     for (size_t i = 1; i < groups.size(); ++i) foreign.insert(groups[i].first);
     for (const auto &u : foreignUris_[snap->uri])
       if (!foreign.count(u)) stale.insert(u);

@@ -91,19 +91,28 @@ private:
   void executeCommand(const json &params, Reply reply);
   void runKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void benchKernel(const json &args, const Reply &reply, const json &workDoneToken, const std::string &kernel,
-                   const std::string &target);
+                   const std::string &target, const std::shared_ptr<const Snapshot> &snap);
   void compileKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void showIR(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void compileOnSave(const std::string &uri);
   // What run and bench share (RunCommand.cpp).
-  /// Without a GPU for target auto or gpu: replies with an offer of the CPU target and
-  /// asks the user; returns whether it did.
-  bool offerWithoutGpu(const json &args, const std::string &kernel, const std::string &target, const Reply &reply);
-  /// `--size` and `--arg` from the settings and the command's arguments.
-  void appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st);
+  /// Without a GPU for target auto or gpu: replies with an offer of the CPU target (and,
+  /// unless the client asks itself, asks the user); returns whether it did. With
+  /// `noGpu: "cpu"` it switches `target` to cpu instead and notes why in `args`.
+  bool offerWithoutGpu(json &args, const std::string &kernel, std::string &target, const Reply &reply);
+  /// `--size` (the settings', the command's, then defaults from the kernel) and `--arg`;
+  /// returns what the result reports about them (`defaultSizes`, `note`, `userFile`).
+  json appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st, const Snapshot *snap,
+                        const std::string &kernel);
   /// Runs `ph run`/`ph bench` with progress and cancellation; replies with its JSON result.
   void launchDriver(const std::vector<std::string> &argv, const std::string &kernel, const std::string &target,
-                    bool bench, const std::string &tempDir, const Reply &reply, const json &workDoneToken);
+                    bool bench, const std::string &tempDir, const Reply &reply, const json &workDoneToken,
+                    const json &meta);
+  /// Benchmark without a GPU: `ph run --target cpu --config C` for each configuration.
+  void benchOnCpu(const json &args, const Reply &reply, const json &workDoneToken, const std::string &kernel,
+                  const std::string &target, const std::shared_ptr<const Snapshot> &snap);
+  /// The lens figures of the last build on disk (manifest.json), after a restart.
+  void loadLastBuild();
   void sendGpuStatus();
   /// The file the driver should read: the document's path if the editor's
   /// text is what is on disk, else a copy of the text in a temporary folder.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -34,9 +35,9 @@ std::string occupancyText(const Figures &f, const std::string &arch) {
   }
   int bySmem = f.smem > 0 ? static_cast<int>(smemPerSm / f.smem) : 1 << 30;
   int blocks = std::min({byThreads, byRegs, bySmem, 32});
-  const char *limiter = blocks == byRegs ? "registers" : blocks == bySmem ? "shared memory" : blocks == byThreads ? "threads" : "blocks per SM";
+  const char *limiter = blocks == byRegs ? "regs" : blocks == bySmem ? "smem" : blocks == byThreads ? "threads" : "blocks";
   int pct = static_cast<int>(std::lround(100.0 * blocks * warps / 64.0));
-  return std::to_string(blocks) + " blocks/SM (" + std::to_string(pct) + "% occupancy, limited by " + limiter + ")";
+  return std::to_string(blocks) + " blocks/SM (" + std::to_string(pct) + "%, " + limiter + ")";
 }
 
 /// Reads ptxas's `-v` report: "Compiling entry function 'K'", "N bytes spill
@@ -126,13 +127,35 @@ void readManifest(const fs::path &dir, std::map<std::string, Figures> &out) {
 
 } // namespace
 
+/// Bytes as "512 B" or "47.2 KiB".
+static std::string bytesText(int64_t b) {
+  if (b < 1024) return std::to_string(b) + " B";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024.0);
+  return buf;
+}
+
+/// "tensorcore: 20 tiles in registers, 3 in shared memory" -> "tc: 20 tiles in regs, 3 in smem".
+static std::string shortTiles(std::string t) {
+  auto replace = [&](const std::string &from, const std::string &to) {
+    for (size_t p = t.find(from); p != std::string::npos; p = t.find(from, p + to.size())) t.replace(p, from.size(), to);
+  };
+  replace("tensorcore: ", "tc: ");
+  replace("registers", "regs");
+  replace("shared memory", "smem");
+  return t;
+}
+
 std::string figuresText(const Figures &f, const std::string &arch) {
+  // Short: it is a lens line of its own and a column of the compile table.
+  std::vector<std::string> parts;
+  if (f.registers >= 0) parts.push_back(std::to_string(f.registers) + " regs");
+  if (f.smem >= 0) parts.push_back(bytesText(f.smem) + " smem");
+  if (f.spill > 0) parts.push_back(bytesText(f.spill) + " spilled");
+  if (f.registers >= 0 || f.smem >= 0) parts.push_back(occupancyText(f, arch));
+  if (!f.tiles.empty()) parts.push_back(shortTiles(f.tiles));
   std::string s;
-  if (f.registers >= 0) s += std::to_string(f.registers) + " registers";
-  if (f.smem >= 0) s += (s.empty() ? "" : ", ") + std::to_string(f.smem) + " B shared";
-  if (f.spill > 0) s += (s.empty() ? "" : ", ") + std::to_string(f.spill) + " B spilled";
-  if (f.registers >= 0 || f.smem >= 0) s += " · " + occupancyText(f, arch);
-  if (!f.tiles.empty()) s += (s.empty() ? "" : " · ") + f.tiles;
+  for (const auto &p : parts) s += (s.empty() ? "" : " · ") + p;
   return s;
 }
 

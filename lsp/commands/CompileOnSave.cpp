@@ -1,8 +1,12 @@
 //===- CompileOnSave.cpp - `ph build` after each save ------------------------===//
 //
 // A newer save cancels the build in flight. The build's diagnostics (and a
-// W0502 for each kernel that spills) are published with the document's own;
-// its figures go to the lens and hover.
+// W0502 for each kernel that spills) are published with the document's own,
+// for the version that was saved only (an edit drops them, and one the
+// analysis already reports is not repeated: Server::publish); its figures go
+// to the lens and hover, and `ph/compiled` tells the client how it went (the
+// editors' feedback after a save). loadLastBuild reads the figures of the last
+// build on disk after a restart.
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
@@ -11,6 +15,8 @@
 
 #include "ph/Analysis.h"
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -25,12 +31,14 @@ void Server::compileOnSave(const std::string &uri) {
     if (slot) slot->cancel(); // a newer save supersedes the build in flight
     slot = cancel;
   }
-  if (!scheduler_->text(uri)) {
+  int64_t version = 0;
+  if (!scheduler_->text(uri, &version)) {
     // A save of a document that is not open names nothing the server may build.
     if (endpoint_.log) endpoint_.log("compile on save ignored: " + uri + " is not open");
     return;
   }
-  scheduler_->runJob([this, uri, cancel] {
+  scheduler_->runJob([this, uri, cancel, version] {
+    auto started = std::chrono::steady_clock::now();
     Settings st = settings();
     std::string path = filePathOfUri(uri), root;
     std::string tempDir, file;
@@ -67,8 +75,11 @@ void Server::compileOnSave(const std::string &uri) {
       if (it != builds_.end() && it->second == cancel) builds_.erase(it);
     }
     if (r.cancelled || !r.started) return;
+    driver::renameCopy(r, file, path);
+    std::string name = fs::path(path).filename().string();
     if (driver::stageMissing(r)) {
       if (endpoint_.log) endpoint_.log("compile on save skipped: " + driver::firstLines(r.err, 1));
+      endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", false}, {"message", name + ": not compiled (" + driver::firstLines(r.err, 1) + ")"}});
       return;
     }
     auto text = scheduler_->text(uri);
@@ -86,18 +97,58 @@ void Server::compileOnSave(const std::string &uri) {
           if (ks.name == k) w["range"] = toJson(snap->lines.range(ks.nameRange.begin, ks.nameRange.end));
       diags.push_back(w);
     }
+    json figs = json::object();
     {
       std::lock_guard<std::mutex> lock(mu_);
-      backendDiags_[uri] = diags;
+      backendDiags_[uri] = {{"version", version}, {"diagnostics", diags}};
       driver::readPlacements(out, features_.tilePlacements);
       for (auto &[k, f] : figures) {
         std::string t = driver::figuresText(f, arch);
-        if (!t.empty()) features_.compileFigures[k] = t;
+        if (t.empty()) continue;
+        features_.compileFigures[k] = t;
+        figs[k] = t;
       }
     }
     if (auto snap = scheduler_->latest(uri)) publish(snap);
     if (clientCodeLensRefresh_ && !figures.empty()) endpoint_.call("workspace/codeLens/refresh", nullptr);
+    // One line for the editor's status bar or echo area.
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f s", secs);
+    std::string msg = name + (r.exitCode == 0 ? " compiled in " : " failed to compile in ") + took;
+    if (r.exitCode != 0) msg += ": " + driver::firstLines(r.err, 1);
+    for (auto &[k, t] : figs.items()) msg += "; " + k + ": " + t.get<std::string>();
+    endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", r.exitCode == 0}, {"message", msg}, {"figures", figs},
+                                     {"diagnostics", diags.size()}, {"outputDir", out.string()}});
   });
+}
+
+void Server::loadLastBuild() {
+  Settings st = settings();
+  std::string root;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    root = rootPath_;
+  }
+  if (root.empty()) return;
+  std::string error;
+  fs::path out = driver::outputFolder(st.outputDir, root, root + "/x.ph", error);
+  std::error_code ec;
+  if (out.empty() || !fs::exists(out / "manifest.json", ec)) return;
+  auto figures = driver::readFigures("", out);
+  std::string arch = st.target.rfind("sm_", 0) == 0 ? st.target : "sm_90";
+  bool any = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    driver::readPlacements(out, features_.tilePlacements);
+    for (auto &[k, f] : figures) {
+      std::string t = driver::figuresText(f, arch);
+      // A build of this session is newer than the one on disk.
+      if (!t.empty() && features_.compileFigures.emplace(k, t).second) any = true;
+    }
+  }
+  if (endpoint_.log) endpoint_.log("figures of " + std::to_string(figures.size()) + " kernel(s) from " + (out / "manifest.json").string());
+  if (any && clientCodeLensRefresh_) endpoint_.call("workspace/codeLens/refresh", nullptr);
 }
 
 } // namespace ph::lsp

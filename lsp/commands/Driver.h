@@ -36,6 +36,9 @@ std::string firstLines(const std::string &s, size_t maxLines = 20);
 RpcError driverError(const std::string &what, const ProcessResult &r);
 /// The last JSON object in the driver's stdout (it may print a line of text first).
 json parseJsonOutput(const std::string &out);
+/// The driver read `copy` (a temporary copy of an unsaved buffer): its messages name
+/// `userFile` instead, the file the user has open.
+void renameCopy(ProcessResult &r, const std::string &copy, const std::string &userFile);
 std::string argvForLog(const std::vector<std::string> &argv);
 /// One line for window/showMessage out of `ph run --json` or `ph bench --json`.
 std::string runSummary(const std::string &kernel, const std::string &target, const json &result);
@@ -55,7 +58,8 @@ using Placements = std::map<std::string, std::map<uint32_t, std::vector<std::str
 
 /// A build's figures of each kernel, from its output and the folder's manifest.
 FiguresByKernel readFigures(const std::string &output, const fs::path &dir);
-/// The lens text of one kernel's figures with its occupancy on `arch`.
+/// The lens text of one kernel's figures with its occupancy on `arch`, short enough for a
+/// lens line or a table column: "96 regs · 47.2 KiB smem · 4 blocks/SM (25%, smem)".
 std::string figuresText(const Figures &f, const std::string &arch);
 /// The tensor-core lowering's placements in the folder's manifest.
 void readPlacements(const fs::path &dir, Placements &out);
@@ -63,5 +67,8 @@ void readPlacements(const fs::path &dir, Placements &out);
 json parseDiagnostics(const std::string &text, const std::string &path, const std::string &docText);
 /// Maps each line of printed IR to the `.ph` line it came from ({irLine, sourceLine} pairs).
 json irLineMap(const std::string &ir, const std::string &phFile);
+/// The MLIR lines whose location is in another file than `phFile` (a `fn` of the standard
+/// library inlined into the kernel): {irLine, file, line} with `line` 1-based.
+json irForeignLines(const std::string &ir, const std::string &phFile);
 
 } // namespace ph::lsp::driver

@@ -9,6 +9,8 @@
 #include "ph/Backend/GpuTarget.h"
 #include "ph/Backend/Arch.h"
 
+#include "ScratchDir.h"
+
 #include "Conversion/TileToGPU/MmaCodegen.h"
 #include "Conversion/TileToGPU/TileToGPU.h"
 #include "TileGpuPipeline.h"
@@ -238,16 +240,21 @@ bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8
     err = "ptxas not found (looked in " + cudaDir() + "/bin and on PATH; set PH_PTXAS or PH_CUDA_DIR)";
     return false;
   }
-  llvm::SmallString<128> in, out, errFile;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("ph", "ptx", fd, in) ||
-      llvm::sys::fs::createTemporaryFile("ph", "cubin", out) ||
-      llvm::sys::fs::createTemporaryFile("ph", "log", errFile)) {
-    err = "cannot create temporary files for ptxas";
-    return false;
-  }
+  // In the process's private folder, removed on every exit path (ScratchDir.h).
+  scratch::PtxasFiles files;
+  if (!scratch::acquire(files, err)) return false;
+  struct Release {
+    scratch::PtxasFiles &f;
+    ~Release() { scratch::release(f); }
+  } release{files};
+  llvm::SmallString<128> in(files.ptx), out(files.cubin), errFile(files.log);
   {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec) {
+      err = "cannot write " + files.ptx + ": " + ec.message();
+      return false;
+    }
     os << ptx;
   }
   std::string archArg = "-arch=" + arch, inPath = in.str().str(), outPath = out.str().str();
@@ -275,9 +282,6 @@ bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8
     else ok = false;
   }
   if (!ok) err = "ptxas failed" + (execErr.empty() ? "" : " (" + execErr + ")") + ":\n" + log;
-  llvm::sys::fs::remove(in);
-  llvm::sys::fs::remove(out);
-  llvm::sys::fs::remove(errFile);
   return ok;
 }
 
