@@ -170,6 +170,8 @@ void Server::executeCommand(const json &params, Reply reply) {
         else showIR(args, reply, token, snap);
       } catch (const RpcError &e) {
         reply.error(e);
+      } catch (const json::exception &e) { // wrong-typed arguments, `position.line: -1`
+        reply.error(ErrorCode::InvalidParams, "invalid arguments to `" + command + "`: " + e.what());
       } catch (const std::exception &e) {
         reply.error(ErrorCode::InternalError, e.what());
       }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <malloc.h>
 #include <string>
+#include <thread>
 
 using namespace ph::lsp;
 
@@ -91,5 +92,15 @@ int main(int argc, char **argv) {
   server.onExit = [t] { t->stop(); };
   transport->run([&](Transport::Incoming in) { server.handle(in); });
   // End of input without `exit` is an abnormal end (LSP: exit code 1).
-  return server.exited() ? server.exitCode() : 1;
+  int code = server.exited() ? server.exitCode() : 1;
+  // Tearing the server down waits for its workers, which stop at their next
+  // cancellation check; whatever does not stop within a second (an analysis
+  // between checks, a driver being killed) must not keep the process alive
+  // after `exit` (issue 20: a worker ran on for minutes).
+  std::thread([code] {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }).detach();
+  return code;
 }

@@ -3,6 +3,7 @@
 
 #include "CheckerState.h"
 #include "ph/Lexer.h"
+#include "ph/Limits.h"
 #include "ph/Parser.h"
 
 #include <algorithm>
@@ -112,12 +113,17 @@ std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file, 
     for (auto &f : prelude->files)
       if (!samePath(f->path(), file->path())) A->sources.add(f);
   A->mainFile = A->sources.add(file);
+  if (auto big = limits::oversizedSource(file->path(), file->text().size(), A->mainFile)) { // E0602
+    A->diagnostics.push_back(std::move(*big));
+    return A;
+  }
   for (FileId id = 0; id < A->sources.size(); ++id) {
     DiagnosticSink fileDiags;
     auto tokens = lex(A->sources.file(id), id, fileDiags);
     auto module = parse(tokens, id, fileDiags);
     if (id == A->mainFile) A->tokens = tokens;
     A->modules.push_back(std::shared_ptr<const ast::Module>(std::move(module)));
+    diags.countDropped(fileDiags.dropped(), fileDiags.droppedErrors());
     for (auto &d : fileDiags.take()) diags.add(std::move(d));
   }
   check::State st(*A, diags, options);
@@ -130,6 +136,7 @@ std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file, 
   }
   // Tokens point into the source text, which the analysis keeps alive.
   A->diagnostics = check::finishDiagnostics(diags.take());
+  limits::capDiagnostics(A->diagnostics, A->mainFile, diags.dropped(), diags.droppedErrors()); // W0601
   auto byPos = [](const auto &a, const auto &b) {
     if (a.range.file != b.range.file) return a.range.file < b.range.file;
     return a.range.begin < b.range.begin;

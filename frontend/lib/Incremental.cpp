@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Incremental.h"
+#include "ph/Limits.h"
 
 #include "CheckerState.h"
 #include "ph/Lexer.h"
@@ -624,6 +625,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
     I.stats = stats;
     return result;
   };
+  if (file->text().size() > limits::kMaxSourceBytes) return whole(); // E0602 (ph/Limits.h)
   if (I.prelude)
     for (auto &f : I.prelude->files)
       if (samePath(f->path(), file->path())) return whole();
@@ -792,6 +794,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
     for (auto &d : it.checked->elabDiags) diags.push_back(translate(d, P, bases));
   }
   auto unique = std::make_shared<std::vector<Diagnostic>>(check::finishDiagnostics(std::move(diags)));
+  limits::capDiagnostics(*unique, P); // W0601, as analyze() does
 
   auto light = std::make_shared<Analysis>();
   for (FileId id = 0; id < P; ++id) light->sources.add(I.prelude->files[id]);

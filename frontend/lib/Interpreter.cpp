@@ -1,7 +1,8 @@
-//===- Interpreter.cpp - The fp64 reference interpreter of kir ------------===//
+//===- Interpreter.cpp - The reference interpreter of kir -----------------===//
 //
 // Values are dense row-major arrays of doubles with a shape (rank 0 for a
-// scalar). Each expression node computes a whole tile at once, so the cost is
+// scalar); each float operation's result is rounded to its type, as on the
+// targets (docs/language.md, "Precision"). Each expression node computes a whole tile at once, so the cost is
 // in the arithmetic, not in walking the tree. Errors are thrown internally and
 // returned as one message at the top.
 //
@@ -328,16 +329,23 @@ private:
         fail(e.loc, std::string(opName(e.op)) + " needs a 2-D tile, found " + shapeStr(v.shape));
       int64_t R = v.shape[0], C = v.shape[1];
       Value r{{R, 1}, std::vector<double>(R)};
+      // `rowsum` adds left to right in its type, each partial sum rounded (the CPU
+      // target's order): a sum that cancels (decode_combine's denominators on random
+      // inputs) is then the same here and there, not just close.
+      bool roundSteps = e.op == Op::Sum && e.type.elem != Elem::I32;
       for (int64_t i = 0; i < R; ++i) {
         double acc = e.op == Op::Max ? -std::numeric_limits<double>::infinity() : 0.0;
         for (int64_t j = 0; j < C; ++j) {
           double x = v.data[i * C + j];
           acc = e.op == Op::Max ? nanMax(acc, x) : acc + x;
+          if (roundSteps)
+            acc = roundToElem(acc, e.type.elem);
         }
         r.data[i] = acc;
       }
       if (e.op != Op::Max && e.op != Op::Sum)
         fail(e.loc, std::string("unknown row reduction `") + opName(e.op) + "`");
+      roundResult(e, r);
       checkType(e, r.shape);
       return r;
     }
@@ -400,7 +408,19 @@ private:
         x = fn(x);
       }
     }
+    roundResult(e, v);
     return v;
+  }
+
+  /// Float arithmetic rounds each result to its type, as the targets do
+  /// (docs/language.md, "Precision"): an f16, bf16 or f32 operation is computed
+  /// exactly (here in fp64) and rounded once to nearest even. `dot` sums in fp64
+  /// (the targets' orders differ) and rounds the sum once.
+  static void roundResult(const Expr &e, Value &v) {
+    if (e.type.elem != Elem::F16 && e.type.elem != Elem::BF16 && e.type.elem != Elem::F32)
+      return;
+    for (double &x : v.data)
+      x = roundToElem(x, e.type.elem);
   }
 
   Value binary(const Expr &e) {
@@ -444,6 +464,7 @@ private:
       }
       a.data[i] = r;
     }
+    roundResult(e, a);
     return a;
   }
 
@@ -473,6 +494,7 @@ private:
     if (e.type.elem == Elem::I32)
       for (double &x : r.data)
         x = wrap32(static_cast<int64_t>(x));
+    roundResult(e, r);
     checkType(e, r.shape);
     return r;
   }

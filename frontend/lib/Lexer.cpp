@@ -2,6 +2,7 @@
 #include "ph/Lexer.h"
 
 #include <cctype>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
@@ -73,6 +74,13 @@ static Tok keyword(std::string_view s) {
 
 static bool isIdentStart(unsigned char c) { return std::isalpha(c) || c == '_'; }
 static bool isIdentChar(unsigned char c) { return std::isalnum(c) || c == '_'; }
+/// A byte that cannot start or continue any token: non-ASCII (continuation bytes
+/// included) or ASCII that no token uses.
+static bool isInvalidByte(unsigned char c) {
+  if (c >= 0x80) return true;
+  if (isIdentChar(c) || c == ' ' || c == '\t' || c == '\r' || c == '\n') return false;
+  return !std::strchr("()[]{}<>,.@;%:+-*/=", c) || c == 0;
+}
 
 std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags) {
   const std::string &t = file.text();
@@ -207,10 +215,17 @@ std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags)
     default: break;
     }
     if (k == Tok::Error) {
-      // One diagnostic for a run of bad bytes (e.g. a multi-byte UTF-8 character).
+      // One diagnostic for a run of bad characters (a line of 10 000 emoji is one
+      // finding, not 10 000), quoting its first few.
       ++i;
-      while (i < n && (static_cast<unsigned char>(t[i]) & 0xC0) == 0x80) ++i;
-      diags.report(DiagKind::InvalidCharacter, {id, b, i}, {t.substr(b, i - b)});
+      while (i < n && isInvalidByte(static_cast<unsigned char>(t[i]))) ++i;
+      std::string quote = t.substr(b, i - b);
+      if (quote.size() > 24) {
+        size_t cut = 16;
+        while (cut > 0 && (static_cast<unsigned char>(quote[cut]) & 0xC0) == 0x80) --cut;
+        quote = quote.substr(0, cut) + "...";
+      }
+      diags.report(DiagKind::InvalidCharacter, {id, b, i}, {quote});
       push(Tok::Error, b, i);
       continue;
     }

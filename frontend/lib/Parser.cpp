@@ -33,6 +33,8 @@ private:
   unsigned depth_ = 0;
   uint32_t nextExprId_ = 0;
   bool depthReported_ = false;
+  unsigned blockDepth_ = 0;
+  bool blockDepthReported_ = false;
   bool keepDocs_ = false; // at top level `///` lines are documentation, not trivia
 
   // --- Token access ----------------------------------------------------------
@@ -423,7 +425,12 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
   }
   const Token &open = advance();
   range = open.range;
-  if (!enter()) {
+  bool blockFits = blockDepth_ < kMaxBlockNesting;
+  if (!blockFits && !blockDepthReported_) {
+    diags_.report(DiagKind::BlocksTooDeep, open.range, {std::to_string(kMaxBlockNesting)});
+    blockDepthReported_ = true;
+  }
+  if (!blockFits || !enter()) {
     // Too deep: skip the block's tokens by counting braces (no recursion).
     unsigned level = 1;
     while (!at(Tok::Eof) && level > 0) {
@@ -434,6 +441,7 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
     range = SourceRange::join(range, prevRange());
     return body;
   }
+  ++blockDepth_;
   unsigned savedSkip = nlSkip_;
   nlSkip_ = 0;
   while (true) {
@@ -462,6 +470,7 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
   }
   nlSkip_ = savedSkip;
   --depth_;
+  --blockDepth_;
   return body;
 }
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CheckerState.h"
+#include "ph/Limits.h"
 
 #include <algorithm>
 #include <map>
@@ -240,6 +241,14 @@ void Resolver::resolveDecorators(const Decl &d) {
           continue;
         }
         if (ok) kd.autotune.push_back({a.name, values});
+      }
+      // E0601: the product is counted, never built (3 lists of 1 000 are 10^9 kernels).
+      std::vector<size_t> lens;
+      for (auto &[id, values] : kd.autotune) lens.push_back(values.size());
+      if (uint64_t c = limits::configCount(lens); c > limits::kMaxAutotuneConfigs) {
+        std::string count = c == UINT64_MAX ? "more than 2^64" : limits::groupDigits(c);
+        st_.diags.report(DiagKind::TooManyConfigs, dec.range, {count, limits::groupDigits(limits::kMaxAutotuneConfigs)});
+        for (auto &[id, values] : kd.autotune) values.resize(1); // go on with the first configuration
       }
     } else if (n == "aligned") {
       if (dec.args.empty()) bad(dec.range, "expected `N = B`");

@@ -9,6 +9,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -117,11 +118,14 @@ std::unique_ptr<MLIRContext> ph::backend::makeContext() {
 }
 
 bool ph::backend::runPipeline(ModuleOp module,
-                              const std::function<void(OpPassManager &)> &build, std::string &err) {
+                              const std::function<void(OpPassManager &)> &build, std::string &err,
+                              TimingScope *timing) {
   CaptureDiagnostics capture(module.getContext(), err);
   if (failed(verify(module)))
     return false;
   PassManager pm(module.getContext());
+  if (timing)
+    pm.enableTiming(*timing);
   build(pm);
   return succeeded(pm.run(module));
 }

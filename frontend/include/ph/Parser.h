@@ -13,6 +13,11 @@ namespace ph {
 /// The deepest nesting of expressions and blocks the parser accepts; deeper
 /// input gets a diagnostic instead of a deeper stack.
 constexpr unsigned kMaxNesting = 200;
+/// The deepest nesting of blocks (`for`, bodies): well below kMaxNesting, so that
+/// the expressions of a statement at the deepest block still have room (198 nested
+/// `for`s used to hit E0106 in a loop header, then gave wrong follow-on errors).
+/// A deeper block is skipped whole, by counting braces, after one E0108.
+constexpr unsigned kMaxBlockNesting = 100;
 
 /// Parses a whole file. Never fails: returns a valid tree (with Error nodes)
 /// and reports what it could not read. Runs in time linear in the tokens.

@@ -140,6 +140,12 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
     Val a = expr(*e.operands[0]);
     Val b = expr(*e.operands[1]);
     if (!tile2d(a, *e.operands[0]) || !tile2d(b, *e.operands[1])) return errorVal();
+    // No target multiplies integer tiles (tile.dot, mma): refused here, not by a verifier.
+    for (size_t i = 0; i < 2; ++i)
+      if (const Val &v = i ? b : a; v.type.elem == Elem::I32) {
+        report(DiagKind::DotIntegerOperand, e.operands[i]->range, {n, v.type.symbolic()});
+        return errorVal();
+      }
     bool t = n == "dot_t";
     const Dim &ka = a.type.dims[1];
     const Dim &kb = t ? b.type.dims[1] : b.type.dims[0];

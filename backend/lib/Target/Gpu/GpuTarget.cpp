@@ -9,6 +9,8 @@
 #include "ph/Backend/GpuTarget.h"
 #include "ph/Backend/Arch.h"
 
+#include "ScratchDir.h"
+
 #include "Conversion/TileToGPU/MmaCodegen.h"
 #include "Conversion/TileToGPU/TileToGPU.h"
 #include "TileGpuPipeline.h"
@@ -31,6 +33,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
@@ -40,8 +43,11 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <chrono>
+#include <ctime>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #ifndef PH_CUDA_DIR
 #define PH_CUDA_DIR "/usr/local/cuda"
@@ -195,7 +201,7 @@ bool externDynamicShared(ModuleOp m) {
 }
 
 /// SIMT gpu.module -> NVVM and LLVM dialects, with the NVVM target attached.
-bool toNvvm(ModuleOp m, const std::string &arch, std::string &err) {
+bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *timing = nullptr) {
   MLIRContext *ctx = m.getContext();
   std::string libdevice = cudaDir() + "/nvvm/libdevice/libdevice.10.bc";
   ArrayAttr link;
@@ -217,17 +223,17 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err) {
     g.addPass(createCanonicalizerPass());
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
-  }, err) && externDynamicShared(m);
+  }, err, timing) && externDynamicShared(m);
 }
 
 /// NVVM module -> PTX text through LLVM's NVPTX backend.
-bool toPtx(ModuleOp m, std::string &ptx, std::string &err) {
+bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing = nullptr) {
   if (!runPipeline(m, [](OpPassManager &pm) {
         GpuModuleToBinaryPassOptions o;
         o.compilationTarget = "isa";
         o.toolkitPath = cudaDir();
         pm.addPass(createGpuModuleToBinaryPass(o));
-      }, err))
+      }, err, timing))
     return false;
   bool found = false;
   m.walk([&](::mlir::gpu::BinaryOp bin) {
@@ -243,30 +249,47 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err) {
 
 /// ptxas PTX -> cubin; `log` gets ptxas's -v report.
 bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8_t> &cubin, std::string &log,
-              std::string &err) {
+              std::string &err, double *cpuMs = nullptr) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
     err = "ptxas not found (looked in " + cudaDir() + "/bin and on PATH; set PH_PTXAS or PH_CUDA_DIR)";
     return false;
   }
-  llvm::SmallString<128> in, out, errFile;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("ph", "ptx", fd, in) ||
-      llvm::sys::fs::createTemporaryFile("ph", "cubin", out) ||
-      llvm::sys::fs::createTemporaryFile("ph", "log", errFile)) {
-    err = "cannot create temporary files for ptxas";
-    return false;
-  }
+  // In the process's private folder, removed on every exit path (ScratchDir.h).
+  scratch::PtxasFiles files;
+  if (!scratch::acquire(files, err)) return false;
+  struct Release {
+    scratch::PtxasFiles &f;
+    ~Release() { scratch::release(f); }
+  } release{files};
+  llvm::SmallString<128> in(files.ptx), out(files.cubin), errFile(files.log);
   {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec) {
+      err = "cannot write " + files.ptx + ": " + ec.message();
+      return false;
+    }
     os << ptx;
   }
   std::string archArg = "-arch=" + arch, inPath = in.str().str(), outPath = out.str().str();
   llvm::SmallVector<llvm::StringRef> args = {ptxas, archArg, "-v", "-O3", inPath, "-o", outPath};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(errFile), llvm::StringRef(errFile)};
   std::string execErr;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execErr);
-  if (auto buf = llvm::MemoryBuffer::getFile(errFile)) log = (*buf)->getBuffer().str();
+  std::optional<llvm::sys::ProcessStatistics> stat;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execErr, nullptr, &stat);
+  if (cpuMs && stat) *cpuMs = double(stat->TotalTime.count()) / 1000.0;
+  if (auto buf = llvm::MemoryBuffer::getFile(errFile)) {
+    // ptxas's "Compile time = 53.6 ms" line differs from run to run; without it the report
+    // (kept in manifest.json) is the same for the same PTX, so builds are byte-identical.
+    llvm::SmallVector<llvm::StringRef> lines;
+    (*buf)->getBuffer().split(lines, '\n');
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].contains("Compile time =")) continue;
+      log += lines[i].str();
+      if (i + 1 < lines.size()) log += "\n";
+    }
+  }
   bool ok = rc == 0;
   if (ok) {
     if (auto buf = llvm::MemoryBuffer::getFile(out, /*IsText=*/false))
@@ -274,9 +297,6 @@ bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8
     else ok = false;
   }
   if (!ok) err = "ptxas failed" + (execErr.empty() ? "" : " (" + execErr + ")") + ":\n" + log;
-  llvm::sys::fs::remove(in);
-  llvm::sys::fs::remove(out);
-  llvm::sys::fs::remove(errFile);
   return ok;
 }
 
@@ -289,7 +309,44 @@ Diagnostic makeDiag(DiagKind kind, SourceRange range, std::vector<std::string> a
   return d;
 }
 
+/// Wall-clock milliseconds per step of one compile (GpuBinary::phases).
+class PhaseClock {
+public:
+  explicit PhaseClock(std::vector<PhaseTime> &out)
+      : out(out), last(std::chrono::steady_clock::now()), lastCpu(threadCpuMs()) {}
+  /// Ends the step `name`; `cpuMs` replaces this thread's CPU time (a subprocess's).
+  void mark(const char *name, std::optional<double> cpuMs = std::nullopt) {
+    auto now = std::chrono::steady_clock::now();
+    double cpu = threadCpuMs();
+    out.push_back({name, std::chrono::duration<double, std::milli>(now - last).count(),
+                   cpuMs ? *cpuMs : cpu - lastCpu});
+    last = now;
+    lastCpu = cpu;
+  }
+
+private:
+  static double threadCpuMs() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+  }
+  std::vector<PhaseTime> &out;
+  std::chrono::steady_clock::time_point last;
+  double lastCpu;
+};
+
 } // namespace
+
+std::string gpuToolchainIdentity(const std::string &arch) {
+  auto identity = [](const std::string &path) {
+    llvm::sys::fs::file_status st;
+    if (path.empty() || llvm::sys::fs::status(path, st)) return path + " missing";
+    return path + " " + std::to_string(st.getSize()) + " " +
+           std::to_string(st.getLastModificationTime().time_since_epoch().count());
+  };
+  return "gpu " + arch + "; ptxas " + identity(findPtxas()) + "; libdevice " +
+         identity(cudaDir() + "/nvvm/libdevice/libdevice.10.bc");
+}
 
 bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out, std::string &err) {
   std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
@@ -301,8 +358,11 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   out.meta.sig = rt::signatureOf(k);
   out.meta.cubin = rt::variantFileName(k, "cubin");
   out.meta.unit = "simt";
+  PhaseClock clock(out.phases);
   std::unique_ptr<MLIRContext> ctx = makeContext();
+  clock.mark("context");
   OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, opts.sources, err);
+  clock.mark("kir-to-tile");
   if (!m) return false;
   simt::SimtResult res;
   simt::MmaReport tc;
@@ -321,6 +381,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     lowered = usedTileGpu = true;
     tc.why.clear();
   }
+  clock.mark("lower");
   if (usedTileGpu) {
     res.kernelName = tg.kernelName;
     res.sharedBytes = tg.sharedBytes;
@@ -366,9 +427,33 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   }
   out.meta.symbol = res.kernelName;
   out.meta.dynamicShared = int(res.sharedBytes);
-  if (!toNvvm(*m, arch, err) || !toPtx(*m, out.ptx, err)) return false;
+  // MLIR's pass timing, printed as text into passTiming when asked for.
+  std::optional<DefaultTimingManager> tm;
+  std::optional<TimingScope> root;
+  std::string timingText;
+  llvm::raw_string_ostream timingOs(timingText);
+  if (opts.timePasses) {
+    tm.emplace();
+    tm->setEnabled(true);
+    tm->setOutput(createOutputStrategy(DefaultTimingManager::OutputFormat::Text, timingOs));
+    root.emplace(tm->getRootScope());
+  }
+  TimingScope *timing = root ? &*root : nullptr;
+  bool nvvm = toNvvm(*m, arch, err, timing);
+  clock.mark("to-nvvm");
+  bool ptx = nvvm && toPtx(*m, out.ptx, err, timing);
+  clock.mark("nvptx");
+  if (tm) {
+    root.reset();
+    tm->print();
+    out.passTiming = timingText;
+  }
+  if (!ptx) return false;
   std::string log;
-  if (!runPtxas(out.ptx, arch, out.cubin, log, err)) return false;
+  double ptxasCpu = 0;
+  bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu);
+  clock.mark("ptxas", ptxasCpu);
+  if (!assembled) return false;
   out.meta.ptxas = rt::parsePtxasReport(log, res.kernelName);
   for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));
   return true;

@@ -184,8 +184,9 @@ def Tile_ConvertOp : Tile_Op<"convert", [Pure]> {
   let summary = "element type conversion; narrowing rounds to nearest even";
   let description = [{
     Between float types (widening is exact, narrowing rounds to nearest
-    even), and between i32 and floats (float to int truncates toward zero).
-    Works on scalars and on tiles of one shape.
+    even, f16 <-> bf16 through f32), and between i32 and floats (float to
+    int truncates toward zero and saturates, NaN gives 0).
+    Works on scalars and on tiles of one shape (ph/Conversion/ConvertRules.h).
   }];
   let arguments = (ins AnyTypeOf<[AnyFloat, AnySignlessInteger, Tile_Tile]>:$source);
   let results = (outs AnyTypeOf<[AnyFloat, AnySignlessInteger, Tile_Tile]>:$result);
