@@ -342,7 +342,10 @@ class Gen:
         a = self.expr(shape, depth - 1)
         op = self.r.choice(["+", "-", "*", "*", "/"])
         if op == "/":
-            b = self.expr(shape, depth - 1, allow_int=False) if self.r.random() < 0.6 else self.literal()
+            # An i32 tile keeps its type against a literal (docs/language.md): `x / 0.5` would be
+            # `x / 0`. An integer numerator divides by a float expression instead.
+            b = (self.expr(shape, depth - 1, allow_int=False) if (self.r.random() < 0.6 or a.elem == "i32")
+                 else self.literal())
             if b.elem == "lit":
                 den = Val(b.text if not b.text.startswith("-") else f"({b.text})", "lit", (), b.bound, 0.0)
                 lo = b.bound
