@@ -43,6 +43,25 @@ DenseMap<Value, Value> operandMap(AccessOp op, Adaptor a) {
   return m;
 }
 
+/// The walk both patterns share: for each access of `w` registers from register r, its
+/// global address and (null when unmasked) whether it is in bounds.
+template <typename AccessOp, typename Adaptor>
+void forEachAccess(ConversionPatternRewriter &rw, AccessOp op, Adaptor a, RankedTensorType rt, int64_t w,
+                   function_ref<void(int64_t r, Value ptr, Value inBounds)> body) {
+  Location loc = op.getLoc();
+  RegisterLayout rl = layoutOfType(rt);
+  DenseMap<Value, Value> m = operandMap(op, a);
+  auto lookup = [&](Value v) { return m.lookup(v) ? m.lookup(v) : v; };
+  SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl);
+  for (int64_t r = 0; r < rl.numRegs(); r += w) {
+    SmallVector<Value> idx;
+    for (unsigned d = 0; d < rl.rank(); ++d) idx.push_back(position(rw, loc, rl, base, r, d));
+    Value inBounds, ptr;
+    simt::emitGlobalAddress(rw, loc, op, idx, lookup, inBounds, ptr);
+    body(r, ptr, inBounds);
+  }
+}
+
 struct LoadPattern : OpConversionPattern<tile::LoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(tile::LoadOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
@@ -52,25 +71,18 @@ struct LoadPattern : OpConversionPattern<tile::LoadOp> {
     RegisterLayout rl = layoutOfType(rt);
     Type elem = rt.getElementType();
     int64_t w = accessWidth(op, rl, elem);
-    DenseMap<Value, Value> m = operandMap(op, a);
-    auto lookup = [&](Value v) { return m.lookup(v) ? m.lookup(v) : v; };
-    SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl);
     SmallVector<Value> out(rl.numRegs());
     Type vecTy = w > 1 ? Type(VectorType::get({w}, elem)) : elem;
     unsigned align = unsigned(w * ((elem.getIntOrFloatBitWidth() + 7) / 8));
-    for (int64_t r = 0; r < rl.numRegs(); r += w) {
-      SmallVector<Value> idx;
-      for (unsigned d = 0; d < rl.rank(); ++d) idx.push_back(position(rw, loc, rl, base, r, d));
-      Value inBounds, ptr;
-      simt::emitGlobalAddress(rw, loc, op, idx, lookup, inBounds, ptr);
+    forEachAccess(rw, op, a, rt, w, [&](int64_t r, Value ptr, Value inBounds) {
       Value v = simt::emitLoadOrZero(rw, loc, vecTy, ptr, align, inBounds);
       if (w == 1) {
         out[r] = v;
-        continue;
+        return;
       }
       for (int64_t i = 0; i < w; ++i)
         out[r + i] = LLVM::ExtractElementOp::create(rw, loc, v, arith::ConstantIntOp::create(rw, loc, i, 32));
-    }
+    });
     rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(rt), out));
     return success();
   }
@@ -85,16 +97,9 @@ struct StorePattern : OpConversionPattern<tile::StoreOp> {
     RegisterLayout rl = layoutOfType(rt);
     Type elem = rt.getElementType();
     int64_t w = accessWidth(op, rl, elem);
-    DenseMap<Value, Value> m = operandMap(op, a);
-    auto lookup = [&](Value v) { return m.lookup(v) ? m.lookup(v) : v; };
-    SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl);
     SmallVector<Value> regs = unpack(rw, loc, a.getValue());
     unsigned align = unsigned(w * ((elem.getIntOrFloatBitWidth() + 7) / 8));
-    for (int64_t r = 0; r < rl.numRegs(); r += w) {
-      SmallVector<Value> idx;
-      for (unsigned d = 0; d < rl.rank(); ++d) idx.push_back(position(rw, loc, rl, base, r, d));
-      Value inBounds, ptr;
-      simt::emitGlobalAddress(rw, loc, op, idx, lookup, inBounds, ptr);
+    forEachAccess(rw, op, a, rt, w, [&](int64_t r, Value ptr, Value inBounds) {
       Value v = regs[r];
       if (w > 1) {
         v = LLVM::UndefOp::create(rw, loc, VectorType::get({w}, elem));
@@ -102,7 +107,7 @@ struct StorePattern : OpConversionPattern<tile::StoreOp> {
           v = LLVM::InsertElementOp::create(rw, loc, v, regs[r + i], arith::ConstantIntOp::create(rw, loc, i, 32));
       }
       simt::emitStoreIf(rw, loc, v, ptr, align, inBounds);
-    }
+    });
     rw.eraseOp(op);
     return success();
   }
