@@ -23,7 +23,10 @@ echo "== sanitize.sh: build took $(( $(date +%s) - start )) s"
 # allow_user_poisoning=0: LLVM's allocators poison memory from inline header code in our
 # instrumented files but not in Debian's uninstrumented libMLIR/libLLVM that share them, which
 # gives false use-after-poison reports (scripts/fuzz.sh says more); we poison nothing ourselves.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:protect_shadow_gap=0:allow_user_poisoning=0}
+# use_sigaltstack=0: LLVM installs its own alternate signal stack in every thread it runs
+# (Signals.inc); ASan then fails to unmap the one it had recorded when the thread ends
+# ("failed to deallocate ... unable to unmap", a CHECK failure in ASan, not in our code).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:protect_shadow_gap=0:allow_user_poisoning=0:use_sigaltstack=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export PH_STD_DIR="$root/std"
 # ASan's quarantine keeps up to 256 MB of freed memory: the stress test's flat-RSS bound is
