@@ -14,7 +14,10 @@ mlir=${PH_SANITIZE_MLIR:-ON}
 # A fresh clone in another folder reuses ccache's objects, as scripts/build.sh does.
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
 if [ "$mlir" = ON ]; then dir=${PH_SANITIZE_DIR:-build-asan-mlir}; else dir=${PH_SANITIZE_DIR:-build-asan}; fi
-cmake -G Ninja -S . -B "$dir" -DPH_SANITIZE=ON -DPH_ENABLE_MLIR="$mlir" -DPH_BUILD_LSP=ON -DPH_BUILD_TESTS=ON -DPH_TSAN=OFF -DPH_FUZZ=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# -O1 -g1: what ASan's authors recommend, line tables for the reports, and about a third less
+# compile time on CI's two cores than -O2 -g (the MLIR headers' debug info dominates).
+cmake -G Ninja -S . -B "$dir" -DPH_SANITIZE=ON -DPH_ENABLE_MLIR="$mlir" -DPH_BUILD_LSP=ON -DPH_BUILD_TESTS=ON -DPH_TSAN=OFF -DPH_FUZZ=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
 start=$(date +%s)
 ninja -C "$dir" -j"$(nproc)"
 echo "== sanitize.sh: build took $(( $(date +%s) - start )) s"
