@@ -18,6 +18,7 @@ json codeLens(const Snapshot &s, const json &, const FeatureOptions &o) {
   json out = json::array();
   if (!s.analysis) return out;
   for (const KernelSummary &k : s.analysis->kernels) {
+    checkpoint(6);
     json nameRange = toJson(s.lines.range(k.nameRange.begin, k.nameRange.end));
     Position top = s.lines.position(std::min(k.declRange.begin, k.nameRange.begin));
     json actionRange = toJson(Range{top, top});

@@ -29,6 +29,7 @@ json semanticTokens(const Snapshot &s, const json &) {
   uint32_t prevLine = 0, prevChar = 0;
   bool afterAt = false, afterDot = false;
   for (const Token &t : a.tokens) {
+    checkpoint(1); // a token may add 5 numbers
     if (t.range.file != a.mainFile || t.range.end <= t.range.begin) continue;
     int type = -1, mods = 0;
     switch (t.kind) {
