@@ -52,7 +52,7 @@ json documentSymbol(const Snapshot &s, const json &) {
                  {"detail", sym.kind == SymbolKind::Kernel ? "kernel" : "fn"},
                  {"range", rangeOf(whole)},
                  {"selectionRange", rangeOf(sym.def)},
-                 {"children", children}};
+                 {"children", std::move(children)}};
     checkpoint(1);
     out.push_back(std::move(item));
   }
