@@ -88,6 +88,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     populateSharedPatterns(tc, patterns);
     populateConvertLayoutPatterns(tc, patterns);
     populateDotMMAv2Patterns(tc, patterns);
+    populateDotWGMMAPatterns(tc, patterns);
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect, gpu::GPUDialect,
                            vector::VectorDialect, memref::MemRefDialect>();

@@ -54,6 +54,7 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
       int64_t stages = 1;
       for (Operation *u : alloc.getResult().getUsers())
         if (auto l = dyn_cast<tilegpu::LocalLoadOp>(u); l && l.getStage()) stages = shape.front();
+        else if (auto w = dyn_cast<tilegpu::WarpgroupDotOp>(u); w && (w.getAStage() || w.getBStage())) stages = shape.front();
       if (stages > 1) shape = shape.drop_front();
       std::string w = where(op->getLoc());
       res.placements.push_back("`" + text(RankedTensorType::get(shape, t.getElementType())) + "`" +
@@ -103,7 +104,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     if (auto p = f->getAttrOfType<StringAttr>("tilegpu.policy")) res.policy = p.getValue().str();
     res.kernelName = f.getName().str();
   }
-  if (res.policy != "mma" && !lowerSimt) return true;
+  if (res.policy != "mma" && res.policy != "wgmma" && !lowerSimt) return true;
   PassManager lowerPm(ctx);
   tilegpu::TileGPUPipelineOptions po;
   // A tuning knob for measuring pipeline depth (default 3 stages).

@@ -21,7 +21,7 @@ def TileGPUAssignLayouts : Pass<"tilegpu-assign-layouts", "::mlir::ModuleOp"> {
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"", "sm_80, sm_86, sm_89, sm_90 or sm_90a">,
     Option<"policy", "policy", "std::string", /*default=*/"\"auto\"",
-           "auto (mma for @tensorcore kernels with a 16-bit dot, else simt), simt or mma">,
+           "auto (wgmma for @tensorcore GEMMs on sm_90a, mma for @tensorcore kernels with a 16-bit dot, else simt), simt, mma or wgmma">,
     Option<"threads", "threads", "int", /*default=*/"0", "threads per CTA (0: the kernel's tile.threads, else 128)">,
   ];
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
