@@ -1,169 +1,80 @@
-//===- BuildReport.cpp - What a `ph build` says about each kernel ---------===//
+//===- BuildReport.cpp - What `ph build --json` says about each kernel ----===//
 //
-// Figures for the lens and hover (registers, shared memory, spills, occupancy,
-// where the tiles live) and the driver's diagnostics, read from a build's
-// output and its manifest.json.
+// The driver's ph-output document (ph/Runtime/Report.h, docs/output.md), read
+// as typed data: the lens and hover figures of each kernel (its first variant:
+// registers, shared memory, spills, the occupancy the driver computed on its
+// device description, where the tiles live), the tiles by source line, and the
+// build's diagnostics as the editor shows the frontend's (ranges, notes, fixes).
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
 
+#include "Features.h"
 #include "Protocol.h"
-#include "TextDocument.h"
+
+#include "ph/Analysis.h"
 
 #include <algorithm>
-#include <cmath>
-#include <fstream>
-#include <regex>
 #include <set>
-#include <sstream>
+#include <tuple>
 
 namespace ph::lsp::driver {
 
-namespace {
+namespace report = rt::report;
 
-/// Blocks per SM and what limits them (registers, shared memory or threads),
-/// for an sm_80/sm_90-class SM.
-std::string occupancyText(const Figures &f, const std::string &arch) {
-  int warps = (f.threads + 31) / 32;
-  int64_t smemPerSm = arch == "sm_80" ? 167936 : 233472;
-  int byThreads = 2048 / std::max(1, f.threads);
-  int byRegs = 1 << 30;
-  if (f.registers > 0) {
-    int perWarp = ((f.registers * 32 + 255) / 256) * 256;
-    byRegs = 65536 / std::max(1, perWarp * warps);
-  }
-  int bySmem = f.smem > 0 ? static_cast<int>(smemPerSm / f.smem) : 1 << 30;
-  int blocks = std::min({byThreads, byRegs, bySmem, 32});
-  const char *limiter = blocks == byRegs ? "registers" : blocks == bySmem ? "shared memory" : blocks == byThreads ? "threads" : "blocks per SM";
-  int pct = static_cast<int>(std::lround(100.0 * blocks * warps / 64.0));
-  return std::to_string(blocks) + " blocks/SM (" + std::to_string(pct) + "% occupancy, limited by " + limiter + ")";
+std::string readBuild(const ProcessResult &r, report::Document &doc) {
+  std::string why = report::fromJson(r.out, doc);
+  if (!why.empty()) return "`ph build --json` wrote no ph-output document (" + why + ")";
+  if (doc.command != "build") return "`ph build --json` wrote a `" + doc.command + "` document";
+  return "";
 }
 
-/// Reads ptxas's `-v` report: "Compiling entry function 'K'", "N bytes spill
-/// stores", "Used R registers, ... S bytes smem".
-std::map<std::string, Figures> parsePtxasReport(const std::string &text) {
-  std::map<std::string, Figures> out;
-  static const std::regex entry(R"(Compiling entry function '([A-Za-z_][A-Za-z0-9_]*)')");
-  static const std::regex props(R"(Function properties for ([A-Za-z_][A-Za-z0-9_]*))");
-  static const std::regex used(R"(Used (\d+) registers)");
-  static const std::regex smem(R"((\d+) bytes smem)");
-  static const std::regex spill(R"((\d+) bytes spill stores)");
-  // `ph build`'s own summary line: `K [D=64,...]: sm_90, 48 registers, 54400 B shared memory, 0 B spilled -> ...`
-  static const std::regex summary(R"(^([A-Za-z_][A-Za-z0-9_]*) \[[^\]]*\]: [a-z_0-9]+, (\d+) registers, (\d+) B shared memory, (\d+) B spilled)");
-  static const std::regex tiles(R"(B spilled, (tensorcore: [^>]*) -> )");
-  std::istringstream in(text);
-  std::string line, current;
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, summary)) {
-      if (!out.count(m[1])) { // the first variant speaks for the kernel
-        Figures &f = out[m[1]];
-        f.registers = std::stoi(m[2]);
-        f.smem = std::stoll(m[3]);
-        f.spill = std::stoll(m[4]);
-        if (std::smatch t; std::regex_search(line, t, tiles)) f.tiles = t[1];
-      }
-      current.clear();
-      continue;
+RpcError buildError(const report::Document &doc, const ProcessResult &r) {
+  std::string said;
+  for (const report::Diag &d : doc.diagnostics)
+    if (d.severity == "error") {
+      said = d.range.file + ":" + std::to_string(d.range.start.line) + ":" + std::to_string(d.range.start.col) +
+             ": error[" + d.code + "]: " + d.message;
+      break;
     }
-    if (std::regex_search(line, m, entry) || std::regex_search(line, m, props)) current = m[1];
-    if (current.empty()) continue;
-    if (std::regex_search(line, m, used)) out[current].registers = std::stoi(m[1]);
-    if (std::regex_search(line, m, smem)) out[current].smem = std::stoll(m[1]);
-    if (std::regex_search(line, m, spill)) out[current].spill = std::stoll(m[1]);
-  }
-  return out;
+  if (said.empty()) said = !doc.error.empty() ? doc.error : firstLines(r.err);
+  return {ErrorCode::RequestFailed, "`ph build` failed (exit " + std::to_string(r.exitCode) + "): " + said,
+          json{{"exitCode", r.exitCode}, {"build", json::parse(report::toJson(doc).dump())}, {"stderr", r.err}}};
 }
 
-/// Kernel figures from manifest.json (keys as `ph build` writes them).
-void readManifest(const fs::path &dir, std::map<std::string, Figures> &out) {
-  std::ifstream f(dir / "manifest.json");
-  if (!f) return;
-  json m = json::parse(f, nullptr, false);
-  if (m.is_discarded()) return;
-  json kernels = m.value("kernels", json::array());
-  if (kernels.is_object()) {
-    json arr = json::array();
-    for (auto &[k, v] : kernels.items()) {
-      json e = v;
-      if (e.is_object() && !e.contains("name")) e["name"] = k;
-      arr.push_back(e);
-    }
-    kernels = arr;
+std::string figuresText(const report::Variant &v) {
+  std::string s = std::to_string(v.registers) + " registers, " + std::to_string(v.sharedBytes()) + " B shared";
+  if (v.spillBytes() > 0) s += ", " + std::to_string(v.spillBytes()) + " B spilled";
+  s += " · " + rt::occupancyText(v.occupancy);
+  if (v.unit == "tensorcore") {
+    size_t regs = std::count_if(v.tiles.begin(), v.tiles.end(), [](const report::Tile &t) { return t.placement == "registers"; });
+    s += " · tensorcore: " + std::to_string(regs) + " tiles in registers, " + std::to_string(v.tiles.size() - regs) +
+         " in shared memory";
+  } else if (v.tensorcore) {
+    s += " · SIMT: tiles in shared memory";
   }
-  if (!kernels.is_array()) return;
-  std::set<std::string> seen;
-  for (const json &k : kernels) {
-    if (!k.is_object() || !k.contains("name") || !k["name"].is_string()) continue;
-    // One entry per autotune variant: the first speaks for the kernel.
-    if (!seen.insert(k["name"].get<std::string>()).second) continue;
-    Figures &fig = out[k["name"].get<std::string>()];
-    auto num = [&](std::initializer_list<const char *> keys, int64_t &dst) {
-      for (const char *key : keys)
-        if (k.contains(key) && k[key].is_number_integer()) {
-          dst = k[key].get<int64_t>();
-          return;
-        }
-    };
-    int64_t regs = fig.registers, threads = fig.threads;
-    num({"registers", "regs"}, regs);
-    num({"sharedBytes", "shared_bytes", "smem", "sharedMemory"}, fig.smem);
-    if (k.contains("dynamicShared") || k.contains("staticShared"))
-      fig.smem = k.value("dynamicShared", int64_t(0)) + k.value("staticShared", int64_t(0));
-    num({"spillStores", "spillBytes", "spill_bytes", "spills"}, fig.spill);
-    num({"threads", "blockSize", "block"}, threads);
-    fig.registers = static_cast<int>(regs);
-    fig.threads = static_cast<int>(threads);
-    // The tensor-core lowering's first note is its summary (docs/tensorcore.md).
-    json notes = k.value("notes", json::array());
-    if (k.value("unit", std::string()) == "tensorcore" && notes.is_array() && !notes.empty() && notes[0].is_string() &&
-        notes[0].get<std::string>().rfind("tensorcore: ", 0) == 0)
-      fig.tiles = notes[0].get<std::string>();
-    else if (k.value("tensorcore", false) == true && k.value("unit", std::string()) == "simt")
-      fig.tiles = "SIMT: tiles in shared memory";
-  }
-}
-
-} // namespace
-
-std::string figuresText(const Figures &f, const std::string &arch) {
-  std::string s;
-  if (f.registers >= 0) s += std::to_string(f.registers) + " registers";
-  if (f.smem >= 0) s += (s.empty() ? "" : ", ") + std::to_string(f.smem) + " B shared";
-  if (f.spill > 0) s += (s.empty() ? "" : ", ") + std::to_string(f.spill) + " B spilled";
-  if (f.registers >= 0 || f.smem >= 0) s += " · " + occupancyText(f, arch);
-  if (!f.tiles.empty()) s += (s.empty() ? "" : " · ") + f.tiles;
   return s;
 }
 
-FiguresByKernel readFigures(const std::string &output, const fs::path &dir) {
-  FiguresByKernel figures = parsePtxasReport(output);
-  readManifest(dir, figures);
-  return figures;
+std::map<std::string, std::string> figuresByKernel(const report::Document &doc) {
+  std::map<std::string, std::string> out;
+  for (const report::Variant &v : doc.variants)
+    if (!out.count(v.kernel)) out[v.kernel] = figuresText(v); // the first variant speaks for the kernel
+  return out;
 }
 
-/// The tensor-core lowering's notes of each kernel's first variant, `tile `T` at
-/// FILE:LINE:COL: WHERE`, as "`T` in WHERE" by canonical FILE and LINE.
-void readPlacements(const fs::path &dir, Placements &out) {
-  std::ifstream f(dir / "manifest.json");
-  if (!f) return;
-  json m = json::parse(f, nullptr, false);
-  if (m.is_discarded() || !m.contains("kernels") || !m["kernels"].is_array()) return;
-  static const std::regex note(R"(^tile `([^`]*)` at (.*):(\d+):\d+: (.*)$)");
+void readPlacements(const report::Document &doc, Placements &out) {
   std::set<std::string> seen;
-  std::map<std::string, std::map<uint32_t, std::vector<std::string>>> found;
-  for (const json &k : m["kernels"]) {
-    if (!k.is_object() || !k.contains("name") || !k["name"].is_string() || !k.contains("notes")) continue;
-    if (!seen.insert(k["name"].get<std::string>()).second || !k["notes"].is_array()) continue;
-    for (const json &n : k["notes"]) {
-      std::smatch sm;
-      std::string text = n.is_string() ? n.get<std::string>() : std::string();
-      if (!std::regex_match(text, sm, note)) continue;
+  Placements found;
+  for (const report::Variant &v : doc.variants) {
+    if (!seen.insert(v.kernel).second) continue;
+    for (const report::Tile &t : v.tiles) {
+      if (t.range.file.empty() || t.range.start.line <= 0) continue;
       std::error_code ec;
-      std::string file = fs::weakly_canonical(sm[2].str(), ec).string();
-      if (ec) file = sm[2].str();
-      std::vector<std::string> &at = found[file][static_cast<uint32_t>(std::stoul(sm[3].str()))];
-      std::string item = "`" + sm[1].str() + "` in " + sm[4].str();
+      std::string file = fs::weakly_canonical(t.range.file, ec).string();
+      if (ec) file = t.range.file;
+      std::vector<std::string> &at = found[file][static_cast<uint32_t>(t.range.start.line)];
+      std::string item = "`" + t.type + "` in " + t.placement;
       if (std::find(at.begin(), at.end(), item) == at.end()) at.push_back(item);
     }
   }
@@ -171,31 +82,52 @@ void readPlacements(const fs::path &dir, Placements &out) {
   for (auto &[file, lines] : found) out[file] = std::move(lines);
 }
 
-/// Lines `file:line:col: severity[code]: message` the driver printed about `path`.
-json parseDiagnostics(const std::string &text, const std::string &path, const std::string &docText) {
+namespace {
+
+/// The snapshot's file a document range names: the same path, or for the main
+/// file the same name (the driver may have read a copy of unsaved text).
+std::optional<FileId> fileOf(const Snapshot &s, const std::string &path, const std::string &mainPath) {
+  const Analysis &a = *s.analysis;
+  for (FileId id = 0; id < a.sources.size(); ++id)
+    if (a.sources.file(id).path() == path) return id;
+  if (path == mainPath || fs::path(path).filename() == fs::path(mainPath).filename()) return a.mainFile;
+  return std::nullopt;
+}
+
+std::optional<SourceRange> rangeOf(const Snapshot &s, const report::Range &r, const std::string &mainPath) {
+  auto id = fileOf(s, r.file, mainPath);
+  if (!id || r.start.offset < 0 || r.end.offset < r.start.offset) return std::nullopt;
+  uint32_t size = static_cast<uint32_t>(s.analysis->sources.file(*id).text().size());
+  uint32_t b = static_cast<uint32_t>(std::min<int64_t>(r.start.offset, size));
+  uint32_t e = static_cast<uint32_t>(std::min<int64_t>(r.end.offset, size));
+  return SourceRange{*id, b, e};
+}
+
+} // namespace
+
+json diagnosticsOf(const report::Document &doc, const Snapshot &s, const FeatureOptions &o, const std::string &path) {
   json out = json::array();
-  static const std::regex re(R"(^(.*):(\d+):(\d+): (error|warning)\[([A-Z]\d+)\]: (.*)$)");
-  LineIndex index(docText);
-  std::istringstream in(text);
-  std::string line;
-  std::string base = fs::path(path).filename().string();
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (!std::regex_match(line, m, re)) continue;
-    if (fs::path(m[1].str()).filename().string() != base) continue;
-    uint32_t l = static_cast<uint32_t>(std::stoul(m[2])) - 1, c = static_cast<uint32_t>(std::stoul(m[3])) - 1;
-    // The driver counts columns in bytes, as the frontend does.
-    uint32_t lineStart = index.offset({l, 0});
-    Position p = index.position(lineStart + c);
-    out.push_back({{"range", toJson(Range{p, p})},
-                   {"severity", m[4] == "error" ? 1 : 2},
-                   {"code", m[5].str()},
-                   {"source", "ph build"},
-                   {"message", m[6].str()}});
+  if (!s.analysis) return out;
+  std::set<std::tuple<std::string, uint32_t, uint32_t, std::string>> seen; // one per variant otherwise
+  for (const report::Diag &rd : doc.diagnostics) {
+    auto range = rangeOf(s, rd.range, path);
+    if (!range || range->file != s.analysis->mainFile) continue; // the document's own, as `ph check`'s
+    if (!seen.insert({rd.code, range->begin, range->end, rd.message}).second) continue;
+    Diagnostic d;
+    d.kind = diagKindFromCode(rd.code);
+    if (d.kind == DiagKind::Count) continue; // not a registry code: not this server's registry
+    d.severity = rd.severity == "error" ? Severity::Error : rd.severity == "warning" ? Severity::Warning : Severity::Note;
+    d.range = *range;
+    d.message = rd.message;
+    for (const report::Note &n : rd.notes)
+      if (auto nr = rangeOf(s, n.range, path)) d.notes.push_back({*nr, n.message});
+      else d.notes.push_back({*range, n.message}); // a note without a place stays with the message
+    json x = toLsp(s, d, o);
+    x["source"] = "ph build";
+    x.erase("data"); // codeAction's fixes index the analysis' own diagnostics, not the build's
+    out.push_back(std::move(x));
   }
   return out;
 }
-
-/// Maps each line of printed IR to the `.ph` line it came from: MLIR
 
 } // namespace ph::lsp::driver

@@ -9,8 +9,6 @@
 #include "Progress.h"
 #include "Server.h"
 
-#include "ph/Analysis.h"
-
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -39,7 +37,7 @@ void Server::compileOnSave(const std::string &uri) {
       if (endpoint_.log) endpoint_.log("compile on save refused: " + outError);
       return;
     }
-    std::vector<std::string> argv = {driverPath(), "build", path, "-o", out.string()};
+    std::vector<std::string> argv = {driverPath(), "build", path, "-o", out.string(), "--json"};
     if (st.target.rfind("sm_", 0) == 0 || st.target == "cpu") argv.insert(argv.end(), {"--target", st.target});
     ProcessResult r = runProcess(argv, "", cancel);
     {
@@ -52,29 +50,20 @@ void Server::compileOnSave(const std::string &uri) {
       if (endpoint_.log) endpoint_.log("compile on save skipped: " + driver::firstLines(r.err, 1));
       return;
     }
-    auto text = scheduler_->text(uri);
-    json diags = driver::parseDiagnostics(r.out + "\n" + r.err, path, text ? *text : std::string());
-    auto figures = driver::readFigures(r.out + "\n" + r.err, out);
-    std::string arch = st.target.rfind("sm_", 0) == 0 ? st.target : "sm_90";
-    for (auto &[k, f] : figures) {
-      if (f.spill <= 0) continue;
-      // Spills are warnings on the kernel's name, as the registry words them.
-      json w = {{"severity", 2}, {"code", diagInfo(DiagKind::RegisterSpill).code}, {"source", "ph build"},
-                {"message", formatDiag(DiagKind::RegisterSpill, {k, std::to_string(f.spill), std::to_string(f.registers)})},
-                {"range", toJson(Range{})}};
-      if (auto snap = scheduler_->latest(uri); snap && snap->analysis)
-        for (const KernelSummary &ks : snap->analysis->kernels)
-          if (ks.name == k) w["range"] = toJson(snap->lines.range(ks.nameRange.begin, ks.nameRange.end));
-      diags.push_back(w);
+    rt::report::Document doc;
+    if (std::string why = driver::readBuild(r, doc); !why.empty()) {
+      if (endpoint_.log) endpoint_.log("compile on save: " + why + ": " + driver::firstLines(r.err, 3));
+      return;
     }
+    // The build's diagnostics (W0502 for spills among them) are the driver's own.
+    json diags = json::array();
+    if (auto snap = scheduler_->latest(uri)) diags = driver::diagnosticsOf(doc, *snap, featureOptions(), path);
+    auto figures = driver::figuresByKernel(doc);
     {
       std::lock_guard<std::mutex> lock(mu_);
       backendDiags_[uri] = diags;
-      driver::readPlacements(out, features_.tilePlacements);
-      for (auto &[k, f] : figures) {
-        std::string t = driver::figuresText(f, arch);
-        if (!t.empty()) features_.compileFigures[k] = t;
-      }
+      driver::readPlacements(doc, features_.tilePlacements);
+      for (auto &[k, text] : figures) features_.compileFigures[k] = text;
     }
     if (auto snap = scheduler_->latest(uri)) publish(snap);
     if (clientCodeLensRefresh_ && !figures.empty()) endpoint_.call("workspace/codeLens/refresh", nullptr);

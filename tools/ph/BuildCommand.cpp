@@ -1,11 +1,13 @@
 //===- BuildCommand.cpp - `ph build`: cubins + manifest.json ---------------===//
 //
-// ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...]
+// ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...] [--json]
 //
 // Compiles every kernel (or K) for every autotune configuration with the SIMT
 // GPU target, writes one cubin per variant and manifest.json (signature, grid
 // formula, block, shared memory, ptxas's registers and spills, the source) to
 // DIR (default `ph-build`), which `ph-run DIR` runs on a machine with a GPU.
+// With --json, stdout is one ph-output document (docs/output.md) instead of text:
+// the diagnostics, and per variant its resources, occupancy and tile placements.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -15,6 +17,7 @@
 #ifdef PH_HAVE_BACKEND
 #include "ph/Backend/GpuTarget.h"
 #include "ph/Runtime/Manifest.h"
+#include "ph/Runtime/Report.h"
 #endif
 
 #include <cstdio>
@@ -24,12 +27,14 @@
 namespace ph::driver {
 
 static const char *buildUsage =
-    "usage: ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...]\n"
+    "usage: ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...] [--json]\n"
     "\n"
     "Compiles each kernel and autotune configuration to a cubin (SIMT target: tiles in shared\n"
     "memory, PTX from LLVM's NVPTX backend, cubin from ptxas) and writes DIR/manifest.json.\n"
     "The default target is the GPU present, else sm_90; the default DIR is `ph-build`.\n"
-    "Run the result with `ph-run DIR`. Exit status: 0 built, 1 errors, 2 bad usage.\n";
+    "Run the result with `ph-run DIR`. --json writes one ph-output document (docs/output.md)\n"
+    "on stdout: diagnostics, and per variant registers, shared memory, spills, occupancy and\n"
+    "where each tile lives. Exit status: 0 built, 1 errors, 2 bad usage.\n";
 
 static bool parseConfig(const std::string &text, std::vector<std::pair<std::string, int64_t>> &out) {
   size_t pos = 0;
@@ -50,6 +55,7 @@ static bool parseConfig(const std::string &text, std::vector<std::pair<std::stri
 int buildCommand(const Args &args) {
   std::string file, kernel, target, outDir = "ph-build", stdDir;
   std::vector<std::pair<std::string, int64_t>> config;
+  bool json = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     auto next = [&](std::string &v) {
@@ -61,6 +67,8 @@ int buildCommand(const Args &args) {
     if (a == "--help" || a == "-h") {
       std::fputs(buildUsage, stdout);
       return 0;
+    } else if (a == "--json") {
+      json = true;
     } else if (a == "--kernel" || a == "--target" || a == "-o" || a == "--std" || a == "--config") {
       if (!next(v)) {
         std::fprintf(stderr, "ph build: `%s` needs a value\n", a.c_str());
@@ -101,27 +109,39 @@ int buildCommand(const Args &args) {
     std::fprintf(stderr, "ph build: unknown target `%s` (expected sm_90 or sm_80)\n", target.c_str());
     return 2;
   }
-  std::string text, err;
-  if (!readFile(file, text, err)) {
-    std::fprintf(stderr, "ph build: %s\n", err.c_str());
+  // --json: everything the build says goes into one document on stdout.
+  rt::report::Document doc;
+  doc.command = "build";
+  doc.file = file;
+  doc.target = target;
+  doc.device = rt::limitsForArch(target);
+  doc.outputDir = outDir;
+  auto fail = [&](const std::string &why) {
+    if (!json) {
+      if (!why.empty()) std::fprintf(stderr, "ph build: %s\n", why.c_str());
+      return 1;
+    }
+    doc.error = why;
+    std::cout << rt::report::toJson(doc).dump(2) << "\n";
     return 1;
-  }
+  };
+  std::string text, err;
+  if (!readFile(file, text, err)) return fail(err);
   auto prelude = Prelude::load(stdDir);
   AnalyzeOptions ao;
   ao.configFilter = config;
   auto analysis = analyze(std::make_shared<SourceFile>(file, text), prelude, ao);
-  for (const Diagnostic &d : analysis->diagnostics) std::cerr << renderDiagnostic(d, analysis->sources);
-  if (analysis->hasErrors()) return 1;
-  if (!kernel.empty() && analysis->kernelVariants(kernel).empty()) {
-    std::fprintf(stderr, "ph build: no kernel `%s` in `%s`\n", kernel.c_str(), file.c_str());
-    return 1;
-  }
+  auto report = [&](const Diagnostic &d) {
+    if (json) doc.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
+    else std::cerr << renderDiagnostic(d, analysis->sources);
+  };
+  for (const Diagnostic &d : analysis->diagnostics) report(d);
+  if (analysis->hasErrors()) return fail("");
+  if (!kernel.empty() && analysis->kernelVariants(kernel).empty())
+    return fail("no kernel `" + kernel + "` in `" + file + "`");
   std::error_code ec;
   std::filesystem::create_directories(outDir, ec);
-  if (ec) {
-    std::fprintf(stderr, "ph build: cannot create `%s`: %s\n", outDir.c_str(), ec.message().c_str());
-    return 1;
-  }
+  if (ec) return fail("cannot create `" + outDir + "`: " + ec.message());
   rt::Manifest m;
   m.target = target;
   m.compiler = "ph 0.1.0";
@@ -135,33 +155,48 @@ int buildCommand(const Args &args) {
     if (!kernel.empty() && k->name != kernel) continue;
     backend::GpuBinary bin;
     bool ok = backend::compileForGpu(*k, go, bin, err);
-    for (const Diagnostic &d : bin.diagnostics) std::cerr << renderDiagnostic(d, analysis->sources);
+    for (const Diagnostic &d : bin.diagnostics) report(d);
     if (!ok) {
-      if (bin.diagnostics.empty() || bin.diagnostics.back().severity != Severity::Error)
-        std::fprintf(stderr, "ph build: `%s` [%s]: %s\n", k->name.c_str(), k->configName().c_str(), err.c_str());
+      if (bin.diagnostics.empty() || bin.diagnostics.back().severity != Severity::Error) {
+        std::string why = "`" + k->name + "` [" + k->configName() + "]: " + err;
+        if (json) {
+          // A lowering failure without a diagnostic of its own: E0502 on the kernel.
+          Diagnostic d;
+          d.kind = DiagKind::BackendError;
+          d.severity = Severity::Error;
+          d.range = k->loc;
+          d.message = formatDiag(DiagKind::BackendError, {err});
+          if (!k->configName().empty()) d.notes.push_back({k->loc, "in configuration " + k->configName()});
+          report(d);
+        } else {
+          std::fprintf(stderr, "ph build: %s\n", why.c_str());
+        }
+      }
       failed = true;
       continue;
     }
     std::string path = outDir + "/" + bin.meta.cubin;
-    if (std::string e = rt::writeFile(path, bin.cubin.data(), bin.cubin.size()); !e.empty()) {
-      std::fprintf(stderr, "ph build: %s\n", e.c_str());
-      return 1;
-    }
+    if (std::string e = rt::writeFile(path, bin.cubin.data(), bin.cubin.size()); !e.empty()) return fail(e);
     rt::writeFile(outDir + "/" + rt::variantFileName(*k, "ptx"), bin.ptx.data(), bin.ptx.size());
     // Under the tensor-core lowering, where the tiles live (the manifest's notes list each).
     std::string unit;
     if (bin.meta.unit == "tensorcore" && !bin.meta.notes.empty()) unit = ", " + bin.meta.notes[0];
-    std::printf("%s [%s]: %s, %d registers, %d B shared memory, %d B spilled%s -> %s\n", k->name.c_str(),
-                k->configName().c_str(), target.c_str(), bin.meta.ptxas.registers, bin.meta.dynamicShared,
-                bin.meta.ptxas.spillStores + bin.meta.ptxas.spillLoads, unit.c_str(), path.c_str());
+    if (json)
+      doc.variants.push_back(rt::report::fromManifest(bin.meta, *doc.device));
+    else
+      std::printf("%s [%s]: %s, %d registers, %d B shared memory, %d B spilled%s -> %s\n", k->name.c_str(),
+                  k->configName().c_str(), target.c_str(), bin.meta.ptxas.registers, bin.meta.dynamicShared,
+                  bin.meta.ptxas.spillStores + bin.meta.ptxas.spillLoads, unit.c_str(), path.c_str());
     m.kernels.push_back(std::move(bin.meta));
   }
-  if (failed) return 1;
-  if (std::string e = rt::writeManifest(outDir, m); !e.empty()) {
-    std::fprintf(stderr, "ph build: %s\n", e.c_str());
-    return 1;
+  if (failed) return fail(doc.error);
+  if (std::string e = rt::writeManifest(outDir, m); !e.empty()) return fail(e);
+  if (json) {
+    doc.ok = true;
+    std::cout << rt::report::toJson(doc).dump(2) << "\n";
+  } else {
+    std::printf("wrote %s/manifest.json (%zu variant(s))\n", outDir.c_str(), m.kernels.size());
   }
-  std::printf("wrote %s/manifest.json (%zu variant(s))\n", outDir.c_str(), m.kernels.size());
   return 0;
 #endif
 }

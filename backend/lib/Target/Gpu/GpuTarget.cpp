@@ -250,6 +250,9 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     out.meta.notes.push_back("tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
                              std::to_string(tc.sharedTiles) + " in shared memory");
     for (const std::string &p : tc.placements) out.meta.notes.push_back("tile " + p);
+    for (const simt::MmaReport::Tile &t : tc.tiles)
+      out.meta.tiles.push_back({t.type, {t.at.file, t.at.line, t.at.col, t.at.endLine, t.at.endCol},
+                                t.registers ? "registers" : "shared memory"});
   } else if (k.tensorcore) {
     out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
     if (!tc.why.empty()) out.diagnostics.back().notes.push_back({k.loc, "the tensor-core lowering cannot take " + tc.why});
