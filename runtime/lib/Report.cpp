@@ -126,7 +126,8 @@ Variant variantFrom(const json &j) {
   v.cubin = j.value("cubin", "");
   v.unit = j.value("unit", "simt");
   v.tensorcore = j.value("tensorcore", false);
-  for (auto &[n, x] : j.value("config", json::object()).items()) v.config.emplace_back(n, x.get<int64_t>());
+  const json cfg = j.value("config", json::object()); // items() of a temporary would dangle
+  for (auto &[n, x] : cfg.items()) v.config.emplace_back(n, x.get<int64_t>());
   v.threads = j.value("threads", 0);
   v.registers = j.value("registers", 0);
   const json &sh = j.at("sharedBytes");
