@@ -56,21 +56,47 @@ std::shared_ptr<Server::Progress> Server::beginProgress(const std::string &title
 // Server commands
 //===----------------------------------------------------------------------===//
 
+void Server::requireReadable(const std::string &command, const std::string &uri) {
+  std::string path = filePathOfUri(uri);
+  if (path.empty())
+    throw RpcError{ErrorCode::InvalidParams, "`" + command + "` takes a file: URI, not `" + uri.substr(0, 200) + "`", nullptr};
+  if (scheduler_->text(uri)) return; // open in the editor: the server holds its text
+  std::string why = workspace_.refuse(path);
+  if (!why.empty())
+    throw RpcError{ErrorCode::InvalidParams,
+                   "`" + command + "` reads only documents open in the editor or files inside the workspace folders: " + why,
+                   nullptr};
+}
+
 std::string Server::fileForDriver(const std::string &uri, std::string &tempDir) {
-  std::string path = uriToPath(uri);
+  std::string path = filePathOfUri(uri);
   auto text = scheduler_->text(uri);
-  if (!text) return path;
-  std::ifstream f(path, std::ios::binary);
-  if (f) {
-    std::string disk((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    if (disk == *text) return path;
+  std::string why = workspace_.refuse(path);
+  if (!text) {
+    if (!why.empty())
+      throw RpcError{ErrorCode::InvalidParams, "reads only documents open in the editor or files inside the workspace folders: " + why, nullptr};
+    return path;
   }
-  // Unsaved edits: the driver reads a copy, under the same file name so its
-  // messages name the same file.
+  // An open document's file is read only to see that it holds the editor's text
+  // (then the driver's messages name the user's file): only a regular file, and
+  // only when it has the text's size, so an open `file:///dev/zero` is never read.
+  std::error_code ec;
+  if (!path.empty() && std::filesystem::is_regular_file(path, ec)) {
+    if (std::filesystem::file_size(path, ec) == text->size() && !ec) {
+      std::ifstream f(path, std::ios::binary);
+      std::string disk((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      if (f.good() || f.eof())
+        if (disk == *text) return path;
+    }
+  }
+  // Unsaved edits, or a document that is no regular file: the driver reads a copy,
+  // under the same file name so its messages name the same file.
   char tmpl[] = "/tmp/ph-lsp-XXXXXX";
-  if (!mkdtemp(tmpl)) return path;
+  if (!mkdtemp(tmpl)) throw RpcError{ErrorCode::RequestFailed, "cannot make a temporary folder for the unsaved text", nullptr};
   tempDir = tmpl;
-  std::string copy = tempDir + "/" + fs::path(path).filename().string();
+  std::string name = fs::path(path.empty() ? std::string("untitled.ph") : path).filename().string();
+  if (name.empty() || name == "." || name == "..") name = "untitled.ph";
+  std::string copy = tempDir + "/" + name;
   std::ofstream(copy, std::ios::binary) << *text;
   return copy;
 }
@@ -126,6 +152,13 @@ void Server::executeCommand(const json &params, Reply reply) {
     reply.error(ErrorCode::InvalidParams, "`" + command + "` takes an object argument with `uri` (and `kernel` or `position`)");
     return;
   }
+  try {
+    requireReadable(command, args["uri"].get<std::string>());
+  } catch (const RpcError &e) {
+    if (endpoint_.log) endpoint_.log("refused: " + e.message);
+    reply.error(e);
+    return;
+  }
   // The kernel under the cursor needs the current analysis; the driver then
   // runs on the job pool, away from the analysis and request workers.
   auto job = [this, command, args, reply, token](std::shared_ptr<const Snapshot> snap) {
@@ -137,6 +170,8 @@ void Server::executeCommand(const json &params, Reply reply) {
         else showIR(args, reply, token, snap);
       } catch (const RpcError &e) {
         reply.error(e);
+      } catch (const json::exception &e) { // wrong-typed arguments, `position.line: -1`
+        reply.error(ErrorCode::InvalidParams, "invalid arguments to `" + command + "`: " + e.what());
       } catch (const std::exception &e) {
         reply.error(ErrorCode::InternalError, e.what());
       }

@@ -38,6 +38,8 @@ struct FeatureOptions {
   /// "shared memory"), by the canonical path of their source file and 1-based line:
   /// shown in the hover of that line.
   std::map<std::string, std::map<uint32_t, std::vector<std::string>>> tilePlacements;
+  /// Where "Run" will execute, for the lens titles: "CPU", "GPU", "H200", "interpreter".
+  std::string runTarget = "GPU";
 };
 
 /// The URI of a file of the analysis: the document's own for the main file.
@@ -53,6 +55,10 @@ uint32_t offsetOf(const Snapshot &s, const json &params);
 /// call in the document is shown at that call; other diagnostics of std files
 /// are published under their own URIs.
 std::vector<std::pair<std::string, json>> diagnostics(const Snapshot &s, const FeatureOptions &o);
+/// Adds a build's diagnostics (`ph build`'s, LSP shape) to the analysis's `into`, as one
+/// source (`ph`): one with the code and start line of a diagnostic already there is left
+/// out, so a shape error is listed once, not once per producer.
+void mergeBuildDiagnostics(json &into, const json &build);
 json toLsp(const Snapshot &s, const Diagnostic &d, const FeatureOptions &o);
 
 // One function per request.

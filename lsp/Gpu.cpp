@@ -26,3 +26,19 @@ GpuInfo detectGpu() {
 }
 
 } // namespace ph::lsp
+
+namespace ph::lsp {
+
+std::string runTargetLabel(const std::string &target, const GpuInfo *gpu) {
+  if (target == "cpu") return "CPU";
+  if (target == "interp") return "interpreter";
+  if (!gpu) return "GPU";
+  if (!gpu->available) return target == "auto" ? "CPU" : "GPU";
+  // "NVIDIA H200" reads as "H200" in a lens.
+  std::string n = gpu->name;
+  for (const char *p : {"NVIDIA ", "Tesla "})
+    if (n.rfind(p, 0) == 0) n = n.substr(std::string(p).size());
+  return n.empty() ? "GPU" : n;
+}
+
+} // namespace ph::lsp

@@ -17,4 +17,9 @@ struct GpuInfo {
 /// server's terms. PH_LSP_NO_GPU=1 pretends there is none.
 GpuInfo detectGpu();
 
+/// Where a run with `target` (auto|gpu|cpu|interp) executes, for the code lenses: "CPU",
+/// "interpreter", the GPU's short name ("H200"), or "GPU" while none was detected yet. `auto`
+/// without a GPU is "CPU": the run offers (or, with `noGpu: cpu`, takes) the CPU target.
+std::string runTargetLabel(const std::string &target, const GpuInfo *gpu);
+
 } // namespace ph::lsp

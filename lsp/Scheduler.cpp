@@ -26,6 +26,7 @@ struct Scheduler::Doc {
   std::shared_ptr<const Snapshot> latest;
   bool closed = false;
   bool pending = false; // an analysis is scheduled or running for `version`
+  bool completing = false; // the rest of `latest`'s analysis is queued (AnalysisResult::rest)
   struct Waiter {
     int64_t minVersion;
     SnapshotFn action;
@@ -182,7 +183,7 @@ void Scheduler::analyze(const std::shared_ptr<Doc> &doc) {
     if (doc->closed) return;
     if (doc->latest && doc->latest->version == doc->version) {
       // Already analysed (a second post for the same version).
-      if (doc->pending) {
+      if (doc->pending && !doc->completing) {
         doc->pending = false;
         --impl_->pendingCount;
       }
@@ -200,11 +201,12 @@ void Scheduler::analyze(const std::shared_ptr<Doc> &doc) {
     std::lock_guard<std::mutex> lock(impl_->mu);
     return doc->closed || doc->version != version;
   };
+  AnalysisResult result;
   try {
-    snap->analysis = impl_->analyze(doc->path, text, stale);
+    result = impl_->analyze(doc->path, text, stale);
   } catch (...) {
     // The analyser must never take the server down; features see no analysis.
-    snap->analysis = nullptr;
+    result = AnalysisResult();
   }
   snap->analysisTime = Clock::now() - t0;
   if (stale()) {
@@ -216,7 +218,13 @@ void Scheduler::analyze(const std::shared_ptr<Doc> &doc) {
     impl_->idle.notify_all();
     return;
   }
+  finish(doc, std::move(snap), std::move(result));
+}
 
+void Scheduler::finish(const std::shared_ptr<Doc> &doc, std::shared_ptr<Snapshot> snap, AnalysisResult result) {
+  int64_t version = snap->version;
+  snap->analysis = result.analysis;
+  bool more = static_cast<bool>(result.rest);
   std::vector<Doc::Waiter> ready;
   std::shared_ptr<const Snapshot> previous; // freed after publishing, off the critical path
   bool current;
@@ -238,20 +246,59 @@ void Scheduler::analyze(const std::shared_ptr<Doc> &doc) {
         ++i;
       }
     }
-    if (current && doc->pending) {
+    doc->completing = current && more;
+    if (current && doc->pending && !more) {
       doc->pending = false;
       --impl_->pendingCount;
     }
     if (current) ++impl_->publishing;
   }
+  std::shared_ptr<const Snapshot> shared = snap;
   for (auto &w : ready)
-    asio::post(impl_->pool, [a = std::move(w.action), snap] { a(snap); });
+    asio::post(impl_->pool, [a = std::move(w.action), shared] { a(shared); });
   if (current) {
-    if (impl_->onFresh) impl_->onFresh(snap);
+    if (impl_->onFresh) {
+      if (result.published) {
+        // Diagnostics come from the cheap part; the whole analysis waits for a feature.
+        auto pub = std::make_shared<Snapshot>(*snap);
+        pub->analysis = LazyAnalysis(result.published);
+        impl_->onFresh(pub);
+      } else {
+        impl_->onFresh(shared);
+      }
+    }
     std::lock_guard<std::mutex> lock(impl_->mu);
     --impl_->publishing;
   }
   impl_->idle.notify_all();
+  if (!current || !more) return;
+  // The rest (other autotune configurations) next on the strand, unless an edit comes first.
+  asio::post(doc->strand, [this, doc, snap, rest = std::move(result.rest)] {
+    int64_t version = snap->version;
+    auto stale = [this, doc, version] {
+      std::lock_guard<std::mutex> lock(impl_->mu);
+      return doc->closed || doc->version != version;
+    };
+    auto dropped = [&] {
+      std::lock_guard<std::mutex> lock(impl_->mu);
+      ++impl_->cancelledAnalyses;
+      doc->completing = false; // the newer version's analysis owns `pending`
+      impl_->idle.notify_all();
+    };
+    if (stale()) return dropped();
+    auto t0 = Clock::now();
+    AnalysisResult r;
+    try {
+      r = rest(stale);
+    } catch (...) {
+      r = AnalysisResult();
+    }
+    if (stale()) return dropped();
+    auto next = std::make_shared<Snapshot>(snap->uri, snap->path, snap->version, snap->text);
+    next->editTime = snap->editTime;
+    next->analysisTime = snap->analysisTime + (Clock::now() - t0);
+    finish(doc, std::move(next), std::move(r));
+  });
 }
 
 void Scheduler::invalidateAll() {

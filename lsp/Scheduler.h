@@ -10,12 +10,19 @@
 // when they arrived, and ask for it at once rather than after the debounce.
 // Everything runs on a small thread pool, never on the I/O thread.
 //
+// An analysis may come in two parts (the incremental analyzer's): what diagnostics
+// are published from, at once, and the whole analysis, built on first use by a
+// feature (LazyAnalysis). It may also leave work for later (`rest`: the autotune
+// configurations past the first of a large first analysis): that runs next on the
+// document's strand, is dropped by a newer edit, and publishes the same version again.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "TextDocument.h"
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,12 +37,56 @@ struct Analysis;
 
 namespace ph::lsp {
 
+/// A snapshot's analysis: given, or built once on first use (from any thread).
+/// Reads like a shared_ptr<const Analysis>.
+class LazyAnalysis {
+public:
+  LazyAnalysis() = default;
+  LazyAnalysis(std::nullptr_t) {}
+  LazyAnalysis(std::shared_ptr<const Analysis> a) {
+    if (!a) return;
+    state_ = std::make_shared<State>();
+    state_->value = std::move(a);
+    state_->built = true;
+  }
+  static LazyAnalysis deferred(std::function<std::shared_ptr<const Analysis>()> make) {
+    LazyAnalysis l;
+    l.state_ = std::make_shared<State>();
+    l.state_->make = std::move(make);
+    return l;
+  }
+  explicit operator bool() const { return state_ != nullptr; }
+  std::shared_ptr<const Analysis> shared() const {
+    if (!state_) return nullptr;
+    std::call_once(state_->once, [s = state_.get()] {
+      if (!s->built && s->make) s->value = s->make();
+      s->built = true;
+      s->make = nullptr;
+    });
+    return state_->value;
+  }
+  const Analysis *get() const { return shared().get(); }
+  const Analysis &operator*() const { return *get(); }
+  const Analysis *operator->() const { return get(); }
+  /// Built already (no feature has to wait for it).
+  bool built() const { return !state_ || state_->built; }
+
+private:
+  struct State {
+    std::once_flag once;
+    bool built = false;
+    std::function<std::shared_ptr<const Analysis>()> make;
+    std::shared_ptr<const Analysis> value;
+  };
+  std::shared_ptr<State> state_;
+};
+
 /// One analysed version of one document: immutable, shared by every feature.
 struct Snapshot {
   std::string uri, path;
   int64_t version = 0;
   std::shared_ptr<const std::string> text;
-  std::shared_ptr<const Analysis> analysis; // null if the analyser threw
+  LazyAnalysis analysis;                    // null if the analyser threw
   LineIndex lines;                          // over *text
   std::chrono::steady_clock::time_point editTime; // when this version arrived
   std::chrono::steady_clock::duration analysisTime{};
@@ -44,11 +95,22 @@ struct Snapshot {
       : uri(std::move(uri)), path(std::move(path)), version(version), text(std::move(text)), lines(*this->text) {}
 };
 
+/// What an analysis gives the scheduler (AnalyzeFn).
+struct AnalysisResult {
+  LazyAnalysis analysis;                      // for the features
+  std::shared_ptr<const Analysis> published;  // diagnostics are published from it; null: `analysis`
+  /// Work left for later (the other autotune configurations): run next, unless stale.
+  std::function<AnalysisResult(const std::function<bool()> &stale)> rest;
+  AnalysisResult() = default;
+  AnalysisResult(std::shared_ptr<const Analysis> a) : analysis(std::move(a)) {}
+  AnalysisResult(LazyAnalysis a) : analysis(std::move(a)) {}
+};
+
 class Scheduler {
 public:
   /// `stale` turns true once a newer version of the document arrives; the
   /// analysis may poll it and stop early (returning an Analysis marked cancelled).
-  using AnalyzeFn = std::function<std::shared_ptr<const Analysis>(
+  using AnalyzeFn = std::function<AnalysisResult(
       const std::string &path, std::shared_ptr<const std::string> text, const std::function<bool()> &stale)>;
   using SnapshotFn = std::function<void(std::shared_ptr<const Snapshot>)>;
   struct Options {
@@ -97,6 +159,8 @@ private:
   struct Impl;
   void schedule(const std::shared_ptr<Doc> &doc, std::chrono::milliseconds delay);
   void analyze(const std::shared_ptr<Doc> &doc);
+  /// Installs and announces a snapshot of the document's current version.
+  void finish(const std::shared_ptr<Doc> &doc, std::shared_ptr<Snapshot> snap, AnalysisResult result);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -3,6 +3,7 @@
 #include "Subprocess.h"
 
 #include "ph/Analysis.h"
+#include "ph/Incremental.h"
 
 #include <filesystem>
 #include <unistd.h>
@@ -11,16 +12,47 @@ namespace ph::lsp {
 
 static const char *kVersion = "0.1.0";
 
+/// The scheduler's view of an incremental update: publish from its diagnostics, build
+/// the whole analysis on first use, and finish the other configurations next.
+static AnalysisResult toResult(IncrementalAnalyzer::Result r, std::shared_ptr<const SourceFile> file,
+                               std::shared_ptr<IncrementalAnalyzer> analyzer) {
+  if (!r.diagnostics) return AnalysisResult(std::make_shared<const Analysis>());
+  AnalysisResult out(r.materialize ? LazyAnalysis::deferred(r.materialize) : LazyAnalysis(r.diagnostics));
+  if (r.materialize) out.published = r.diagnostics;
+  if (!r.complete && !r.cancelled)
+    out.rest = [file, analyzer](const std::function<bool()> &stale) {
+      return toResult(analyzer->update(file, stale, true), file, analyzer);
+    };
+  return out;
+}
+
+struct Server::Analyzers {
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<IncrementalAnalyzer>> byPath;
+  std::shared_ptr<IncrementalAnalyzer> get(const std::string &path, const std::shared_ptr<const Prelude> &prelude) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto &a = byPath[path];
+    if (!a) a = std::make_shared<IncrementalAnalyzer>(prelude);
+    return a;
+  }
+  void drop(const std::string &path) {
+    std::lock_guard<std::mutex> lock(mu);
+    byPath.erase(path);
+  }
+};
+
 Server::Server(Endpoint::SendFn send, ServerOptions options)
     : endpoint_(std::move(send)), options_(std::move(options)) {
   prelude_ = Prelude::load(options_.stdDir);
   auto prelude = prelude_;
-  auto analyzeFn = [prelude](const std::string &path, std::shared_ptr<const std::string> text,
-                             const std::function<bool()> &stale) {
+  analyzers_ = std::make_shared<Analyzers>();
+  // Each document's analyses run one at a time (its strand), on its own item cache;
+  // diagnostics are published from the cheap part, the rest is built when a feature asks.
+  auto analyzeFn = [prelude, analyzers = analyzers_](const std::string &path, std::shared_ptr<const std::string> text,
+                                                     const std::function<bool()> &stale) {
     auto file = std::make_shared<const SourceFile>(path, *text);
-    AnalyzeOptions opts;
-    opts.cancelled = stale;
-    return analyze(file, prelude, opts);
+    auto analyzer = analyzers->get(path, prelude);
+    return toResult(analyzer->update(file, stale, false), file, analyzer);
   };
   scheduler_ = std::make_unique<Scheduler>(analyzeFn, Scheduler::Options{options_.debounce, options_.threads},
                                            [this](std::shared_ptr<const Snapshot> s) { publish(s); });
@@ -46,13 +78,28 @@ Settings Server::settings() const {
 
 FeatureOptions Server::featureOptions() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return features_;
+  FeatureOptions o = features_;
+  o.runTarget = runTargetLabel(settings_.target, gpu_ ? &*gpu_ : nullptr);
+  return o;
 }
 
-void Server::applySettings(const json &ph) {
+void Server::applySettings(const json &ph, bool fromUser) {
   if (!ph.is_object()) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (ph.contains("path") && ph["path"].is_string()) settings_.phPath = ph["path"];
+  std::unique_lock<std::mutex> lock(mu_);
+  if (ph.contains("path") && ph["path"].is_string()) {
+    if (fromUser) {
+      settings_.phPath = ph["path"];
+    } else if (ph["path"] != settings_.phPath && !ph["path"].get<std::string>().empty()) {
+      std::string msg = "`ph.path` is taken only from user settings (or `ph-lsp --ph`), never from a workspace: "
+                        "the value `" + ph["path"].get<std::string>() + "` is ignored";
+      bool first = !warnedWorkspacePath_;
+      warnedWorkspacePath_ = true;
+      lock.unlock();
+      if (endpoint_.log) endpoint_.log(msg);
+      if (first) endpoint_.notify("window/showMessage", {{"type", 2}, {"message", msg}});
+      lock.lock();
+    }
+  }
   if (ph.contains("target") && ph["target"].is_string()) settings_.target = ph["target"];
   if (ph.contains("outputDir") && ph["outputDir"].is_string()) settings_.outputDir = ph["outputDir"];
   if (ph.contains("compileOnSave") && ph["compileOnSave"].is_boolean()) settings_.compileOnSave = ph["compileOnSave"];
@@ -105,11 +152,16 @@ void Server::registerHandlers() {
     const json caps = params.value("capabilities", json::object());
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (params.contains("rootUri") && params["rootUri"].is_string()) rootPath_ = uriToPath(params["rootUri"].get<std::string>());
+      if (params.contains("rootUri") && params["rootUri"].is_string()) rootPath_ = filePathOfUri(params["rootUri"].get<std::string>());
       else if (params.contains("rootPath") && params["rootPath"].is_string()) rootPath_ = params["rootPath"];
-      if (params.contains("workspaceFolders") && params["workspaceFolders"].is_array() && !params["workspaceFolders"].empty() &&
-          rootPath_.empty())
-        rootPath_ = uriToPath(params["workspaceFolders"][0].value("uri", ""));
+      std::vector<std::string> folders;
+      if (params.contains("workspaceFolders") && params["workspaceFolders"].is_array())
+        for (const json &f : params["workspaceFolders"])
+          if (f.is_object() && f.contains("uri") && f["uri"].is_string())
+            if (std::string p = filePathOfUri(f["uri"].get<std::string>()); !p.empty()) folders.push_back(p);
+      if (rootPath_.empty() && !folders.empty()) rootPath_ = folders[0];
+      if (folders.empty() && !rootPath_.empty()) folders.push_back(rootPath_);
+      workspace_.setFolders(folders);
       auto flag = [&](std::initializer_list<const char *> path) {
         const json *j = &caps;
         for (const char *k : path) {
@@ -137,7 +189,7 @@ void Server::registerHandlers() {
     }
     if (params.contains("initializationOptions")) {
       const json &io = params["initializationOptions"];
-      applySettings(io.is_object() && io.contains("ph") ? io["ph"] : io);
+      applySettings(io.is_object() && io.contains("ph") ? io["ph"] : io, /*fromUser=*/true);
     }
     state_ = State::Running;
     json result = {
@@ -157,7 +209,8 @@ void Server::registerHandlers() {
           {"renameProvider", {{"prepareProvider", true}}},
           {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
           {"codeLensProvider", {{"resolveProvider", false}}},
-          {"executeCommandProvider", {{"commands", {"ph.run", "ph.compile", "ph.showIR", "ph.gpuStatus"}}}}}},
+          {"executeCommandProvider", {{"commands", {"ph.run", "ph.compile", "ph.showIR", "ph.gpuStatus"}}}},
+          {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}}}},
         {"serverInfo", {{"name", "ph-lsp"}, {"version", kVersion}}}};
     reply(std::move(result));
   });
@@ -166,9 +219,10 @@ void Server::registerHandlers() {
     if (clientConfiguration_)
       endpoint_.call("workspace/configuration", {{"items", {{{"section", "ph"}}}}},
                      [this](const json &result, std::optional<RpcError> err) {
-                       if (!err && result.is_array() && !result.empty()) applySettings(result[0]);
+                       if (!err && result.is_array() && !result.empty()) applySettings(result[0], /*fromUser=*/false);
                      });
     if (options_.detectGpu) scheduler_->runJob([this] { sendGpuStatus(); });
+    scheduler_->runJob([this] { loadLastBuild(); }); // the lens figures survive a restart
   });
 
   e.onRequest("shutdown", [this](const json &, Reply reply) {
@@ -189,14 +243,28 @@ void Server::registerHandlers() {
   e.onNotification("workspace/didChangeConfiguration", [this](const json &p) {
     json s = p.value("settings", json());
     if (s.is_object() && s.contains("ph")) {
-      applySettings(s["ph"]);
+      applySettings(s["ph"], /*fromUser=*/false);
     } else if (clientConfiguration_) {
       // Pull model: the notification only says something changed.
       endpoint_.call("workspace/configuration", {{"items", {{{"section", "ph"}}}}},
                      [this](const json &result, std::optional<RpcError> err) {
-                       if (!err && result.is_array() && !result.empty()) applySettings(result[0]);
+                       if (!err && result.is_array() && !result.empty()) applySettings(result[0], /*fromUser=*/false);
                      });
     }
+  });
+  e.onNotification("workspace/didChangeWorkspaceFolders", [this](const json &p) {
+    const json ev = p.value("event", json::object());
+    auto each = [&](const char *key, auto fn) {
+      if (ev.is_object() && ev.contains(key) && ev[key].is_array())
+        for (const json &f : ev[key])
+          if (f.is_object() && f.contains("uri") && f["uri"].is_string())
+            if (std::string path = filePathOfUri(f["uri"].get<std::string>()); !path.empty()) fn(path);
+    };
+    each("removed", [this](const std::string &path) { workspace_.removeFolder(path); });
+    each("added", [this](const std::string &path) { workspace_.addFolder(path); });
+    auto folders = workspace_.folders();
+    std::lock_guard<std::mutex> lock(mu_);
+    rootPath_ = folders.empty() ? std::string() : folders[0];
   });
   e.onNotification("window/workDoneProgress/cancel", [this](const json &p) {
     std::shared_ptr<CancelState> c;
@@ -255,6 +323,7 @@ void Server::didChange(const json &params) {
 void Server::didClose(const json &params) {
   std::string uri = params.at("textDocument").at("uri").get<std::string>();
   scheduler_->close(uri);
+  analyzers_->drop(uriToPath(uri)); // its cache; an analysis still running keeps its own reference
   {
     std::lock_guard<std::mutex> lock(mu_);
     backendDiags_.erase(uri);
@@ -292,8 +361,12 @@ void Server::publish(const std::shared_ptr<const Snapshot> &snap) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto b = backendDiags_.find(snap->uri);
-    if (b != backendDiags_.end())
-      for (const json &d : b->second) groups[0].second.push_back(d);
+    if (b != backendDiags_.end()) {
+      // The build's diagnostics are for the text that was saved: an edit drops them. One
+      // the analysis already reports (same code and line) is not shown twice.
+      if (b->second.value("version", int64_t(-1)) != snap->version) backendDiags_.erase(b);
+      else mergeBuildDiagnostics(groups[0].second, b->second["diagnostics"]);
+    }
     for (size_t i = 1; i < groups.size(); ++i) foreign.insert(groups[i].first);
     for (const auto &u : foreignUris_[snap->uri])
       if (!foreign.count(u)) stale.insert(u);

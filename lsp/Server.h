@@ -11,6 +11,7 @@
 #pragma once
 
 #include "Features.h"
+#include "FileAccess.h"
 #include "Gpu.h"
 #include "JsonRpc.h"
 #include "Scheduler.h"
@@ -68,7 +69,11 @@ private:
   enum class State { Uninitialized, Running, ShutDown };
 
   void registerHandlers();
-  void applySettings(const json &ph);
+  /// `fromUser`: initializationOptions, which the client builds from user or
+  /// machine settings. Workspace settings (workspace/configuration,
+  /// didChangeConfiguration) never name a program to run: a cloned repository
+  /// must not choose what the editor executes, so `path` is ignored there.
+  void applySettings(const json &ph, bool fromUser);
   FeatureOptions featureOptions() const;
 
   // Document sync.
@@ -86,23 +91,36 @@ private:
   void executeCommand(const json &params, Reply reply);
   void runKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void benchKernel(const json &args, const Reply &reply, const json &workDoneToken, const std::string &kernel,
-                   const std::string &target);
+                   const std::string &target, const std::shared_ptr<const Snapshot> &snap);
   void compileKernel(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void showIR(json args, Reply reply, const json &workDoneToken, std::shared_ptr<const Snapshot> snap);
   void compileOnSave(const std::string &uri);
   // What run and bench share (RunCommand.cpp).
-  /// Without a GPU for target auto or gpu: replies with an offer of the CPU target and
-  /// asks the user; returns whether it did.
-  bool offerWithoutGpu(const json &args, const std::string &kernel, const std::string &target, const Reply &reply);
-  /// `--size` and `--arg` from the settings and the command's arguments.
-  void appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st);
+  /// Without a GPU for target auto or gpu: replies with an offer of the CPU target (and,
+  /// unless the client asks itself, asks the user); returns whether it did. With
+  /// `noGpu: "cpu"` it switches `target` to cpu instead and notes why in `args`.
+  bool offerWithoutGpu(json &args, const std::string &kernel, std::string &target, const Reply &reply);
+  /// `--size` (the settings', the command's, then defaults from the kernel) and `--arg`;
+  /// returns what the result reports about them (`defaultSizes`, `note`, `userFile`).
+  json appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st, const Snapshot *snap,
+                        const std::string &kernel);
   /// Runs `ph run`/`ph bench` with progress and cancellation; replies with its JSON result.
   void launchDriver(const std::vector<std::string> &argv, const std::string &kernel, const std::string &target,
-                    bool bench, const std::string &tempDir, const Reply &reply, const json &workDoneToken);
+                    bool bench, const std::string &tempDir, const Reply &reply, const json &workDoneToken,
+                    const json &meta);
+  /// Benchmark without a GPU: `ph run --target cpu --config C` for each configuration.
+  void benchOnCpu(const json &args, const Reply &reply, const json &workDoneToken, const std::string &kernel,
+                  const std::string &target, const std::shared_ptr<const Snapshot> &snap);
+  /// The lens figures of the last build on disk (manifest.json), after a restart.
+  void loadLastBuild();
   void sendGpuStatus();
   /// The file the driver should read: the document's path if the editor's
   /// text is what is on disk, else a copy of the text in a temporary folder.
+  /// Throws InvalidParams for a URI that is neither an open document nor a
+  /// regular file inside a workspace folder (FileAccess.h).
   std::string fileForDriver(const std::string &uri, std::string &tempDir);
+  /// The same check without the copy: throws InvalidParams with the reason.
+  void requireReadable(const std::string &command, const std::string &uri);
   std::string resolveKernel(const json &args, const std::shared_ptr<const Snapshot> &snap);
   /// resolveKernel, or InvalidParams when the arguments name no kernel (run, bench, show IR).
   std::string requireKernel(const json &args, const std::shared_ptr<const Snapshot> &snap);
@@ -116,6 +134,9 @@ private:
   Endpoint endpoint_;
   ServerOptions options_;
   std::shared_ptr<const Prelude> prelude_;
+  /// One IncrementalAnalyzer (its item cache) per open document, by path.
+  struct Analyzers;
+  std::shared_ptr<Analyzers> analyzers_;
   std::unique_ptr<Scheduler> scheduler_;
 
   std::atomic<State> state_{State::Uninitialized};
@@ -124,7 +145,8 @@ private:
   mutable std::mutex mu_;
   Settings settings_;
   FeatureOptions features_;
-  std::string rootPath_;
+  std::string rootPath_;          // the first workspace folder: where relative output folders go
+  WorkspaceFiles workspace_;
   bool clientProgress_ = false, clientConfiguration_ = false, clientCodeLensRefresh_ = false,
        clientShowMessageRequest_ = false;
   std::map<std::string, std::set<std::string>> foreignUris_; // doc -> std files it published to
@@ -133,6 +155,7 @@ private:
   std::map<std::string, std::shared_ptr<CancelState>> progressTokens_;
   std::optional<GpuInfo> gpu_;
   int64_t nextToken_ = 1;
+  bool warnedWorkspacePath_ = false;
 };
 
 } // namespace ph::lsp

@@ -2,6 +2,8 @@
 # fuzz.sh - builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/, replays the
 # regression corpus (fuzz/regressions/<target>/: every input that ever crashed), then fuzzes each
 # target for PH_FUZZ_SECONDS (default 60) from a corpus seeded with the examples and tests.
+# PH_FUZZ_TARGETS limits the targets; PH_FUZZ_TIMEOUT (default 10 s) is the per-input limit
+# (long runs at nice 19 on a loaded machine need more: a slow input is not a hang).
 # Targets: frontend (bytes to parse + check), npy (the .npy reader), jsonrpc (ph-lsp's framing
 # and dispatch), phopt (ph-opt's path: tile-dialect text parsed, verified, round-tripped and
 # lowered by tile-to-linalg; built only when MLIR is installed, PH_FUZZ_MLIR=OFF skips it).
@@ -16,6 +18,8 @@ mlir=${PH_FUZZ_MLIR:-ON}
 [ -d /usr/lib/llvm-22/lib/cmake/mlir ] || mlir=OFF
 targets="frontend npy jsonrpc"
 [ "$mlir" = ON ] && targets="$targets phopt"
+# PH_FUZZ_TARGETS="frontend phopt" runs only those (long runs take one target at a time).
+[ -n "${PH_FUZZ_TARGETS:-}" ] && targets=$PH_FUZZ_TARGETS
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
 CC=clang CXX=clang++ cmake -G Ninja -S . -B $dir -DPH_FUZZ=ON -DPH_ENABLE_MLIR=$mlir -DPH_BUILD_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -36,6 +40,9 @@ for t in $targets; do
   fi
   corpus=$dir/corpus/$t
   mkdir -p "$corpus" "$dir/crashes/$t"
+  # The kept corpus (fuzz/corpus/<target>/: inputs earlier long runs found to add coverage,
+  # minimised with -merge=1) seeds every run, so a CI minute starts where they ended.
+  if compgen -G "fuzz/corpus/$t/[!.]*" >/dev/null; then cp fuzz/corpus/$t/[!.]* "$corpus/"; fi
   case $t in
     frontend) cp examples/*.ph std/*.ph tests/lit/check/*.ph "$corpus/" 2>/dev/null || true ;;
     npy) /usr/bin/python3 -c "
@@ -64,7 +71,7 @@ PY
            fi ;;
   esac
   echo "== fuzz_$t: ${secs}s"
-  if ! "$bin" "$corpus" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+  if ! "$bin" "$corpus" -max_total_time="$secs" -max_len=65536 -timeout="${PH_FUZZ_TIMEOUT:-10}" -rss_limit_mb=4096 \
        -artifact_prefix="$dir/crashes/$t/" -print_final_stats=1 2>"$dir/fuzz_$t.log"; then
     echo "fuzz_$t: FOUND A NEW FAILURE; input in $dir/crashes/$t/ (add it to fuzz/regressions/$t/ with the fix)"
     tail -30 "$dir/fuzz_$t.log"

@@ -8,7 +8,7 @@ root = pathlib.Path(__file__).resolve().parent.parent
 defs = (root / "frontend/include/ph/Diagnostics.def").read_text()
 rows = re.findall(r'DIAG\((\w+),\s*"(\w+)",\s*(\w+),\s*"((?:[^"\\]|\\.)*)"\)', defs)
 phases = {"E00": "Lexing", "E01": "Parsing", "E02": "Names and declarations", "E03": "Types and shapes",
-          "E04": "Kernels", "E05": "Lowering and targets", "W02": "Warnings", "W03": "Warnings", "W05": "Warnings"}
+          "E04": "Kernels", "E05": "Lowering and targets", "E06": "Limits", "W02": "Warnings", "W03": "Warnings", "W05": "Warnings", "W06": "Warnings"}
 out = ["# Diagnostics", "",
        "Every diagnostic has a stable code, a severity, a primary range, notes with ranges and, where the fix is",
        "obvious, an edit (a quick fix in the editor). `ph check` prints `file:line:col: error[CODE]: message`;",

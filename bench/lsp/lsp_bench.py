@@ -13,6 +13,16 @@
 #   memory              resident set (VmRSS) with 100 files open and analysed
 # Targets (issue 3): p99 hover and completion < 5 ms, diagnostics < 30 ms after the
 # debounce, start-up < 100 ms, memory < 150 MB.
+#
+#   python3 bench/lsp/lsp_bench.py --lsp build/bin/ph-lsp --scale [--mlir mlir-lsp-server-22]
+#
+# The scale batch (issue 21), one fresh server per case, --debounce-ms 0: examples/mha.ph
+# (80 lines), 63 renamed copies of its kernels (5,040 lines, 252 kernels) edited inside one
+# kernel, the same file with a `fn` every kernel calls, edited inside that fn, and
+# mlir-lsp-server on a generated 211-line func/scf/arith file, in one batch. Per case: first
+# diagnostics (didOpen -> publishDiagnostics), edit -> diagnostics p50/p99, hover p99 and
+# peak RSS (VmHWM). Targets: p99 <= 3 ms (80 lines), <= 5 ms (an edit inside one kernel of
+# the 5,040-line file); first diagnostics of the big file <= 50 ms; peak RSS <= 30 MiB.
 import argparse
 import json
 import os
@@ -27,7 +37,7 @@ SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 class Server:
     def __init__(self, argv):
         self.t_spawn = time.perf_counter()
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
         self.buf = b""
         self.next_id = 0
         self.notes = []
@@ -83,12 +93,19 @@ class Server:
     def open(self, uri, text, version=1):
         self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "ph", "version": version, "text": text}})
 
-    def rss_mb(self):
+    def rss_mb(self, field="VmRSS"):
         with open("/proc/%d/status" % self.proc.pid) as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024.0
         return 0.0
+
+    def cpu_ms(self):
+        """The server's CPU time so far (user + system), from /proc: load on the machine
+        does not inflate it as it does wall-clock latencies."""
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000.0 / os.sysconf("SC_CLK_TCK")
 
     def close(self):
         self.request("shutdown", None)
@@ -165,6 +182,134 @@ def bench_diagnostics(srv, uri, text, iterations, debounce_ms):
     return s
 
 
+def mha_copies(copies=63, with_fn=False):
+    """`copies` copies of examples/mha.ph's kernels under distinct names (80 lines each). With
+    `with_fn`, a `fn` in the file that every kernel calls (one line more per kernel)."""
+    base = open(os.path.join(SRC, "examples", "mha.ph"), encoding="utf-8").read()
+    out = []
+    if with_fn:
+        out.append("/// The last step of every kernel (the bench edits this body).\nfn finish(acc, l) {\n"
+                   "  acc = acc * l\n}\n")
+    for n in range(copies):
+        t = base
+        for k in ("mha_causal_bf16", "mha_causal_f16", "mha_bf16", "mha_f16"):
+            t = t.replace("kernel %s(" % k, "kernel %s_%d(" % (k, n))
+        if with_fn:
+            t = t.replace("  O[b, h, row :+ BR, :] = acc\n", "  finish(acc, 1.0)\n  O[b, h, row :+ BR, :] = acc\n")
+        out.append(t)
+    return "".join(out)
+
+
+def mlir_file(lines_wanted=211):
+    """Functions of func/scf/arith (a loop summing a scaled sequence each), `lines_wanted` lines."""
+    out, n = [], 0
+    while True:
+        f = ("func.func @sum_%d(%%n: index, %%a: f32) -> f32 {\n"
+             "  %%c0 = arith.constant 0 : index\n"
+             "  %%c1 = arith.constant 1 : index\n"
+             "  %%zero = arith.constant 0.0 : f32\n"
+             "  %%r = scf.for %%i = %%c0 to %%n step %%c1 iter_args(%%acc = %%zero) -> (f32) {\n"
+             "    %%x = arith.index_cast %%i : index to i32\n"
+             "    %%y = arith.sitofp %%x : i32 to f32\n"
+             "    %%z = arith.mulf %%y, %%a : f32\n"
+             "    %%s = arith.addf %%acc, %%z : f32\n"
+             "    scf.yield %%s : f32\n"
+             "  }\n"
+             "  return %%r : f32\n"
+             "}\n" % n)
+        if sum(x.count("\n") for x in out) + f.count("\n") > lines_wanted:
+            break
+        out.append(f)
+        n += 1
+    while sum(x.count("\n") for x in out) < lines_wanted:
+        out.append("// padding\n")
+    return "".join(out)
+
+
+def edit_pair(line):
+    """Inserting a comment line before `line` (0-based), then removing it."""
+    ins = {"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
+           "text": "  // edit\n"}
+    rem = {"range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}}, "text": ""}
+    return ins, rem
+
+
+def scale_case(argv, name, uri, text, language, edit_line, hover_at, iterations, hover_iterations):
+    srv = Server(argv)
+    srv.initialize()
+    c0 = srv.cpu_ms()
+    t = time.perf_counter()
+    srv.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}})
+    srv.wait_diagnostics(uri, 1)
+    first = (time.perf_counter() - t) * 1e3
+    first_cpu = srv.cpu_ms() - c0  # at most this much CPU (the rest may have begun)
+    time.sleep(2.0 if text.count("\n") > 1000 else 0.2)  # the rest of a lazy first analysis, off the clock
+    hov = []
+    for i in range(hover_iterations):
+        p = hover_at[i % len(hover_at)]
+        t = time.perf_counter()
+        r = srv.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": p})
+        hov.append((time.perf_counter() - t) * 1e3)
+        assert "result" in r, r
+    ins, rem = edit_pair(edit_line)
+    lat, version = [], 1
+    c1 = srv.cpu_ms()
+    for i in range(iterations):
+        version += 1
+        t = time.perf_counter()
+        srv.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                             "contentChanges": [ins if i % 2 == 0 else rem]})
+        srv.wait_diagnostics(uri, version)
+        lat.append((time.perf_counter() - t) * 1e3)
+    cpu_edit = (srv.cpu_ms() - c1) / max(1, iterations)
+    peak = srv.rss_mb("VmHWM")
+    srv.close()
+    d = summary(lat)
+    h = summary(hov)
+    return {"case": name, "lines": text.count("\n"), "first_diagnostics_ms": round(first, 2),
+            "first_diagnostics_cpu_ms": round(first_cpu, 1),
+            "edit_p50_ms": d["p50_ms"], "edit_p99_ms": d["p99_ms"], "edit_max_ms": d["max_ms"],
+            "hover_p99_ms": h["p99_ms"], "peak_rss_mib": round(peak, 1), "server_cpu_per_edit_ms": round(cpu_edit, 2)}
+
+
+def scale_batch(args):
+    argv = [args.lsp, "--no-gpu-detect", "--debounce-ms", "0"]
+    small = open(os.path.join(SRC, "examples", "mha.ph"), encoding="utf-8").read()
+    big = mha_copies()
+    big_fn = mha_copies(with_fn=True)
+    hover_needles = [("attention(", 3), ("var acc", 5), ("dot_t(", 2), ("kernel ", 9), ("let row", 5)]
+
+    def line_of(text, needle, nth=0):
+        lines = text.split("\n")
+        hits = [i for i, l in enumerate(lines) if needle in l]
+        return hits[min(nth, len(hits) - 1)]
+
+    rows = []
+    # The edit: a comment line inserted and removed inside one kernel's body (the big file:
+    # a kernel in the middle); for the fn case, inside `finish`, which every kernel calls.
+    rows.append(scale_case(argv, "mha.ph, edit inside a kernel", "file:///bench/mha.ph", small, "ph",
+                           line_of(small, "let h = ctx.block.y", 2), positions(small, hover_needles),
+                           args.diag_iterations, args.iterations))
+    rows.append(scale_case(argv, "63 x mha.ph, edit inside one kernel", "file:///bench/mha_x63.ph", big, "ph",
+                           line_of(big, "let h = ctx.block.y", 126), positions(big, hover_needles)[:400],
+                           args.diag_iterations, args.iterations))
+    rows.append(scale_case(argv, "63 x mha.ph + fn, edit inside the fn", "file:///bench/mha_x63_fn.ph", big_fn, "ph",
+                           line_of(big_fn, "acc = acc * l"), positions(big_fn, hover_needles)[:400],
+                           max(10, args.diag_iterations // 5), args.iterations))
+    if args.mlir:
+        m = mlir_file()
+        rows.append(scale_case([args.mlir], "mlir-lsp-server, func/scf/arith", "file:///bench/sum.mlir", m, "mlir",
+                               line_of(m, "arith.mulf", 8), positions(m, [("%z = arith.mulf", 2), ("%acc", 2)]),
+                               args.diag_iterations, args.iterations))
+    print("| case | lines | first diagnostics (server CPU) | edit -> diagnostics p50 / p99 | server CPU per edit | hover p99 | peak RSS |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print("| %s | %d | %.1f ms (%.0f ms) | %.2f / %.2f ms | %.2f ms | %.2f ms | %.1f MiB |" %
+              (r["case"], r["lines"], r["first_diagnostics_ms"], r["first_diagnostics_cpu_ms"], r["edit_p50_ms"], r["edit_p99_ms"],
+               r["server_cpu_per_edit_ms"], r["hover_p99_ms"], r["peak_rss_mib"]))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lsp", default=os.path.join(SRC, "build", "bin", "ph-lsp"))
@@ -172,7 +317,15 @@ def main():
     ap.add_argument("--diag-iterations", type=int, default=100)
     ap.add_argument("--debounce-ms", type=int, default=25)
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--scale", action="store_true", help="only the scale batch (issue 21)")
+    ap.add_argument("--mlir", default=None, help="mlir-lsp-server to measure beside ph-lsp in the scale batch")
     args = ap.parse_args()
+    if args.scale:
+        rows = scale_batch(args)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=2)
+        return
     argv = [args.lsp, "--no-gpu-detect", "--debounce-ms", str(args.debounce_ms)]
     results = {"lsp": args.lsp, "debounce_ms": args.debounce_ms}
 

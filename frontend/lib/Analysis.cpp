@@ -3,6 +3,7 @@
 
 #include "CheckerState.h"
 #include "ph/Lexer.h"
+#include "ph/Limits.h"
 #include "ph/Parser.h"
 
 #include <algorithm>
@@ -85,6 +86,24 @@ static bool samePath(const std::string &a, const std::string &b) {
   return !ec && ca == cb;
 }
 
+namespace check {
+
+std::vector<Diagnostic> finishDiagnostics(std::vector<Diagnostic> diags) {
+  std::stable_sort(diags.begin(), diags.end(), [](const Diagnostic &a, const Diagnostic &b) {
+    if (a.range.file != b.range.file) return a.range.file < b.range.file;
+    return a.range.begin < b.range.begin;
+  });
+  // The same finding reached twice (by the resolver and the elaborator, or once
+  // per autotune configuration or call site) is reported once.
+  std::set<std::tuple<DiagKind, FileId, uint32_t, uint32_t, std::string>> seen;
+  std::vector<Diagnostic> out;
+  for (auto &d : diags)
+    if (seen.insert({d.kind, d.range.file, d.range.begin, d.range.end, d.message}).second) out.push_back(std::move(d));
+  return out;
+}
+
+} // namespace check
+
 std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file, std::shared_ptr<const Prelude> prelude,
                                         const AnalyzeOptions &options) {
   auto A = std::make_shared<Analysis>();
@@ -94,12 +113,17 @@ std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file, 
     for (auto &f : prelude->files)
       if (!samePath(f->path(), file->path())) A->sources.add(f);
   A->mainFile = A->sources.add(file);
+  if (auto big = limits::oversizedSource(file->path(), file->text().size(), A->mainFile)) { // E0602
+    A->diagnostics.push_back(std::move(*big));
+    return A;
+  }
   for (FileId id = 0; id < A->sources.size(); ++id) {
     DiagnosticSink fileDiags;
     auto tokens = lex(A->sources.file(id), id, fileDiags);
     auto module = parse(tokens, id, fileDiags);
     if (id == A->mainFile) A->tokens = tokens;
     A->modules.push_back(std::shared_ptr<const ast::Module>(std::move(module)));
+    diags.countDropped(fileDiags.dropped(), fileDiags.droppedErrors());
     for (auto &d : fileDiags.take()) diags.add(std::move(d));
   }
   check::State st(*A, diags, options);
@@ -111,13 +135,8 @@ std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file, 
     return A;
   }
   // Tokens point into the source text, which the analysis keeps alive.
-  diags.sort();
-  // The same finding reached twice (by the resolver and the elaborator, or once
-  // per autotune configuration or call site) is reported once.
-  std::set<std::tuple<DiagKind, FileId, uint32_t, uint32_t, std::string>> seen;
-  for (auto &d : diags.take())
-    if (seen.insert({d.kind, d.range.file, d.range.begin, d.range.end, d.message}).second)
-      A->diagnostics.push_back(std::move(d));
+  A->diagnostics = check::finishDiagnostics(diags.take());
+  limits::capDiagnostics(A->diagnostics, A->mainFile, diags.dropped(), diags.droppedErrors()); // W0601
   auto byPos = [](const auto &a, const auto &b) {
     if (a.range.file != b.range.file) return a.range.file < b.range.file;
     return a.range.begin < b.range.begin;

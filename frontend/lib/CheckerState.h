@@ -12,6 +12,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace ph::check {
@@ -48,6 +49,9 @@ struct State {
   /// The symbols of each kernel's autotune names, in `KernelDecorators::autotune` order.
   std::unordered_map<const ast::Decl *, std::vector<uint32_t>> autotuneSymbols;
   std::unordered_map<std::string, const ast::Decl *> kernels;
+  /// Declared but not resolved (the incremental analysis: std functions an item does
+  /// not reach, whose bodies nothing inlines). Null: resolve everything.
+  const std::unordered_set<const ast::Decl *> *declareOnly = nullptr;
 
   State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o) : A(a), diags(d), options(o) {
     for (auto &m : A.modules) {
@@ -76,11 +80,16 @@ struct State {
 /// a third of the name), or "".
 std::string closestName(const std::string &name, const std::vector<std::string> &candidates);
 
+/// A builtin function of the registry (ph/Builtins.h), not a decorator.
 bool isBuiltinFunction(const std::string &name);
-/// Number of arguments a builtin takes; -1 for a variable count (range: 2 or 3).
-int builtinArity(const std::string &name);
 
 void resolve(State &st);
 void elaborate(State &st);
+
+/// What analyze does to the diagnostics of every phase, in the order they were
+/// reported: a stable sort by file and position, then one of each finding. The
+/// incremental analysis (Incremental.cpp) merges its items' in the same order and
+/// ends with this too, so both give the same list.
+std::vector<Diagnostic> finishDiagnostics(std::vector<Diagnostic> diags);
 
 } // namespace ph::check

@@ -1,6 +1,8 @@
 //===- Diagnostic.cpp - The diagnostic registry and its rendering ----------===//
 #include "ph/Diagnostic.h"
 
+#include "ph/Limits.h"
+
 #include <algorithm>
 
 namespace ph {
@@ -34,7 +36,18 @@ std::string formatDiag(DiagKind kind, const std::vector<std::string> &args) {
   return out;
 }
 
+bool DiagnosticSink::full(Severity s) {
+  if (diags_.size() < limits::kMaxStoredDiagnostics) return false;
+  ++dropped_;
+  droppedErrors_ += s == Severity::Error;
+  return true;
+}
+
 Diagnostic &DiagnosticSink::report(DiagKind kind, SourceRange range, std::vector<std::string> args) {
+  if (full(diagInfo(kind).severity)) {
+    scratch_ = Diagnostic{};
+    return scratch_;
+  }
   Diagnostic d;
   d.kind = kind;
   d.severity = diagInfo(kind).severity;
@@ -44,7 +57,9 @@ Diagnostic &DiagnosticSink::report(DiagKind kind, SourceRange range, std::vector
   return diags_.back();
 }
 
-void DiagnosticSink::add(Diagnostic d) { diags_.push_back(std::move(d)); }
+void DiagnosticSink::add(Diagnostic d) {
+  if (!full(d.severity)) diags_.push_back(std::move(d));
+}
 
 size_t DiagnosticSink::errorCount() const {
   return std::count_if(diags_.begin(), diags_.end(), [](const Diagnostic &d) { return d.severity == Severity::Error; });
@@ -66,19 +81,31 @@ static const char *severityName(Severity s) {
   return "error";
 }
 
-/// `path:line:col: ` followed by the source line and a caret underline.
+/// `path:line:col: ` followed by the source line and a caret underline. A line
+/// longer than limits::kQuoteWidth is quoted around the column only, with `...`
+/// where it is cut (a 40 000-character line must not be printed per diagnostic).
 static void renderAt(std::string &out, const SourceManager &sm, SourceRange r, const std::string &head,
                      const std::string &indent) {
   const SourceFile &f = sm.file(r.file);
   LineCol lc = f.lineCol(r.begin);
   out += indent + f.path() + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.col) + ": " + head + "\n";
   std::string_view line = f.lineText(lc.line - 1);
-  out += indent + "  " + std::string(line) + "\n";
-  uint32_t lineEnd = f.lineStart(lc.line - 1) + static_cast<uint32_t>(line.size());
-  uint32_t end = std::min(std::max(r.end, r.begin + 1), std::max(lineEnd, r.begin + 1));
-  std::string caret(lc.col - 1, ' ');
-  for (size_t i = 0; i < lc.col - 1 && i < line.size(); ++i)
-    if (line[i] == '\t') caret[i] = '\t';
+  size_t col0 = std::min<size_t>(lc.col - 1, line.size());
+  size_t from = 0, to = line.size();
+  if (line.size() > limits::kQuoteWidth) {
+    from = col0 > limits::kQuoteWidth / 2 ? col0 - limits::kQuoteWidth / 2 : 0;
+    while (from > 0 && (static_cast<unsigned char>(line[from]) & 0xC0) == 0x80) --from; // a UTF-8 boundary
+    to = std::min(line.size(), from + limits::kQuoteWidth);
+    while (to < line.size() && (static_cast<unsigned char>(line[to]) & 0xC0) == 0x80) ++to;
+  }
+  std::string prefix = from > 0 ? "..." : "", suffix = to < line.size() ? "..." : "";
+  out += indent + "  " + prefix + std::string(line.substr(from, to - from)) + suffix + "\n";
+  uint32_t lineBegin = f.lineStart(lc.line - 1);
+  uint32_t shownEnd = lineBegin + static_cast<uint32_t>(to);
+  uint32_t end = std::min(std::max(r.end, r.begin + 1), std::max(shownEnd, r.begin + 1));
+  std::string caret(prefix.size() + (lc.col - 1 - from), ' ');
+  for (size_t i = from; i < lc.col - 1 && i < line.size(); ++i)
+    if (line[i] == '\t') caret[prefix.size() + i - from] = '\t';
   caret += '^';
   for (uint32_t i = r.begin + 1; i < end; ++i) caret += '~';
   out += indent + "  " + caret + "\n";

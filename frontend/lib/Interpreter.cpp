@@ -1,12 +1,14 @@
-//===- Interpreter.cpp - The fp64 reference interpreter of kir ------------===//
+//===- Interpreter.cpp - The reference interpreter of kir -----------------===//
 //
 // Values are dense row-major arrays of doubles with a shape (rank 0 for a
-// scalar). Each expression node computes a whole tile at once, so the cost is
+// scalar); each float operation's result is rounded to its type, as on the
+// targets (docs/language.md, "Precision"). Each expression node computes a whole tile at once, so the cost is
 // in the arithmetic, not in walking the tree. Errors are thrown internally and
 // returned as one message at the top.
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Interpreter.h"
+#include "ph/Builtins.h"
 
 #include "ph/Source.h"
 
@@ -289,6 +291,32 @@ private:
         x = roundToElem(x, e.type.elem);
       return v;
     }
+    case ExprKind::Compare: {
+      Value a = broadcast(operand(e, 0), e.type.shape, e.loc);
+      Value b = broadcast(operand(e, 1), e.type.shape, e.loc);
+      for (size_t i = 0; i < a.data.size(); ++i) {
+        double x = a.data[i], y = b.data[i];
+        bool r = e.op == Op::Lt ? x < y : e.op == Op::Le ? x <= y : e.op == Op::Gt ? x > y
+                 : e.op == Op::Ge ? x >= y : e.op == Op::Eq ? x == y : x != y;
+        a.data[i] = r ? 1.0 : 0.0;
+      }
+      return a;
+    }
+    case ExprKind::Select: {
+      Value c = broadcast(operand(e, 0), e.type.shape, e.loc);
+      Value a = broadcast(operand(e, 1), e.type.shape, e.loc);
+      Value b = broadcast(operand(e, 2), e.type.shape, e.loc);
+      for (size_t i = 0; i < a.data.size(); ++i)
+        if (c.data[i] == 0.0) a.data[i] = b.data[i];
+      return a;
+    }
+    case ExprKind::IndexTile: {
+      Value v = filled(e, 0.0);
+      if (v.shape.size() != 2) fail(e.loc, "an index tile needs a 2-D shape, found " + shapeStr(v.shape));
+      for (int64_t i = 0; i < v.shape[0]; ++i)
+        for (int64_t j = 0; j < v.shape[1]; ++j) v.data[i * v.shape[1] + j] = static_cast<double>(e.index ? j : i);
+      return v;
+    }
     case ExprKind::Unary:
       return unary(e);
     case ExprKind::Binary:
@@ -301,16 +329,23 @@ private:
         fail(e.loc, std::string(opName(e.op)) + " needs a 2-D tile, found " + shapeStr(v.shape));
       int64_t R = v.shape[0], C = v.shape[1];
       Value r{{R, 1}, std::vector<double>(R)};
+      // `rowsum` adds left to right in its type, each partial sum rounded (the CPU
+      // target's order): a sum that cancels (decode_combine's denominators on random
+      // inputs) is then the same here and there, not just close.
+      bool roundSteps = e.op == Op::Sum && e.type.elem != Elem::I32;
       for (int64_t i = 0; i < R; ++i) {
         double acc = e.op == Op::Max ? -std::numeric_limits<double>::infinity() : 0.0;
         for (int64_t j = 0; j < C; ++j) {
           double x = v.data[i * C + j];
           acc = e.op == Op::Max ? nanMax(acc, x) : acc + x;
+          if (roundSteps)
+            acc = roundToElem(acc, e.type.elem);
         }
         r.data[i] = acc;
       }
       if (e.op != Op::Max && e.op != Op::Sum)
         fail(e.loc, std::string("unknown row reduction `") + opName(e.op) + "`");
+      roundResult(e, r);
       checkType(e, r.shape);
       return r;
     }
@@ -360,19 +395,32 @@ private:
     Value v = operand(e, 0);
     checkType(e, v.shape);
     bool isInt = e.type.elem == Elem::I32;
+    const Builtin *bi = builtinOfOp(e.op);
+    double (*fn)(double) = bi ? bi->eval : nullptr;
     for (double &x : v.data) {
       switch (e.op) {
       case Op::Neg: x = isInt ? wrap32(-static_cast<int64_t>(x)) : -x; break;
+      case Op::Not: x = x == 0.0 ? 1.0 : 0.0; break;
       case Op::Abs: x = isInt ? wrap32(std::llabs(static_cast<int64_t>(x))) : std::fabs(x); break;
-      case Op::Exp: x = std::exp(x); break;
-      case Op::Exp2: x = std::exp2(x); break;
-      case Op::Log: x = std::log(x); break;
-      case Op::Sqrt: x = std::sqrt(x); break;
-      case Op::Rsqrt: x = 1.0 / std::sqrt(x); break;
-      default: fail(e.loc, std::string("unknown unary operation `") + opName(e.op) + "`");
+      default:
+        // The elementwise builtins: their fp64 function is in the registry.
+        if (!fn) fail(e.loc, std::string("unknown unary operation `") + opName(e.op) + "`");
+        x = fn(x);
       }
     }
+    roundResult(e, v);
     return v;
+  }
+
+  /// Float arithmetic rounds each result to its type, as the targets do
+  /// (docs/language.md, "Precision"): an f16, bf16 or f32 operation is computed
+  /// exactly (here in fp64) and rounded once to nearest even. `dot` sums in fp64
+  /// (the targets' orders differ) and rounds the sum once.
+  static void roundResult(const Expr &e, Value &v) {
+    if (e.type.elem != Elem::F16 && e.type.elem != Elem::BF16 && e.type.elem != Elem::F32)
+      return;
+    for (double &x : v.data)
+      x = roundToElem(x, e.type.elem);
   }
 
   Value binary(const Expr &e) {
@@ -383,7 +431,9 @@ private:
     for (int64_t i = 0; i < n; ++i) {
       double x = a.data[i], y = b.data[i];
       double r = 0;
-      if (isInt) {
+      if (e.op == Op::And || e.op == Op::Or) {
+        r = (e.op == Op::And ? (x != 0.0 && y != 0.0) : (x != 0.0 || y != 0.0)) ? 1.0 : 0.0;
+      } else if (isInt) {
         int64_t p = static_cast<int64_t>(x), q = static_cast<int64_t>(y);
         switch (e.op) {
         case Op::Add: r = wrap32(p + q); break;
@@ -414,6 +464,7 @@ private:
       }
       a.data[i] = r;
     }
+    roundResult(e, a);
     return a;
   }
 
@@ -443,6 +494,7 @@ private:
     if (e.type.elem == Elem::I32)
       for (double &x : r.data)
         x = wrap32(static_cast<int64_t>(x));
+    roundResult(e, r);
     checkType(e, r.shape);
     return r;
   }

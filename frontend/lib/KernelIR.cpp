@@ -23,6 +23,22 @@ const char *opName(Op op) {
   case Op::Max: return "max";
   case Op::Min: return "min";
   case Op::Sum: return "sum";
+  case Op::Log2: return "log2";
+  case Op::Tanh: return "tanh";
+  case Op::Sigmoid: return "sigmoid";
+  case Op::Erf: return "erf";
+  case Op::Sin: return "sin";
+  case Op::Cos: return "cos";
+  case Op::Floor: return "floor";
+  case Op::Lt: return "lt";
+  case Op::Le: return "le";
+  case Op::Gt: return "gt";
+  case Op::Ge: return "ge";
+  case Op::Eq: return "eq";
+  case Op::Ne: return "ne";
+  case Op::And: return "and";
+  case Op::Or: return "or";
+  case Op::Not: return "not";
   }
   return "?";
 }
@@ -76,6 +92,13 @@ struct Printer {
       return "mask_cols(" + expr(e->operands[0]) + ", " + expr(e->operands[1]) + ", " + expr(e->operands[2]) + ")";
     case ExprKind::CausalMask:
       return "causal_mask(" + expr(e->operands[0]) + ", " + expr(e->operands[1]) + ", " + expr(e->operands[2]) + ")";
+    case ExprKind::Compare:
+      return std::string(opName(e->op)) + "(" + expr(e->operands[0]) + ", " + expr(e->operands[1]) + ") : " +
+             typeText(e->type);
+    case ExprKind::Select:
+      return "select(" + expr(e->operands[0]) + ", " + expr(e->operands[1]) + ", " + expr(e->operands[2]) + ") : " +
+             typeText(e->type);
+    case ExprKind::IndexTile: return std::string(e->index ? "col_ids" : "row_ids") + " : " + typeText(e->type);
     }
     return "?";
   }

@@ -1,6 +1,8 @@
 //===- Launch.cpp - Host tensors, 16-bit conversions, binding a launch ----===//
 #include "ph/Launch.h"
 
+#include "ph/Limits.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -63,11 +65,17 @@ float ph::halfToFloat(uint16_t h) { return static_cast<float>(decodeIeee(h, 5, 1
 uint16_t ph::floatToBf16(float f) { return doubleToBf16(f); }
 float ph::bf16ToFloat(uint16_t b) { return static_cast<float>(decodeIeee(b, 8, 7)); }
 
+// Float -> i32 (docs/language.md, "Conversions"; the targets emit the same through
+// ph/Conversion/ConvertRules.h): truncate toward zero, saturate at the ends of the
+// range, NaN -> 0.
 static int32_t toI32(double v) {
-  if (!std::isfinite(v))
+  if (std::isnan(v))
+    return 0;
+  if (v >= 2147483648.0)
+    return std::numeric_limits<int32_t>::max();
+  if (v < -2147483648.0)
     return std::numeric_limits<int32_t>::min();
-  // Truncate toward zero, then wrap modulo 2^32 (C++20 defines the narrowing).
-  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(std::fmod(std::trunc(v), 4294967296.0))));
+  return static_cast<int32_t>(std::trunc(v));
 }
 
 double ph::roundToElem(double v, Elem e) {
@@ -270,6 +278,8 @@ std::string ph::bindLaunch(const kir::Kernel &k, const LaunchRequest &req,
       return "kernel `" + k.name + "` has no size `" + name + "` (its sizes: " + listNames(sizeNames) + ")";
     if (v <= 0)
       return "size `" + name + "` must be positive, found " + std::to_string(v);
+    if (v > std::numeric_limits<int32_t>::max()) // kernels compute with i32 sizes and indices
+      return "size `" + name + "` = " + std::to_string(v) + " does not fit in i32 (at most 2147483647)";
     sizes[i] = v;
     from[i] = "`--size " + name + "=" + std::to_string(v) + "`";
   }
@@ -329,6 +339,32 @@ std::string ph::bindLaunch(const kir::Kernel &k, const LaunchRequest &req,
       return "size `" + s.name + "` = " + std::to_string(sizes[i]) + " (from " + from[i] +
              ") breaks `@aligned(" + s.name + " = " + std::to_string(s.alignedTo) + ")`: it is not a multiple of " +
              std::to_string(s.alignedTo);
+  }
+
+  // The bytes of every tensor, before any is allocated (`--size T=2147483647` threw
+  // std::bad_alloc): limits::kMaxRunTensorBytes in all.
+  {
+    uint64_t total = 0, largest = 0;
+    std::string largestText;
+    for (const auto &p : k.tensors) {
+      std::vector<size_t> dims;
+      std::string shape;
+      for (const auto &d : p.dims) {
+        int64_t e = d.value >= 0 ? d.value : sizes[d.size];
+        dims.push_back(static_cast<size_t>(e));
+        shape += (shape.empty() ? "" : ", ") + (d.value >= 0 ? std::to_string(e) : d.sym + " = " + std::to_string(e));
+      }
+      dims.push_back(p.elem == Elem::F16 || p.elem == Elem::BF16 ? 2 : 4);
+      uint64_t bytes = limits::configCount(dims); // a saturating product
+      total = total > UINT64_MAX - bytes ? UINT64_MAX : total + bytes;
+      if (bytes >= largest) {
+        largest = bytes;
+        largestText = "`" + p.name + "`: " + elemName(p.elem) + "[" + shape + "], " + limits::groupDigits(bytes) + " bytes";
+      }
+    }
+    if (total > req.maxTensorBytes)
+      return "the tensors of `" + k.name + "` need " + limits::groupDigits(total) + " bytes, more than the limit of " +
+             limits::groupDigits(req.maxTensorBytes) + " bytes for one run (largest " + largestText + ")";
   }
 
   // Allocate. Pointers into `storage` must stay valid: reserve first.
@@ -394,6 +430,14 @@ double ph::checkTolerance(Elem e) {
   }
 }
 
+NonFinite ph::compareNonFinite(double out, double ref) {
+  if (std::isfinite(out) && std::isfinite(ref))
+    return NonFinite::No;
+  if (std::isnan(out) && std::isnan(ref))
+    return NonFinite::Agree;
+  return out == ref ? NonFinite::Agree : NonFinite::Disagree; // equal infinities
+}
+
 OutputComparison ph::compareOutputs(const HostTensor &out, const HostTensor &ref) {
   OutputComparison c;
   c.tolerance = checkTolerance(out.elem);
@@ -405,8 +449,8 @@ OutputComparison ph::compareOutputs(const HostTensor &out, const HostTensor &ref
   double diff2 = 0, ref2 = 0;
   for (int64_t i = 0; i < out.numElements(); ++i) {
     double o = out.get(i), r = ref.get(i);
-    if (std::isnan(o) || std::isnan(r)) {
-      ++c.nanCount;
+    if (NonFinite nf = compareNonFinite(o, r); nf != NonFinite::No) {
+      ++(nf == NonFinite::Agree ? c.agreedNonFinite : c.nanCount);
       continue;
     }
     double d = o - r;

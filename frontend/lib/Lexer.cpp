@@ -2,6 +2,7 @@
 #include "ph/Lexer.h"
 
 #include <cctype>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 
@@ -48,6 +49,13 @@ const char *tokSpelling(Tok kind) {
   case Tok::MinusAssign: return "`-=`";
   case Tok::StarAssign: return "`*=`";
   case Tok::SlashAssign: return "`/=`";
+  case Tok::LessEq: return "`<=`";
+  case Tok::GreaterEq: return "`>=`";
+  case Tok::EqEq: return "`==`";
+  case Tok::NotEq: return "`!=`";
+  case Tok::AndAnd: return "`&&`";
+  case Tok::OrOr: return "`||`";
+  case Tok::Bang: return "`!`";
   }
   return "token";
 }
@@ -66,6 +74,13 @@ static Tok keyword(std::string_view s) {
 
 static bool isIdentStart(unsigned char c) { return std::isalpha(c) || c == '_'; }
 static bool isIdentChar(unsigned char c) { return std::isalnum(c) || c == '_'; }
+/// A byte that cannot start or continue any token: non-ASCII (continuation bytes
+/// included) or ASCII that no token uses.
+static bool isInvalidByte(unsigned char c) {
+  if (c >= 0x80) return true;
+  if (isIdentChar(c) || c == ' ' || c == '\t' || c == '\r' || c == '\n') return false;
+  return !std::strchr("()[]{}<>,.@;%:+-*/=", c) || c == 0;
+}
 
 std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags) {
   const std::string &t = file.text();
@@ -149,8 +164,25 @@ std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags)
     case ']': k = Tok::RBracket; break;
     case '{': k = Tok::LBrace; break;
     case '}': k = Tok::RBrace; break;
-    case '<': k = Tok::LAngle; break;
-    case '>': k = Tok::RAngle; break;
+    case '<':
+      if (two('=')) k = Tok::LessEq, len = 2;
+      else k = Tok::LAngle;
+      break;
+    case '>':
+      // `>=` only where an expression goes on: `tile<f32>=` is not written.
+      if (two('=')) k = Tok::GreaterEq, len = 2;
+      else k = Tok::RAngle;
+      break;
+    case '!':
+      if (two('=')) k = Tok::NotEq, len = 2;
+      else k = Tok::Bang;
+      break;
+    case '&':
+      if (two('&')) k = Tok::AndAnd, len = 2;
+      break;
+    case '|':
+      if (two('|')) k = Tok::OrOr, len = 2;
+      break;
     case ',': k = Tok::Comma; break;
     case '.': k = Tok::Dot; break;
     case '@': k = Tok::At; break;
@@ -176,14 +208,24 @@ std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags)
       if (two('=')) k = Tok::SlashAssign, len = 2;
       else k = Tok::Slash;
       break;
-    case '=': k = Tok::Assign; break;
+    case '=':
+      if (two('=')) k = Tok::EqEq, len = 2;
+      else k = Tok::Assign;
+      break;
     default: break;
     }
     if (k == Tok::Error) {
-      // One diagnostic for a run of bad bytes (e.g. a multi-byte UTF-8 character).
+      // One diagnostic for a run of bad characters (a line of 10 000 emoji is one
+      // finding, not 10 000), quoting its first few.
       ++i;
-      while (i < n && (static_cast<unsigned char>(t[i]) & 0xC0) == 0x80) ++i;
-      diags.report(DiagKind::InvalidCharacter, {id, b, i}, {t.substr(b, i - b)});
+      while (i < n && isInvalidByte(static_cast<unsigned char>(t[i]))) ++i;
+      std::string quote = t.substr(b, i - b);
+      if (quote.size() > 24) {
+        size_t cut = 16;
+        while (cut > 0 && (static_cast<unsigned char>(quote[cut]) & 0xC0) == 0x80) --cut;
+        quote = quote.substr(0, cut) + "...";
+      }
+      diags.report(DiagKind::InvalidCharacter, {id, b, i}, {quote});
       push(Tok::Error, b, i);
       continue;
     }

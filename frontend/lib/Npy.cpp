@@ -1,6 +1,8 @@
 //===- Npy.cpp - Reading and writing NumPy .npy files ---------------------===//
 #include "ph/Npy.h"
 
+#include "ph/Limits.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -198,12 +200,12 @@ std::string npy::parse(std::string_view bytes, HostTensor &out) {
 }
 
 std::string npy::read(const std::string &path, HostTensor &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return path + ": cannot open: " + std::strerror(errno);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string err = parse(ss.str(), out);
+  // A regular file within the run's tensor limit (`--in X=/dev/zero` read until memory ran out).
+  std::string bytes, err;
+  DiagKind why;
+  if (!limits::readRegularFile(path, limits::kMaxRunTensorBytes + 65536, bytes, err, &why))
+    return why == DiagKind::Count ? path + ": cannot open: " + std::strerror(errno) : err;
+  err = parse(bytes, out);
   return err.empty() ? "" : path + ": " + err;
 }
 

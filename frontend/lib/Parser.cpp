@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Parser.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -20,6 +21,8 @@ public:
       : toks_(toks), file_(file), diags_(diags) {}
 
   std::unique_ptr<Module> parseModule();
+  size_t limit_ = SIZE_MAX; // parseItem: the top level stops at this token
+  size_t position() const { return pos_; }
 
 private:
   const std::vector<Token> &toks_;
@@ -30,6 +33,8 @@ private:
   unsigned depth_ = 0;
   uint32_t nextExprId_ = 0;
   bool depthReported_ = false;
+  unsigned blockDepth_ = 0;
+  bool blockDepthReported_ = false;
   bool keepDocs_ = false; // at top level `///` lines are documentation, not trivia
 
   // --- Token access ----------------------------------------------------------
@@ -200,11 +205,34 @@ private:
 
 ExprPtr Parser::parseExpr() { return parseBinary(0); }
 
+// C's order: || below && below comparisons below + - below * / %.
 static int precedence(Tok k) {
   switch (k) {
-  case Tok::Plus: case Tok::Minus: return 1;
-  case Tok::Star: case Tok::Slash: case Tok::Percent: return 2;
+  case Tok::OrOr: return 1;
+  case Tok::AndAnd: return 2;
+  case Tok::EqEq: case Tok::NotEq: return 3;
+  case Tok::LAngle: case Tok::RAngle: case Tok::LessEq: case Tok::GreaterEq: return 4;
+  case Tok::Plus: case Tok::Minus: return 5;
+  case Tok::Star: case Tok::Slash: case Tok::Percent: return 6;
   default: return -1;
+  }
+}
+
+static BinOp binOpOf(Tok k) {
+  switch (k) {
+  case Tok::Plus: return BinOp::Add;
+  case Tok::Minus: return BinOp::Sub;
+  case Tok::Star: return BinOp::Mul;
+  case Tok::Slash: return BinOp::Div;
+  case Tok::LAngle: return BinOp::Lt;
+  case Tok::LessEq: return BinOp::Le;
+  case Tok::RAngle: return BinOp::Gt;
+  case Tok::GreaterEq: return BinOp::Ge;
+  case Tok::EqEq: return BinOp::Eq;
+  case Tok::NotEq: return BinOp::Ne;
+  case Tok::AndAnd: return BinOp::And;
+  case Tok::OrOr: return BinOp::Or;
+  default: return BinOp::Rem;
   }
 }
 
@@ -219,8 +247,7 @@ ExprPtr Parser::parseBinary(int minPrec) {
     advance();
     ExprPtr rhs = parseBinary(prec + 1);
     auto e = makeExpr(ExprKind::Binary, SourceRange::join(lhs->range, rhs->range));
-    e->binOp = k == Tok::Plus ? BinOp::Add : k == Tok::Minus ? BinOp::Sub : k == Tok::Star ? BinOp::Mul
-               : k == Tok::Slash ? BinOp::Div : BinOp::Rem;
+    e->binOp = binOpOf(k);
     e->operands.push_back(std::move(lhs));
     e->operands.push_back(std::move(rhs));
     lhs = std::move(e);
@@ -234,7 +261,7 @@ ExprPtr Parser::parseUnary() {
     return makeExpr(ExprKind::Error, r);
   }
   ExprPtr result;
-  if (at(Tok::Minus) || at(Tok::Plus)) {
+  if (at(Tok::Minus) || at(Tok::Plus) || at(Tok::Bang)) {
     const Token &op = advance();
     ExprPtr operand = parseUnary();
     // Fold `-literal` so that `-1.0e30` is one literal, as users read it.
@@ -246,7 +273,7 @@ ExprPtr Parser::parseUnary() {
       result = std::move(operand);
     } else {
       result = makeExpr(ExprKind::Unary, SourceRange::join(op.range, operand->range));
-      result->unOp = op.kind == Tok::Minus ? UnOp::Neg : UnOp::Plus;
+      result->unOp = op.kind == Tok::Minus ? UnOp::Neg : op.kind == Tok::Bang ? UnOp::Not : UnOp::Plus;
       result->operands.push_back(std::move(operand));
     }
   } else {
@@ -398,7 +425,12 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
   }
   const Token &open = advance();
   range = open.range;
-  if (!enter()) {
+  bool blockFits = blockDepth_ < kMaxBlockNesting;
+  if (!blockFits && !blockDepthReported_) {
+    diags_.report(DiagKind::BlocksTooDeep, open.range, {std::to_string(kMaxBlockNesting)});
+    blockDepthReported_ = true;
+  }
+  if (!blockFits || !enter()) {
     // Too deep: skip the block's tokens by counting braces (no recursion).
     unsigned level = 1;
     while (!at(Tok::Eof) && level > 0) {
@@ -409,6 +441,7 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
     range = SourceRange::join(range, prevRange());
     return body;
   }
+  ++blockDepth_;
   unsigned savedSkip = nlSkip_;
   nlSkip_ = 0;
   while (true) {
@@ -437,6 +470,7 @@ std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
   }
   nlSkip_ = savedSkip;
   --depth_;
+  --blockDepth_;
   return body;
 }
 
@@ -460,7 +494,8 @@ StmtPtr Parser::parseStatement() {
   } else if (at(Tok::LBrace)) {
     s->kind = StmtKind::Block;
     s->body = parseBlock(s->bodyRange);
-  } else if (at(Tok::Ident) || at(Tok::IntLit) || at(Tok::FloatLit) || at(Tok::LParen) || at(Tok::Minus)) {
+  } else if (at(Tok::Ident) || at(Tok::IntLit) || at(Tok::FloatLit) || at(Tok::LParen) || at(Tok::Minus) ||
+             at(Tok::Bang)) {
     ExprPtr e = parseExpr();
     Tok k = kind();
     if (k == Tok::Assign || k == Tok::PlusAssign || k == Tok::MinusAssign || k == Tok::StarAssign ||
@@ -573,7 +608,7 @@ std::unique_ptr<Module> Parser::parseModule() {
   std::string doc;
   SourceRange docRange{file_, 0, 0};
   keepDocs_ = true;
-  while (!at(Tok::Eof)) {
+  while (!at(Tok::Eof) && pos_ < limit_) {
     // Doc comments are trivia inside bodies but documentation here.
     const Token &t = toks_[pos_];
     if (t.kind == Tok::DocComment) {
@@ -615,6 +650,15 @@ std::unique_ptr<Module> Parser::parseModule() {
 std::unique_ptr<ast::Module> parse(const std::vector<Token> &tokens, FileId file, DiagnosticSink &diags) {
   Parser p(tokens, file, diags);
   return p.parseModule();
+}
+
+std::unique_ptr<ast::Module> parseItem(const std::vector<Token> &tokens, FileId file, DiagnosticSink &diags,
+                                       size_t limit, size_t *end) {
+  Parser p(tokens, file, diags);
+  p.limit_ = limit;
+  auto m = p.parseModule();
+  if (end) *end = p.position();
+  return m;
 }
 
 } // namespace ph

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CheckerState.h"
+#include "ph/Limits.h"
 
 #include <algorithm>
 #include <map>
@@ -17,22 +18,14 @@
 
 namespace ph::check {
 
-static const char *kBuiltins[] = {"dot",  "dot_t", "rowmax", "rowsum",    "tmax",        "tmin",   "exp",
-                                   "exp2", "log",   "sqrt",   "rsqrt",     "abs",         "mask_cols",
-                                   "causal_mask", "extent", "range"};
-static const char *kDecorators[] = {"tensorcore", "launch", "autotune", "aligned", "grid"};
+bool isBuiltinFunction(const std::string &name) { return findBuiltinFunction(name) != nullptr; }
 
-bool isBuiltinFunction(const std::string &name) {
-  // Called for every name and call: a hash set, not a scan.
-  static const std::unordered_set<std::string> builtins(std::begin(kBuiltins), std::end(kBuiltins));
-  return builtins.count(name) != 0;
-}
-
-int builtinArity(const std::string &name) {
-  if (name == "dot" || name == "dot_t" || name == "tmax" || name == "tmin" || name == "extent") return 2;
-  if (name == "mask_cols" || name == "causal_mask") return 3;
-  if (name == "range") return -1;
-  return 1;
+/// The names of the registry's builtin functions or decorators (for suggestions).
+static std::vector<std::string> registryNames(bool decorators) {
+  std::vector<std::string> names;
+  for (const Builtin &b : allBuiltins())
+    if (b.isDecorator == decorators) names.push_back(b.name);
+  return names;
 }
 
 static size_t editDistance(const std::string &a, const std::string &b) {
@@ -115,7 +108,8 @@ private:
   }
   uint32_t declare(const Ident &id, Symbol sym, SourceRange visible) {
     if (!id.valid()) return UINT32_MAX;
-    if (isBuiltinFunction(id.name)) st_.diags.report(DiagKind::ShadowsBuiltin, id.range, {id.name});
+    // Values and functions are apart: a parameter or local may carry a builtin's
+    // name (std's `rope` takes `cos` and `sin`), and a call still reaches the builtin.
     auto &scope = scopes_.back();
     if (scope.count(id.name)) {
       auto &d = st_.diags.report(DiagKind::Redefinition, id.range, {id.name});
@@ -140,6 +134,7 @@ void Resolver::run() {
   for (auto &m : st_.A.modules)
     for (auto &d : m->decls) {
       if (st_.cancelled()) return;
+      if (st_.declareOnly && st_.declareOnly->count(d.get())) continue;
       resolveDecl(*d);
     }
 }
@@ -185,10 +180,11 @@ void Resolver::resolveDecorators(const Decl &d) {
   for (const Decorator &dec : d.decorators) {
     const std::string &n = dec.name.name;
     if (!dec.name.valid()) continue;
-    bool known = std::find(std::begin(kDecorators), std::end(kDecorators), n) != std::end(kDecorators);
+    const Builtin *entry = findBuiltin(n);
+    bool known = entry && entry->isDecorator;
     if (!known) {
       auto &diag = st_.diags.report(DiagKind::UnknownDecorator, dec.name.range, {n});
-      std::string fix = closestName(n, std::vector<std::string>(std::begin(kDecorators), std::end(kDecorators)));
+      std::string fix = closestName(n, registryNames(true));
       if (!fix.empty()) diag.fixes.push_back({"use `@" + fix + "`", {{dec.name.range, fix}}});
       continue;
     }
@@ -245,6 +241,14 @@ void Resolver::resolveDecorators(const Decl &d) {
           continue;
         }
         if (ok) kd.autotune.push_back({a.name, values});
+      }
+      // E0601: the product is counted, never built (3 lists of 1 000 are 10^9 kernels).
+      std::vector<size_t> lens;
+      for (auto &[id, values] : kd.autotune) lens.push_back(values.size());
+      if (uint64_t c = limits::configCount(lens); c > limits::kMaxAutotuneConfigs) {
+        std::string count = c == UINT64_MAX ? "more than 2^64" : limits::groupDigits(c);
+        st_.diags.report(DiagKind::TooManyConfigs, dec.range, {count, limits::groupDigits(limits::kMaxAutotuneConfigs)});
+        for (auto &[id, values] : kd.autotune) values.resize(1); // go on with the first configuration
       }
     } else if (n == "aligned") {
       if (dec.args.empty()) bad(dec.range, "expected `N = B`");
@@ -484,11 +488,15 @@ void Resolver::resolveExpr(const Expr &e, bool write) {
       if (isBuiltinFunction(n)) {
         st_.setSymbol(&e, st_.builtin(n));
         st_.addOccurrence(e.name.range, st_.builtin(n), false);
-        int arity = builtinArity(n);
-        if (arity >= 0 && static_cast<size_t>(arity) != argc)
-          st_.diags.report(DiagKind::ArgumentCount, e.range, {n, std::to_string(arity), std::to_string(argc)});
-        if (arity < 0 && (argc < 2 || argc > 3))
-          st_.diags.report(DiagKind::ArgumentCount, e.range, {n, "2 or 3", std::to_string(argc)});
+        const Builtin &bi = *findBuiltinFunction(n);
+        if (argc < static_cast<size_t>(bi.minArgs) || argc > static_cast<size_t>(bi.maxArgs))
+          st_.diags.report(DiagKind::ArgumentCount, e.range,
+                           {n,
+                            bi.minArgs == bi.maxArgs ? std::to_string(bi.minArgs)
+                            : bi.maxArgs == bi.minArgs + 1
+                                ? std::to_string(bi.minArgs) + " or " + std::to_string(bi.maxArgs)
+                                : std::to_string(bi.minArgs) + " to " + std::to_string(bi.maxArgs),
+                            std::to_string(argc)});
       } else if (auto f = st_.functions.find(n); f != st_.functions.end()) {
         uint32_t sym = st_.declSymbol.at(f->second);
         st_.setSymbol(&e, sym);
@@ -498,7 +506,7 @@ void Resolver::resolveExpr(const Expr &e, bool write) {
                            {n, std::to_string(f->second->params.size()), std::to_string(argc)});
       } else {
         auto &d = st_.diags.report(DiagKind::UnknownFunction, e.name.range, {n});
-        std::vector<std::string> names(std::begin(kBuiltins), std::end(kBuiltins));
+        std::vector<std::string> names = registryNames(false);
         for (auto &[fn, _] : st_.functions) names.push_back(fn);
         std::sort(names.begin(), names.end());
         std::string fix = closestName(n, names);

@@ -13,6 +13,7 @@ const char *elemName(Elem e) {
   case Elem::I32: return "i32";
   case Elem::IntLit: return "i32";
   case Elem::FloatLit: return "f32";
+  case Elem::Bool: return "bool";
   }
   return "?";
 }
@@ -28,7 +29,7 @@ bool parseElem(std::string_view name, Elem &out) {
 
 bool isFloat(Elem e) { return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32 || e == Elem::FloatLit; }
 
-unsigned elemBytes(Elem e) { return (e == Elem::F16 || e == Elem::BF16) ? 2 : 4; }
+unsigned elemBytes(Elem e) { return e == Elem::Bool ? 1 : (e == Elem::F16 || e == Elem::BF16) ? 2 : 4; }
 
 Elem promote(Elem a, Elem b) {
   if (a == b) return a == Elem::IntLit ? Elem::I32 : a == Elem::FloatLit ? Elem::F32 : a;

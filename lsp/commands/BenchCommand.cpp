@@ -1,22 +1,83 @@
 //===- BenchCommand.cpp - ph.run with `bench: true`: every autotune variant timed -===//
 //
-// `ph bench FILE --kernel K --json` (and `--target T` unless auto): the
-// editor's "Benchmark Kernel". The no-GPU offer, progress and the result's
-// summary are run's (RunCommand.cpp).
+// On a GPU: `ph bench FILE --kernel K --json` (and `--target T` unless auto), the
+// editor's "Benchmark Kernel". On the CPU target (no GPU, or asked for): `ph run
+// --target cpu --config C --check --json` once per autotune configuration, the
+// results gathered as `variants`, so the editors print the same table. The no-GPU
+// offer, progress and the result's summary are run's (RunCommand.cpp).
 //
 //===----------------------------------------------------------------------===//
+#include "Driver.h"
+#include "Progress.h"
 #include "Server.h"
+
+#include "ph/Analysis.h"
+
+#include <filesystem>
 
 namespace ph::lsp {
 
 void Server::benchKernel(const json &args, const Reply &reply, const json &token, const std::string &kernel,
-                         const std::string &target) {
+                         const std::string &target, const std::shared_ptr<const Snapshot> &snap) {
+  if (target == "cpu" || target == "interp") {
+    benchOnCpu(args, reply, token, kernel, target, snap);
+    return;
+  }
   std::string tempDir;
   std::string file = fileForDriver(args["uri"], tempDir);
   std::vector<std::string> argv = {driverPath(), "bench", file, "--kernel", kernel, "--json"};
   if (target != "auto") argv.insert(argv.end(), {"--target", target});
-  appendLaunchArgs(argv, args, settings());
-  launchDriver(argv, kernel, target, /*bench=*/true, tempDir, reply, token);
+  json meta = appendLaunchArgs(argv, args, settings(), snap.get(), kernel);
+  meta["copy"] = file;
+  launchDriver(argv, kernel, target, /*bench=*/true, tempDir, reply, token, meta);
+}
+
+void Server::benchOnCpu(const json &args, const Reply &reply, const json &token, const std::string &kernel,
+                        const std::string &target, const std::shared_ptr<const Snapshot> &snap) {
+  std::vector<std::string> configs;
+  if (snap && snap->analysis)
+    for (const KernelSummary &k : snap->analysis->kernels)
+      if (k.name == kernel) configs = k.configs;
+  if (configs.empty()) configs.push_back(""); // no @autotune: one run
+  std::string tempDir;
+  std::string file = fileForDriver(args["uri"], tempDir);
+  std::vector<std::string> launch;
+  json meta = appendLaunchArgs(launch, args, settings(), snap.get(), kernel);
+  auto cancel = reply.cancelState() ? reply.cancelState() : std::make_shared<CancelState>();
+  auto progress = beginProgress("Benchmarking " + kernel + " (" + target + ")", token, cancel);
+  json variants = json::array();
+  std::string failure;
+  for (size_t i = 0; i < configs.size() && failure.empty(); ++i) {
+    if (progress) progress->report("configuration " + std::to_string(i + 1) + " of " + std::to_string(configs.size()));
+    std::vector<std::string> argv = {driverPath(), "run", file, "--kernel", kernel, "--target", target, "--check", "--json"};
+    if (!configs[i].empty()) argv.insert(argv.end(), {"--config", configs[i]});
+    argv.insert(argv.end(), launch.begin(), launch.end());
+    if (endpoint_.log) endpoint_.log("bench: " + driver::argvForLog(argv));
+    ProcessResult r = runProcess(argv, "", cancel);
+    driver::renameCopy(r, file, meta.value("userFile", std::string()));
+    if (r.cancelled) break;
+    if (!r.started) failure = r.error + " (set `ph.path`)";
+    else if (json j = driver::parseJsonOutput(r.out); j.is_object()) variants.push_back(j);
+    else failure = "ph run " + kernel + (configs[i].empty() ? "" : " [" + configs[i] + "]") + " failed: " + driver::firstLines(r.err, 3);
+  }
+  if (!tempDir.empty()) std::filesystem::remove_all(tempDir);
+  if (progress) progress->end(cancel->cancelled() ? "cancelled" : failure.empty() ? "done" : "failed");
+  if (cancel->cancelled()) {
+    reply.error(ErrorCode::RequestCancelled, "ph.run cancelled");
+    return;
+  }
+  if (variants.empty()) throw RpcError{ErrorCode::RequestFailed, failure, nullptr};
+  json result = {{"ok", failure.empty()}, {"kernel", kernel}, {"target", target}, {"result", {{"variants", variants}}}};
+  for (const char *k : {"defaultSizes", "note", "requestedTarget"})
+    if (meta.contains(k)) result[k] = meta[k];
+  // The fastest configuration speaks for the benchmark.
+  const json *best = &variants[0];
+  for (const json &v : variants)
+    if (v.value("time_ms", 1e300) < best->value("time_ms", 1e300)) best = &v;
+  result["summary"] = failure.empty() ? driver::runSummary(kernel, target, *best) + " (fastest of " + std::to_string(variants.size()) + ")"
+                                      : failure;
+  if (!failure.empty()) result["stderr"] = failure;
+  reply(std::move(result));
 }
 
 } // namespace ph::lsp

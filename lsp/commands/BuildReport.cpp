@@ -15,6 +15,8 @@
 #include "ph/Analysis.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <set>
 #include <tuple>
 
@@ -29,27 +31,51 @@ std::string readBuild(const ProcessResult &r, report::Document &doc) {
   return "";
 }
 
-RpcError buildError(const report::Document &doc, const ProcessResult &r) {
-  std::string said;
+std::string firstError(const report::Document &doc, const ProcessResult &r) {
   for (const report::Diag &d : doc.diagnostics)
-    if (d.severity == "error") {
-      said = d.range.file + ":" + std::to_string(d.range.start.line) + ":" + std::to_string(d.range.start.col) +
+    if (d.severity == "error")
+      return d.range.file + ":" + std::to_string(d.range.start.line) + ":" + std::to_string(d.range.start.col) +
              ": error[" + d.code + "]: " + d.message;
-      break;
-    }
-  if (said.empty()) said = !doc.error.empty() ? doc.error : firstLines(r.err);
+  return !doc.error.empty() ? doc.error : firstLines(r.err, 1);
+}
+
+RpcError buildError(const report::Document &doc, const ProcessResult &r) {
+  std::string said = firstError(doc, r);
+  if (said.empty()) said = firstLines(r.err);
   return {ErrorCode::RequestFailed, "`ph build` failed (exit " + std::to_string(r.exitCode) + "): " + said,
           json{{"exitCode", r.exitCode}, {"build", json::parse(report::toJson(doc).dump())}, {"stderr", r.err}}};
 }
 
+namespace {
+
+/// Bytes as "512 B" or "47.2 KiB".
+std::string bytesText(int64_t b) {
+  if (b < 1024) return std::to_string(b) + " B";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / 1024.0);
+  return buf;
+}
+
+/// The occupancy's limit in a lens' words.
+const char *shortLimit(const std::string &limitedBy) {
+  if (limitedBy == "registers") return "regs";
+  if (limitedBy == "shared memory") return "smem";
+  if (limitedBy == "threads") return "threads";
+  return "blocks";
+}
+
+} // namespace
+
 std::string figuresText(const report::Variant &v) {
-  std::string s = std::to_string(v.registers) + " registers, " + std::to_string(v.sharedBytes()) + " B shared";
-  if (v.spillBytes() > 0) s += ", " + std::to_string(v.spillBytes()) + " B spilled";
-  s += " · " + rt::occupancyText(v.occupancy);
+  // Short: it is a lens line of its own and a column of the compile table.
+  std::string s = std::to_string(v.registers) + " regs · " + bytesText(v.sharedBytes()) + " smem";
+  if (v.spillBytes() > 0) s += " · " + bytesText(v.spillBytes()) + " spilled";
+  const rt::Occupancy &o = v.occupancy;
+  s += " · " + std::to_string(o.blocksPerSM) + " blocks/SM (" + std::to_string(std::lround(100 * o.fraction)) + "%, " +
+       shortLimit(o.limitedBy) + ")";
   if (v.unit == "tensorcore") {
     size_t regs = std::count_if(v.tiles.begin(), v.tiles.end(), [](const report::Tile &t) { return t.placement == "registers"; });
-    s += " · tensorcore: " + std::to_string(regs) + " tiles in registers, " + std::to_string(v.tiles.size() - regs) +
-         " in shared memory";
+    s += " · tc: " + std::to_string(regs) + " tiles in regs, " + std::to_string(v.tiles.size() - regs) + " in smem";
   } else if (v.tensorcore) {
     s += " · SIMT: tiles in shared memory";
   }
@@ -63,6 +89,19 @@ std::map<std::string, std::string> figuresByKernel(const report::Document &doc) 
   return out;
 }
 
+std::string readLastBuild(const fs::path &dir, const std::string &arch, report::Document &doc) {
+  rt::Manifest m;
+  if (std::string why = rt::readManifest(dir.string(), m); !why.empty()) return why;
+  doc = report::Document();
+  doc.command = "build";
+  doc.ok = true;
+  doc.target = m.target.empty() ? arch : m.target;
+  doc.device = rt::limitsForArch(doc.target);
+  doc.outputDir = dir.string();
+  for (const rt::ManifestKernel &k : m.kernels) doc.variants.push_back(report::fromManifest(k, *doc.device));
+  return "";
+}
+
 void readPlacements(const report::Document &doc, Placements &out) {
   std::set<std::string> seen;
   Placements found;
@@ -74,7 +113,7 @@ void readPlacements(const report::Document &doc, Placements &out) {
       std::string file = fs::weakly_canonical(t.range.file, ec).string();
       if (ec) file = t.range.file;
       std::vector<std::string> &at = found[file][static_cast<uint32_t>(t.range.start.line)];
-      std::string item = "`" + t.type + "` in " + t.placement;
+      std::string item = "`" + t.type + "` in " + t.placement + (t.detail.empty() ? "" : " (" + t.detail + ")");
       if (std::find(at.begin(), at.end(), item) == at.end()) at.push_back(item);
     }
   }

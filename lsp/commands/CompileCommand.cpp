@@ -19,7 +19,7 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
   std::string kernel = resolveKernel(args, snap);
   Settings st = settings();
   std::string target = args.value("target", st.target);
-  std::string path = uriToPath(args["uri"].get<std::string>());
+  std::string path = filePathOfUri(args["uri"].get<std::string>());
   std::string root;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -32,10 +32,13 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
   std::string file = fileForDriver(args["uri"], tempDir);
   std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string(), "--json"};
   if (!kernel.empty()) argv.insert(argv.end(), {"--kernel", kernel});
-  if (target != "auto" && target != "gpu") argv.insert(argv.end(), {"--target", target});
+  // A cubin is for a GPU whatever the run target is (cpu, interp, auto): only an explicit
+  // architecture is passed on.
+  if (target.rfind("sm_", 0) == 0) argv.insert(argv.end(), {"--target", target});
   auto cancel = reply.cancelState() ? reply.cancelState() : std::make_shared<CancelState>();
   auto progress = beginProgress("Compiling " + (kernel.empty() ? fs::path(path).filename().string() : kernel), token, cancel);
   ProcessResult r = runProcess(argv, "", cancel);
+  driver::renameCopy(r, file, path);
   if (!tempDir.empty()) fs::remove_all(tempDir);
   if (progress) progress->end(r.cancelled ? "cancelled" : r.exitCode == 0 ? "done" : "failed");
   if (r.cancelled) {

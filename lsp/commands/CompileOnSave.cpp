@@ -1,14 +1,21 @@
 //===- CompileOnSave.cpp - `ph build` after each save ------------------------===//
 //
-// A newer save cancels the build in flight. The build's diagnostics (and a
-// W0502 for each kernel that spills) are published with the document's own;
-// its figures go to the lens and hover.
+// A newer save cancels the build in flight. `ph build --json`'s document is
+// read as typed data: its diagnostics (W0502 for a kernel that spills among
+// them, with ranges and notes) are published with the document's own,
+// for the version that was saved only (an edit drops them, and one the
+// analysis already reports is not repeated: Server::publish); its figures go
+// to the lens and hover, and `ph/compiled` tells the client how it went (the
+// editors' feedback after a save). loadLastBuild reads the figures of the last
+// build on disk (its manifest, through the runtime's reader) after a restart.
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
 #include "Progress.h"
 #include "Server.h"
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -23,9 +30,30 @@ void Server::compileOnSave(const std::string &uri) {
     if (slot) slot->cancel(); // a newer save supersedes the build in flight
     slot = cancel;
   }
-  scheduler_->runJob([this, uri, cancel] {
+  int64_t version = 0;
+  if (!scheduler_->text(uri, &version)) {
+    // A save of a document that is not open names nothing the server may build.
+    if (endpoint_.log) endpoint_.log("compile on save ignored: " + uri + " is not open");
+    return;
+  }
+  scheduler_->runJob([this, uri, cancel, version] {
+    auto started = std::chrono::steady_clock::now();
     Settings st = settings();
-    std::string path = uriToPath(uri), root;
+    std::string path = filePathOfUri(uri), root;
+    std::string tempDir, file;
+    try {
+      file = fileForDriver(uri, tempDir);
+    } catch (const RpcError &e) {
+      if (endpoint_.log) endpoint_.log("compile on save refused: " + e.message);
+      return;
+    }
+    struct RemoveTemp {
+      std::string dir;
+      ~RemoveTemp() {
+        std::error_code ec;
+        if (!dir.empty()) fs::remove_all(dir, ec);
+      }
+    } removeTemp{tempDir};
     {
       std::lock_guard<std::mutex> lock(mu_);
       root = rootPath_;
@@ -37,7 +65,7 @@ void Server::compileOnSave(const std::string &uri) {
       if (endpoint_.log) endpoint_.log("compile on save refused: " + outError);
       return;
     }
-    std::vector<std::string> argv = {driverPath(), "build", path, "-o", out.string(), "--json"};
+    std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string(), "--json"};
     if (st.target.rfind("sm_", 0) == 0 || st.target == "cpu") argv.insert(argv.end(), {"--target", st.target});
     ProcessResult r = runProcess(argv, "", cancel);
     {
@@ -46,28 +74,77 @@ void Server::compileOnSave(const std::string &uri) {
       if (it != builds_.end() && it->second == cancel) builds_.erase(it);
     }
     if (r.cancelled || !r.started) return;
+    driver::renameCopy(r, file, path);
+    std::string name = fs::path(path).filename().string();
     if (driver::stageMissing(r)) {
       if (endpoint_.log) endpoint_.log("compile on save skipped: " + driver::firstLines(r.err, 1));
+      endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", false}, {"message", name + ": not compiled (" + driver::firstLines(r.err, 1) + ")"}});
       return;
     }
     rt::report::Document doc;
     if (std::string why = driver::readBuild(r, doc); !why.empty()) {
       if (endpoint_.log) endpoint_.log("compile on save: " + why + ": " + driver::firstLines(r.err, 3));
+      endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", false}, {"message", name + ": not compiled (" + why + ")"}});
       return;
     }
     // The build's diagnostics (W0502 for spills among them) are the driver's own.
     json diags = json::array();
     if (auto snap = scheduler_->latest(uri)) diags = driver::diagnosticsOf(doc, *snap, featureOptions(), path);
     auto figures = driver::figuresByKernel(doc);
+    json figs = json::object();
     {
       std::lock_guard<std::mutex> lock(mu_);
-      backendDiags_[uri] = diags;
+      backendDiags_[uri] = {{"version", version}, {"diagnostics", diags}};
       driver::readPlacements(doc, features_.tilePlacements);
-      for (auto &[k, text] : figures) features_.compileFigures[k] = text;
+      for (auto &[k, t] : figures) {
+        features_.compileFigures[k] = t;
+        figs[k] = t;
+      }
     }
     if (auto snap = scheduler_->latest(uri)) publish(snap);
     if (clientCodeLensRefresh_ && !figures.empty()) endpoint_.call("workspace/codeLens/refresh", nullptr);
+    // One line for the editor's status bar or echo area.
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f s", secs);
+    bool ok = r.exitCode == 0 && doc.ok;
+    std::string msg = name + (ok ? " compiled in " : " failed to compile in ") + took;
+    if (!ok) msg += ": " + driver::firstError(doc, r);
+    for (auto &[k, t] : figs.items()) msg += "; " + k + ": " + t.get<std::string>();
+    endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", ok}, {"message", msg}, {"figures", figs},
+                                     {"diagnostics", diags.size()}, {"outputDir", out.string()}});
   });
+}
+
+void Server::loadLastBuild() {
+  Settings st = settings();
+  std::string root;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    root = rootPath_;
+  }
+  if (root.empty()) return;
+  std::string error;
+  fs::path out = driver::outputFolder(st.outputDir, root, root + "/x.ph", error);
+  std::error_code ec;
+  if (out.empty() || !fs::exists(out / "manifest.json", ec)) return;
+  std::string arch = st.target.rfind("sm_", 0) == 0 ? st.target : "sm_90";
+  rt::report::Document doc;
+  if (std::string why = driver::readLastBuild(out, arch, doc); !why.empty()) {
+    if (endpoint_.log) endpoint_.log("no figures from the last build: " + why);
+    return;
+  }
+  auto figures = driver::figuresByKernel(doc);
+  bool any = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    driver::readPlacements(doc, features_.tilePlacements);
+    // A build of this session is newer than the one on disk.
+    for (auto &[k, t] : figures)
+      if (features_.compileFigures.emplace(k, t).second) any = true;
+  }
+  if (endpoint_.log) endpoint_.log("figures of " + std::to_string(figures.size()) + " kernel(s) from " + (out / "manifest.json").string());
+  if (any && clientCodeLensRefresh_) endpoint_.call("workspace/codeLens/refresh", nullptr);
 }
 
 } // namespace ph::lsp

@@ -61,6 +61,13 @@ json parseJsonOutput(const std::string &out) {
   return nullptr;
 }
 
+void renameCopy(ProcessResult &r, const std::string &copy, const std::string &userFile) {
+  if (copy.empty() || copy == userFile) return;
+  for (std::string *s : {&r.out, &r.err})
+    for (size_t p = s->find(copy); p != std::string::npos; p = s->find(copy, p + userFile.size()))
+      s->replace(p, copy.size(), userFile);
+}
+
 std::string argvForLog(const std::vector<std::string> &argv) {
   std::string s;
   for (const auto &a : argv) s += (s.empty() ? "" : " ") + a;

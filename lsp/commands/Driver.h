@@ -44,6 +44,9 @@ std::string firstLines(const std::string &s, size_t maxLines = 20);
 RpcError driverError(const std::string &what, const ProcessResult &r);
 /// The last JSON object in the driver's stdout (it may print a line of text first).
 json parseJsonOutput(const std::string &out);
+/// The driver read `copy` (a temporary copy of an unsaved buffer): its messages name
+/// `userFile` instead, the file the user has open.
+void renameCopy(ProcessResult &r, const std::string &copy, const std::string &userFile);
 std::string argvForLog(const std::vector<std::string> &argv);
 /// One line for window/showMessage out of `ph run --json` or `ph bench --json`.
 std::string runSummary(const std::string &kernel, const std::string &target, const json &result);
@@ -54,20 +57,30 @@ using Placements = std::map<std::string, std::map<uint32_t, std::vector<std::str
 // BuildReport.cpp: `ph build --json`'s document, read as typed data.
 /// Reads the document from the driver's stdout; "" or why there is none.
 std::string readBuild(const ProcessResult &r, rt::report::Document &doc);
-/// The lens text of one variant: registers, shared memory, spills, the driver's
-/// occupancy, where its tiles live.
+/// The lens text of one variant, short enough for a lens line or a table column:
+/// "96 regs · 47.2 KiB smem · 4 blocks/SM (25%, smem)", the occupancy as the driver
+/// computed it on its device description, then where the tiles live.
 std::string figuresText(const rt::report::Variant &v);
 /// That text for each kernel's first variant.
 std::map<std::string, std::string> figuresByKernel(const rt::report::Document &doc);
 /// The tensor-core lowering's tiles, by source line.
 void readPlacements(const rt::report::Document &doc, Placements &out);
+/// A failed build's first error, `file:line:col: error[E0501]: ...`, or the driver's error.
+std::string firstError(const rt::report::Document &doc, const ProcessResult &r);
 /// A failed build as an RpcError: its first error (`file:line:col: error[E0501]: ...`)
 /// or the driver's error, with the document as data.
 RpcError buildError(const rt::report::Document &doc, const ProcessResult &r);
 /// The build's diagnostics in the document `path` as LSP diagnostics (source
 /// "ph build"), with ranges, notes and fixes as the analysis' own are shown.
 json diagnosticsOf(const rt::report::Document &doc, const Snapshot &s, const FeatureOptions &o, const std::string &path);
+/// The figures of the last build on disk (`dir`/manifest.json) as a build document,
+/// their occupancy on `arch`'s description: what the lens shows after a restart.
+/// "" or why there is none.
+std::string readLastBuild(const fs::path &dir, const std::string &arch, rt::report::Document &doc);
 /// Maps each line of printed IR to the `.ph` line it came from ({irLine, sourceLine} pairs).
 json irLineMap(const std::string &ir, const std::string &phFile);
+/// The MLIR lines whose location is in another file than `phFile` (a `fn` of the standard
+/// library inlined into the kernel): {irLine, file, line} with `line` 1-based.
+json irForeignLines(const std::string &ir, const std::string &phFile);
 
 } // namespace ph::lsp::driver

@@ -56,4 +56,32 @@ json irLineMap(const std::string &ir, const std::string &phFile) {
   return out;
 }
 
+json irForeignLines(const std::string &ir, const std::string &phFile) {
+  std::string base = fs::path(phFile).filename().string();
+  static const std::regex alias(R"(^#(loc\d*) = loc\(\"([^\"]*)\":(\d+):)");
+  static const std::regex inlineLoc(R"(loc\(\"([^\"]*)\":(\d+):)");
+  static const std::regex ref(R"(loc\((#loc\d*)\))");
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(ir);
+    std::string l;
+    while (std::getline(in, l)) lines.push_back(l);
+  }
+  std::map<std::string, std::pair<std::string, int>> aliases;
+  for (const auto &l : lines)
+    if (std::smatch m; std::regex_search(l, m, alias)) aliases["#" + m[1].str()] = {m[2].str(), std::stoi(m[3])};
+  json out = json::array();
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string &l = lines[i];
+    if (l.rfind("#loc", 0) == 0) continue;
+    std::smatch m;
+    std::pair<std::string, int> at;
+    if (std::regex_search(l, m, inlineLoc)) at = {m[1].str(), std::stoi(m[2])};
+    else if (std::regex_search(l, m, ref) && aliases.count(m[1])) at = aliases[m[1]];
+    if (!at.first.empty() && fs::path(at.first).filename().string() != base)
+      out.push_back({{"irLine", i}, {"file", at.first}, {"line", at.second}});
+  }
+  return out;
+}
+
 } // namespace ph::lsp::driver

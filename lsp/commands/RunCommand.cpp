@@ -2,7 +2,9 @@
 //
 // `ph run FILE --kernel K --target T --check --json`: compile, autotune, check
 // against the interpreter. Without a GPU (target auto or gpu) it says so at
-// once and offers the CPU target or the interpreter. What run and bench share
+// once and offers the CPU target (`noGpu: "cpu"` in the arguments takes it
+// without asking). Sizes the settings leave unbound take defaults derived
+// from the kernel (defaultSizes below), named in the result's `defaultSizes`. What run and bench share
 // (the offer, the launch arguments, starting the driver and reading its
 // result) lives here; BenchCommand.cpp only builds bench's arguments.
 //
@@ -11,9 +13,40 @@
 #include "Progress.h"
 #include "Server.h"
 
+#include "ph/Analysis.h"
+
 #include <filesystem>
+#include <numeric>
+#include <set>
 
 namespace ph::lsp {
+
+namespace {
+
+/// A default for each size of `kernel` that `bound` leaves out: the smallest multiple
+/// of every `@aligned` promise on it and of every autotune constant that is at least
+/// 1024 (so each configuration's tiles divide it and the CPU target runs it in
+/// seconds). Empty when the analysis has no specialised kernels (it has errors).
+std::map<std::string, int64_t> defaultSizes(const Snapshot *snap, const std::string &kernel,
+                                           const std::map<std::string, int64_t> &bound) {
+  std::map<std::string, int64_t> out;
+  if (!snap || !snap->analysis) return out;
+  std::map<std::string, int64_t> step;
+  for (const auto &k : snap->analysis->kernelVariants(kernel)) {
+    int64_t consts = 1;
+    for (const auto &[name, value] : k->config)
+      if (value > 0 && value <= 4096) consts = std::lcm(consts, value);
+    for (const kir::SizeSym &s : k->sizes) {
+      int64_t &st = step.try_emplace(s.name, 1).first->second;
+      st = std::lcm(st, std::lcm(consts, std::max<int64_t>(1, s.alignedTo)));
+    }
+  }
+  for (const auto &[name, st] : step)
+    if (!bound.count(name)) out[name] = ((1024 + st - 1) / st) * st;
+  return out;
+}
+
+} // namespace
 
 void Server::runKernel(json args, Reply reply, const json &token, std::shared_ptr<const Snapshot> snap) {
   std::string kernel = requireKernel(args, snap);
@@ -22,86 +55,122 @@ void Server::runKernel(json args, Reply reply, const json &token, std::shared_pt
   if (offerWithoutGpu(args, kernel, target, reply)) return;
   // `bench: true` (the editor's "Benchmark Kernel") times every autotune variant.
   if (args.value("bench", false) || args.value("benchmark", false)) {
-    benchKernel(args, reply, token, kernel, target);
+    benchKernel(args, reply, token, kernel, target, snap);
     return;
   }
   std::string tempDir;
   std::string file = fileForDriver(args["uri"], tempDir);
   std::vector<std::string> argv = {driverPath(), "run", file, "--kernel", kernel, "--target", target, "--check", "--json"};
-  appendLaunchArgs(argv, args, st);
-  launchDriver(argv, kernel, target, /*bench=*/false, tempDir, reply, token);
+  json meta = appendLaunchArgs(argv, args, st, snap.get(), kernel);
+  meta["copy"] = file;
+  launchDriver(argv, kernel, target, /*bench=*/false, tempDir, reply, token, meta);
 }
 
-bool Server::offerWithoutGpu(const json &args, const std::string &kernel, const std::string &target, const Reply &reply) {
+bool Server::offerWithoutGpu(json &args, const std::string &kernel, std::string &target, const Reply &reply) {
   GpuInfo gpu;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!gpu_) gpu_ = detectGpu();
     gpu = *gpu_;
   }
-  if ((target == "auto" || target == "gpu") && !gpu.available) {
-    // Say so at once and offer the CPU target instead of failing after a compile.
-    json cpuArgs = args;
-    cpuArgs["target"] = "cpu";
-    cpuArgs["kernel"] = kernel;
-    std::string msg = "No GPU to run `" + kernel + "` on (" + gpu.reason + "). Run it on the CPU target instead?";
-    reply({{"ok", false},
-           {"kernel", kernel},
-           {"error", "no GPU: " + gpu.reason},
-           {"offer", {{"title", "Run on CPU"}, {"command", "ph.run"}, {"arguments", json::array({cpuArgs})}}}});
-    bool ask;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ask = clientShowMessageRequest_;
-    }
-    if (ask)
-      endpoint_.call("window/showMessageRequest",
-                     {{"type", 2}, {"message", msg}, {"actions", {{{"title", "Run on CPU"}}, {{"title", "Run in the interpreter"}}}}},
-                     [this, cpuArgs](const json &result, std::optional<RpcError> err) {
-                       if (err || !result.is_object()) return;
-                       json a = cpuArgs;
-                       if (result.value("title", "") == "Run in the interpreter") a["target"] = "interp";
-                       else if (result.value("title", "") != "Run on CPU") return;
-                       scheduler_->runJob([this, a] {
-                         Reply none; // the answer goes to the user through showMessage only
-                         try {
-                           runKernel(a, none, json(), nullptr);
-                         } catch (const RpcError &e) {
-                           endpoint_.notify("window/showMessage", {{"type", 1}, {"message", e.message}});
-                         } catch (...) {
-                         }
-                       });
-                     });
-    else
-      endpoint_.notify("window/showMessage", {{"type", 2}, {"message", msg}});
-    return true;
+  if ((target != "auto" && target != "gpu") || gpu.available) return false;
+  bool bench = args.value("bench", false) || args.value("benchmark", false);
+  std::string noGpu = args.value("noGpu", std::string());
+  if (noGpu == "cpu") {
+    // The user said so once ("Always on CPU"): the CPU target, with a note in the results.
+    args["note"] = "no GPU (" + gpu.reason + "): ran on the CPU target";
+    args["requestedTarget"] = target;
+    target = "cpu";
+    return false;
   }
-  return false;
+  // Say so at once and offer the CPU target instead of failing after a compile.
+  json cpuArgs = args;
+  cpuArgs["target"] = "cpu";
+  cpuArgs["kernel"] = kernel;
+  std::string what = bench ? "benchmark" : "run";
+  std::string msg = "No GPU to " + what + " `" + kernel + "` on (" + gpu.reason + "). " + (bench ? "Benchmark" : "Run") +
+                    " it on the CPU target instead?";
+  reply({{"ok", false},
+         {"kernel", kernel},
+         {"error", "no GPU: " + gpu.reason},
+         {"offer", {{"title", bench ? "Benchmark on CPU" : "Run on CPU"}, {"command", "ph.run"}, {"arguments", json::array({cpuArgs})}}}});
+  // `noGpu: "ask"`: the client asks with the offer in the result (one question, its own
+  // results view); otherwise (older clients) the server asks.
+  if (noGpu == "ask") return true;
+  bool ask;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ask = clientShowMessageRequest_;
+  }
+  if (ask)
+    endpoint_.call("window/showMessageRequest",
+                   {{"type", 2}, {"message", msg}, {"actions", {{{"title", "Run on CPU"}}, {{"title", "Run in the interpreter"}}}}},
+                   [this, cpuArgs](const json &result, std::optional<RpcError> err) {
+                     if (err || !result.is_object()) return;
+                     json a = cpuArgs;
+                     if (result.value("title", "") == "Run in the interpreter") a["target"] = "interp";
+                     else if (result.value("title", "") != "Run on CPU") return;
+                     scheduler_->runJob([this, a] {
+                       Reply none; // the answer goes to the user through showMessage only
+                       try {
+                         runKernel(a, none, json(), nullptr);
+                       } catch (const RpcError &e) {
+                         endpoint_.notify("window/showMessage", {{"type", 1}, {"message", e.message}});
+                       } catch (...) {
+                       }
+                     });
+                   });
+  else
+    endpoint_.notify("window/showMessage", {{"type", 2}, {"message", msg}});
+  return true;
 }
 
-void Server::appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st) {
-  std::map<std::string, int64_t> sizes = st.sizes;
+json Server::appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st, const Snapshot *snap,
+                              const std::string &kernel) {
+  // `ph.sizes` is one setting for every file: a size this kernel does not have is left out
+  // (`ph run` refuses it). Sizes the command names are passed as given.
+  std::set<std::string> known;
+  if (snap && snap->analysis)
+    for (const auto &k : snap->analysis->kernelVariants(kernel))
+      for (const kir::SizeSym &s : k->sizes) known.insert(s.name);
+  std::map<std::string, int64_t> sizes;
+  for (const auto &[k, v] : st.sizes)
+    if (known.empty() || known.count(k)) sizes[k] = v;
   if (args.contains("sizes") && args["sizes"].is_object())
     for (auto &[k, v] : args["sizes"].items())
       if (v.is_number_integer()) sizes[k] = v.get<int64_t>();
+  json meta = json::object();
+  json defaulted = json::array();
+  for (auto &[k, v] : defaultSizes(snap, kernel, sizes)) {
+    sizes[k] = v;
+    defaulted.push_back(k);
+  }
+  if (!defaulted.empty()) meta["defaultSizes"] = defaulted;
+  for (const char *k : {"note", "requestedTarget"})
+    if (args.contains(k)) meta[k] = args[k];
   for (auto &[k, v] : sizes) argv.insert(argv.end(), {"--size", k + "=" + std::to_string(v)});
   if (args.contains("args") && args["args"].is_object())
     for (auto &[k, v] : args["args"].items()) argv.insert(argv.end(), {"--arg", k + "=" + (v.is_string() ? v.get<std::string>() : v.dump())});
+  if (args.contains("uri") && args["uri"].is_string()) meta["userFile"] = uriToPath(args["uri"].get<std::string>());
+  return meta;
 }
 
 void Server::launchDriver(const std::vector<std::string> &argv, const std::string &kernel, const std::string &target,
-                          bool bench, const std::string &tempDir, const Reply &reply, const json &token) {
+                          bool bench, const std::string &tempDir, const Reply &reply, const json &token, const json &meta) {
   auto cancel = reply.cancelState();
+  bool toClient = cancel != nullptr; // a request of the client, which shows the result itself
   if (!cancel) {
     // A run the user started from a message: cancelled only when the server exits.
     cancel = std::make_shared<CancelState>();
     std::lock_guard<std::mutex> lock(mu_);
     builds_["run:" + kernel] = cancel;
   }
+  std::string command = bench ? "ph bench" : "ph run";
   auto progress = beginProgress((bench ? "Benchmarking " : "Running ") + kernel + " (" + target + ")", token, cancel);
   if (progress) progress->report(bench ? "every autotune variant" : "compile, autotune, check against the interpreter, benchmark");
   if (endpoint_.log) endpoint_.log("run: " + driver::argvForLog(argv));
   ProcessResult r = runProcess(argv, "", cancel);
+  driver::renameCopy(r, meta.value("copy", std::string()), meta.value("userFile", std::string()));
   if (!tempDir.empty()) std::filesystem::remove_all(tempDir);
   if (progress) progress->end(r.cancelled ? "cancelled" : r.exitCode == 0 ? "done" : "failed");
   if (r.cancelled) {
@@ -110,18 +179,22 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
   }
   if (!r.started) throw RpcError{ErrorCode::RequestFailed, r.error + " (set `ph.path`)", nullptr};
   if (driver::stageMissing(r)) {
-    RpcError e = driver::driverError(bench ? "`ph bench`" : "`ph run`", r);
-    endpoint_.notify("window/showMessage", {{"type", 1}, {"message", e.message}});
+    RpcError e = driver::driverError("`" + command + "`", r);
+    if (!toClient) endpoint_.notify("window/showMessage", {{"type", 1}, {"message", e.message}});
     reply.error(e);
     return;
   }
   json parsed = driver::parseJsonOutput(r.out);
   json result = {{"ok", r.exitCode == 0}, {"kernel", kernel}, {"target", target}, {"exitCode", r.exitCode}, {"result", parsed}};
+  for (const char *k : {"defaultSizes", "note", "requestedTarget"})
+    if (meta.contains(k)) result[k] = meta[k];
   if (parsed.is_null()) result["stdout"] = r.out;
   if (!r.err.empty()) result["stderr"] = r.err;
-  std::string summary = r.exitCode == 0 ? driver::runSummary(kernel, target, parsed) : "ph run " + kernel + " failed: " + driver::firstLines(r.err, 3);
+  std::string summary = r.exitCode == 0 ? driver::runSummary(kernel, target, parsed)
+                                        : command + " " + kernel + " failed: " + driver::firstLines(r.err, 3);
   result["summary"] = summary;
-  endpoint_.notify("window/showMessage", {{"type", r.exitCode == 0 ? 3 : 1}, {"message", summary}});
+  // One message per run: the client that asked shows the result (and a failure) itself.
+  if (!toClient) endpoint_.notify("window/showMessage", {{"type", r.exitCode == 0 ? 3 : 1}, {"message", summary}});
   reply(std::move(result));
 }
 

@@ -8,14 +8,47 @@
 #include "Progress.h"
 #include "Server.h"
 
+#include "ph/Analysis.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 
 namespace fs = std::filesystem;
 
 namespace ph::lsp {
+
+namespace {
+
+/// The `fn` whose declaration holds 1-based `line` of the file at `path`, or UINT32_MAX.
+uint32_t fnAt(const Analysis &a, const std::string &path, int line) {
+  std::string name = fs::path(path).filename().string();
+  for (uint32_t i = 0; i < a.symbols.size(); ++i) {
+    const Symbol &s = a.symbols[i];
+    if (s.kind != SymbolKind::Function || s.declRange.end == 0) continue;
+    const SourceFile &f = a.sources.file(s.declRange.file);
+    if (f.path() != path && fs::path(f.path()).filename().string() != name) continue;
+    if (static_cast<int>(f.lineCol(s.declRange.begin).line) <= line && line <= static_cast<int>(f.lineCol(s.declRange.end).line))
+      return i;
+  }
+  return UINT32_MAX;
+}
+
+/// The 0-based lines of the user's file that call `fn`, directly or through other `fn`s
+/// (the README's kernel calls `attention`, which calls `online_softmax`).
+void userCallLines(const Analysis &a, uint32_t fn, std::set<uint32_t> &out, int depth = 0) {
+  if (fn == UINT32_MAX || depth > 8) return;
+  for (const Occurrence &o : a.occurrences) {
+    if (o.symbol != fn || o.isDefinition) continue;
+    const SourceFile &f = a.sources.file(o.range.file);
+    if (o.range.file == a.mainFile) out.insert(f.lineCol(o.range.begin).line - 1);
+    else userCallLines(a, fnAt(a, f.path(), static_cast<int>(f.lineCol(o.range.begin).line)), out, depth + 1);
+  }
+}
+
+} // namespace
 
 void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<const Snapshot> snap) {
   std::string kernel = requireKernel(args, snap);
@@ -64,6 +97,7 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     if (stage != "kir") argv.push_back("--debug-info");
     if (args.contains("config") && args["config"].is_string()) argv.insert(argv.end(), {"--config", args["config"].get<std::string>()});
     ProcessResult r = runProcess(argv, "", cancel);
+    driver::renameCopy(r, file, uriToPath(args["uri"].get<std::string>()));
     if (r.cancelled) {
       finish("cancelled");
       reply.error(ErrorCode::RequestCancelled, "ph.showIR cancelled");
@@ -83,6 +117,22 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
   // Two shapes of one mapping: `sourceLines` has one entry per IR line (a 0-based
   // .ph line or null), `map` lists the mapped lines as {irLine, sourceLine} pairs.
   json pairs = driver::irLineMap(text, file);
+  // The frontend inlines `fn` calls without call-site locations: an IR line from a std
+  // function maps to the lines of the user's file that call it.
+  if (snap && snap->analysis) {
+    std::map<std::pair<std::string, int>, std::set<uint32_t>> memo;
+    for (const json &f : driver::irForeignLines(text, file)) {
+      auto key = std::make_pair(f["file"].get<std::string>(), f["line"].get<int>());
+      auto it = memo.find(key);
+      if (it == memo.end()) {
+        std::set<uint32_t> lines;
+        userCallLines(*snap->analysis, fnAt(*snap->analysis, key.first, key.second), lines);
+        it = memo.emplace(key, std::move(lines)).first;
+      }
+      // The IR line shows the first call; the source side finds every IR line of each call.
+      if (!it->second.empty()) pairs.push_back({{"irLine", f["irLine"]}, {"sourceLine", *it->second.begin()}});
+    }
+  }
   size_t irLines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
   json perLine = json::array();
   for (size_t i = 0; i < irLines; ++i) perLine.push_back(nullptr);

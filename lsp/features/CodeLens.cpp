@@ -1,4 +1,13 @@
 //===- CodeLens.cpp - textDocument/codeLens over each kernel --------------===//
+//
+// Up to three lens lines per kernel, so none is pushed out of view by another:
+// the actions ("▶ Run on CPU", "Benchmark", "Compile", "Show MLIR") above the
+// kernel's first decorator, named after where Run will execute; the facts
+// (grid, threads, configurations) above its last decorator; the last build's
+// figures above the `kernel` line. With fewer decorator lines they share a
+// line (VS Code joins the lenses of one line with " | "), each still a lens.
+//
+//===----------------------------------------------------------------------===//
 #include "Features.h"
 
 #include "ph/Analysis.h"
@@ -9,22 +18,38 @@ json codeLens(const Snapshot &s, const json &, const FeatureOptions &o) {
   json out = json::array();
   if (!s.analysis) return out;
   for (const KernelSummary &k : s.analysis->kernels) {
-    json range = toJson(s.lines.range(k.nameRange.begin, k.nameRange.end));
+    json nameRange = toJson(s.lines.range(k.nameRange.begin, k.nameRange.end));
+    Position top = s.lines.position(std::min(k.declRange.begin, k.nameRange.begin));
+    json actionRange = toJson(Range{top, top});
+    // The last decorator's line, when it is not the first's.
+    json infoRange = nameRange;
+    for (const auto &m : s.analysis->modules)
+      if (m && m->file == k.nameRange.file)
+        for (const auto &d : m->decls)
+          if (d && d->isKernel && d->name.name == k.name && !d->decorators.empty()) {
+            Position last = s.lines.position(d->decorators.back().range.begin);
+            if (last.line != top.line) infoRange = toJson(Range{last, last});
+          }
     json args = json::array({{{"uri", s.uri}, {"kernel", k.name}}});
-    auto lens = [&](const std::string &title, const char *command, json arguments) {
-      out.push_back({{"range", range}, {"command", {{"title", title}, {"command", command}, {"arguments", arguments}}}});
+    auto lens = [&](const json &range, const std::string &title, const char *command, json arguments) {
+      json c = {{"title", title}, {"command", command}};
+      if (!arguments.is_null()) c["arguments"] = std::move(arguments);
+      out.push_back({{"range", range}, {"command", std::move(c)}});
     };
-    lens("▶ Run on GPU", "ph.run", args);
-    lens("Compile", "ph.compile", args);
+    lens(actionRange, "▶ Run on " + o.runTarget, "ph.run", args);
+    json benchArgs = args;
+    benchArgs[0]["bench"] = true;
+    lens(actionRange, "Benchmark", "ph.run", benchArgs);
+    lens(actionRange, "Compile", "ph.compile", args);
     json irArgs = args;
     irArgs[0]["stage"] = "tile";
-    lens("Show MLIR", "ph.showIR", irArgs);
-    // An information lens: the empty command makes clients show it as text.
+    lens(actionRange, "Show MLIR", "ph.showIR", irArgs);
+    // Information lenses: the empty command makes clients show them as text.
     std::string info = "grid " + k.grid + " · " + std::to_string(k.threads) + " threads";
     if (k.configs.size() > 1) info += " · " + std::to_string(k.configs.size()) + " configs";
-    auto it = o.compileFigures.find(k.name);
-    if (it != o.compileFigures.end()) info += " · " + it->second;
-    out.push_back({{"range", range}, {"command", {{"title", info}, {"command", ""}}}});
+    lens(infoRange, info, "", nullptr);
+    if (auto it = o.compileFigures.find(k.name); it != o.compileFigures.end() && !it->second.empty())
+      lens(nameRange, it->second, "", nullptr);
   }
   return out;
 }

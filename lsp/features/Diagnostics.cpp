@@ -11,6 +11,7 @@
 #include "ph/Analysis.h"
 
 #include <map>
+#include <set>
 
 namespace ph::lsp {
 
@@ -83,6 +84,21 @@ std::vector<std::pair<std::string, json>> diagnostics(const Snapshot &s, const F
     out[it->second].second.push_back(toLsp(s, d, o));
   }
   return out;
+}
+
+void mergeBuildDiagnostics(json &into, const json &build) {
+  if (!build.is_array()) return;
+  auto key = [](const json &d) {
+    const json &start = d.value("range", json::object()).value("start", json::object());
+    return d.value("code", std::string()) + "@" + std::to_string(start.value("line", -1));
+  };
+  std::set<std::string> have;
+  for (const json &d : into) have.insert(key(d));
+  for (json d : build) {
+    if (!have.insert(key(d)).second) continue;
+    d["source"] = "ph";
+    into.push_back(std::move(d));
+  }
 }
 
 } // namespace ph::lsp

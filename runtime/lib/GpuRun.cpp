@@ -301,11 +301,11 @@ Comparison compare(const HostTensor &out, const HostTensor &ref) {
   double num = 0, den = 0;
   for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
     double o = out.get(i), r = ref.get(i);
-    if (!std::isfinite(o) && std::isfinite(r)) {
-      ++c.nonFinite;
+    // ph run --check's rule (ph::compareNonFinite): NaN in both or the same infinity agree.
+    if (NonFinite nf = compareNonFinite(o, r); nf != NonFinite::No) {
+      c.nonFinite += nf == NonFinite::Disagree;
       continue;
     }
-    if (!std::isfinite(r)) continue;
     double d = std::fabs(o - r);
     num += d * d;
     den += r * r;

@@ -114,7 +114,7 @@ static json kernelToJson(const ManifestKernel &mk) {
   json tiles = json::array();
   for (const TilePlacement &t : mk.tiles)
     tiles.push_back({{"type", t.type}, {"file", t.at.file}, {"line", t.at.line}, {"col", t.at.col},
-                     {"endLine", t.at.endLine}, {"endCol", t.at.endCol}, {"placement", t.placement}});
+                     {"endLine", t.at.endLine}, {"endCol", t.at.endCol}, {"placement", t.placement}, {"detail", t.detail}});
   j["tiles"] = tiles;
   json tensors = json::array();
   for (const kir::TensorParam &t : k.tensors) {
@@ -170,7 +170,7 @@ static ManifestKernel kernelFromJson(const json &j) {
       mk.tiles.push_back({t.at("type").get<std::string>(),
                           {t.value("file", ""), t.value("line", 0), t.value("col", 0), t.value("endLine", 0),
                            t.value("endCol", 0)},
-                          t.at("placement").get<std::string>()});
+                          t.at("placement").get<std::string>(), t.value("detail", "")});
   for (const json &t : j.at("tensors")) {
     kir::TensorParam tp;
     tp.name = t.at("name").get<std::string>();

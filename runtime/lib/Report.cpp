@@ -93,7 +93,7 @@ json variantJson(const Variant &v) {
   json cfg = json::object();
   for (auto &[n, x] : v.config) cfg[n] = x;
   json tiles = json::array();
-  for (const Tile &t : v.tiles) tiles.push_back({{"type", t.type}, {"range", rangeJson(t.range)}, {"placement", t.placement}});
+  for (const Tile &t : v.tiles) tiles.push_back({{"type", t.type}, {"range", rangeJson(t.range)}, {"placement", t.placement}, {"detail", t.detail}});
   const Occupancy &o = v.occupancy;
   return {{"kernel", v.kernel},
           {"config", cfg},
@@ -141,7 +141,7 @@ Variant variantFrom(const json &j) {
   v.occupancy = {o.value("blocksPerSM", 0), o.value("warpsPerSM", 0), o.value("fraction", 0.0), o.value("limitedBy", ""),
                  o.value("byRegisters", 0), o.value("bySharedMemory", 0), o.value("byThreads", 0)};
   for (const json &t : j.value("tiles", json::array()))
-    v.tiles.push_back({t.at("type").get<std::string>(), rangeFrom(t.at("range")), t.at("placement").get<std::string>()});
+    v.tiles.push_back({t.at("type").get<std::string>(), rangeFrom(t.at("range")), t.at("placement").get<std::string>(), t.value("detail", "")});
   v.notes = j.value("notes", std::vector<std::string>());
   return v;
 }
@@ -184,7 +184,7 @@ Variant fromManifest(const ManifestKernel &mk, const DeviceLimits &device) {
   v.spillLoads = mk.ptxas.spillLoads;
   v.occupancy = occupancy(device, v.threads, v.registers, v.sharedBytes());
   for (const TilePlacement &t : mk.tiles)
-    v.tiles.push_back({t.type, {t.at.file, {t.at.line, t.at.col, -1}, {t.at.endLine, t.at.endCol, -1}}, t.placement});
+    v.tiles.push_back({t.type, {t.at.file, {t.at.line, t.at.col, -1}, {t.at.endLine, t.at.endCol, -1}}, t.placement, t.detail});
   v.notes = mk.notes;
   return v;
 }

@@ -262,6 +262,19 @@ void armRunTimeout(double seconds) {
   setitimer(ITIMER_REAL, &t, nullptr);
 }
 
+/// bf16 inputs arrive as float32 arrays (NumPy has no bfloat16, docs/running.md), as
+/// `ph run` takes them: rounded to bf16 for the parameters declared bf16.
+static LaunchRequest bf16FromF32(const kir::Kernel &sig, LaunchRequest req) {
+  for (auto &[name, t] : req.inputs)
+    for (const kir::TensorParam &p : sig.tensors)
+      if (p.name == name && p.elem == Elem::BF16 && t.elem == Elem::F32) {
+        HostTensor b = HostTensor::zeros(Elem::BF16, t.shape);
+        for (int64_t i = 0; i < t.numElements(); ++i) b.set(i, t.get(i));
+        t = std::move(b);
+      }
+  return req;
+}
+
 /// The random inputs bindLaunch would draw (splitmix64, one stream per tensor,
 /// uniform in [-1, 1)), drawn on every core for tensors of 256 MiB or more: a
 /// decode cache of 8.6 G elements takes minutes on one. Splitmix's state after
@@ -333,7 +346,7 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
     const Variant &v = *variants.front();
     const kir::Kernel &sig = v.meta.sig;
     Bound b;
-    if (std::string e = bindLaunch(sig, opt.request, b.storage, b.args); !e.empty()) {
+    if (std::string e = bindLaunch(sig, bf16FromF32(sig, opt.request), b.storage, b.args); !e.empty()) {
       std::cerr << "error: " << e << "\n";
       return 1;
     }
@@ -397,7 +410,7 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
     std::vector<std::unique_ptr<Bound>> bound;
     bound.push_back(std::make_unique<Bound>());
     Bound &first = *bound.front();
-    LaunchRequest req = opt.request;
+    LaunchRequest req = bf16FromF32(sig, opt.request);
     std::vector<std::string> drawn;
     drawLargeInputs(sig, req, drawn);
     // A configuration the sizes do not suit (a tile that breaks an `@aligned`

@@ -65,7 +65,7 @@ TEST(Report, RoundTripsABuildDocument) {
   mk.dynamicShared = 24576;
   mk.ptxas.registers = 168;
   mk.ptxas.spillStores = 4;
-  mk.tiles.push_back({"tensor<64x64xf16>", {"k.ph", 2, 3, 2, 12}, "shared memory"});
+  mk.tiles.push_back({"tensor<64x64xf16>", {"k.ph", 2, 3, 2, 12}, "shared memory", "2 stages"});
   doc.variants.push_back(report::fromManifest(mk, *doc.device));
 
   std::string text = report::toJson(doc).dump(2);
@@ -100,6 +100,7 @@ TEST(Report, RoundTripsABuildDocument) {
   EXPECT_EQ(v.tiles[0].range.start.line, 2);
   EXPECT_EQ(v.tiles[0].range.start.offset, -1); // backend locations carry no offsets
   EXPECT_EQ(v.tiles[0].placement, "shared memory");
+  EXPECT_EQ(v.tiles[0].detail, "2 stages");
   ASSERT_TRUE(back.device);
   EXPECT_EQ(back.device->sharedPerSM, 233472);
 }

@@ -38,7 +38,23 @@ tc_elem|--size M=128
 tc_cols|--size M=128 --size K=50
 tc_cols|--size M=64 --size K=64
 tc_loop|--size M=128 --size N=96
+softmax|--size N=13 --size C=300
+softmax|--size N=64 --size C=1024
+layer_norm|--size N=13 --size C=300
+rms_norm|--size N=13 --size C=300
+swiglu|--size N=13 --size C=300
+cross_entropy|--size N=13 --size V=300
+sliding_window_attention|--size N=77
+alibi_attention|--size N=77
+softcap_attention|--size Nq=128 --size Nk=77
+gqa_prefill|--size H=4 --size HK=2 --size N=77
+gemm_relu_f16|--size M=256 --size N=384 --size K=192
+gemm_gelu_bf16|--size M=128 --size N=256 --size K=128
+gemm_relu_f16_ragged|--size M=200 --size N=136 --size K=72
 "
+# Issue 16's examples whose GPU lowering is still to come (index tiles and conditions in the
+# two GPU emitters): built when they can be, their cases skipped (not failed) when not.
+pending="cross_entropy sliding_window_attention alibi_attention softcap_attention gqa_prefill"
 here=$(cd "$(dirname "$0")" && pwd)
 build() {
   ph=$1 examples=$2 out=$3
@@ -62,7 +78,21 @@ build() {
     "$ph" build "$here/Inputs/tc_paths.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
-  echo "built 17 kernels (20 variants) into $out"
+  # Issue 16's examples (examples/*.ph, one kernel each, named as the file).
+  for k in softmax layer_norm rms_norm swiglu; do
+    "$ph" build "$examples/$k.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
+      echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
+  done
+  for k in $pending; do
+    "$ph" build "$examples/$k.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 ||
+      echo "pending $k (issue 16): $(tail -1 "$out/$k.build.log")"
+  done
+  # GEMM with a bias and an epilogue (the TileGPU mma.sync path), aligned and ragged.
+  for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu_f16_ragged; do
+    "$ph" build "$examples/gemm.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
+      echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
+  done
+  echo "built 24 kernels (44 variants) into $out, and those of the pending ones that build"
 }
 run() {
   phrun=$1 out=$2
@@ -70,6 +100,9 @@ run() {
   fails=0 n=0
   echo "$cases" | while IFS='|' read -r k sizes; do
     [ -z "$k" ] && continue
+    if [ ! -f "$out/$k/manifest.json" ] && echo " $pending " | grep -q " $k "; then
+      echo "skip $k $sizes: not built (pending, issue 16)"; continue
+    fi
     for seed in 1 2; do
       # shellcheck disable=SC2086
       if "$phrun" "$out/$k" --kernel "$k" $sizes --seed $seed --check >"$out/last.log" 2>&1; then

@@ -105,10 +105,112 @@ def elementwise_case(n):
         args={}, outputs={"Y": np.float16, "S": np.float32}, ref=ref)
 
 
+def masked_attention(q, k, v, scale, visible, bias=None, score=None):
+    """softmax(mask(score(q k^T * scale) + bias)) v, with visible[i, j] the mask."""
+    s = (q @ k.T) * scale
+    if score is not None:
+        s = score(s)
+    if bias is not None:
+        s = s + bias
+    s = np.where(visible, s, -np.inf)
+    return softmax_rows(s) @ v
+
+
+def idx(n, m):
+    return np.arange(n)[:, None], np.arange(m)[None, :]
+
+
+def layer_norm(x, w, b, eps):
+    mu = x.mean(axis=1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+def rms_norm(x, w, eps):
+    return x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps) * w
+
+
+def cross_entropy(x, labels):
+    m = x.max(axis=1, keepdims=True)
+    lse = m + np.log(np.exp(x - m).sum(axis=1, keepdims=True))
+    return lse - np.take_along_axis(x, labels.astype(np.int64), axis=1)
+
+
+def row_case(file, kernel, n, c, extra_in=None, args=None, ref=None, out="Y"):
+    inputs = {"X": (np.float16, (n, c))}
+    inputs.update(extra_in or {})
+    return dict(file=file, kernel=kernel, inputs=inputs, args=args or {}, outputs={out: np.float16}, ref=ref)
+
+
+def sequence_starts(rng, n):
+    """Each position's sequence start, for random sequence lengths packed into n."""
+    starts, s = np.zeros((n, 1), np.int32), 0
+    while s < n:
+        length = int(rng.integers(1, max(2, n // 2)))
+        starts[s:s + length] = s
+        s += length
+    return starts
+
+
+def gqa(q, k, v, scale):
+    h, n, _ = q.shape
+    group = h // k.shape[0]
+    i, j = idx(n, n)
+    return np.stack([masked_attention(q[x], k[x // group], v[x // group], scale, j <= i) for x in range(h)])
+
+
+def attention_variants():
+    sw, slope, cap = 40, 0.3, 5.0
+    n, d = 77, 64
+    i, j = idx(n, n)
+    qkv = lambda dt: {"Q": (dt, (n, d)), "K": (dt, (n, d)), "V": (dt, (n, d))}
+    scale = 1.0 / np.sqrt(d)
+    return {
+        "sliding_window_attention": dict(
+            file="examples/sliding_window_attention.ph", kernel="sliding_window_attention", inputs=qkv(F32),
+            args={"scale": scale, "W": sw}, outputs={"O": F32},
+            ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale, (j <= i) & (j > i - sw))}),
+        "alibi_attention": dict(
+            file="examples/alibi_attention.ph", kernel="alibi_attention", inputs=qkv(F32),
+            args={"scale": scale, "slope": slope}, outputs={"O": F32},
+            ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale, j <= i, bias=-slope * (i - j))}),
+        "softcap_attention": dict(
+            file="examples/softcap_attention.ph", kernel="softcap_attention",
+            inputs={"Q": (F16, (128, d)), "K": (F16, (77, d)), "V": (F16, (77, d))},
+            args={"scale": scale, "cap": cap}, outputs={"O": F16},
+            ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale, np.ones((128, 77), bool),
+                                                 score=lambda s: cap * np.tanh(s / cap))}),
+        "document_attention": dict(
+            file="examples/document_attention.ph", kernel="document_attention",
+            inputs=dict(qkv(F32), Start=(np.int32, (n, 1), sequence_starts)),
+            args={"scale": scale}, outputs={"O": F32},
+            ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale,
+                                                 (j <= i) & (j >= x["Start"].astype(np.int64)))}),
+        "gqa_prefill": dict(
+            file="examples/gqa_prefill.ph", kernel="gqa_prefill",
+            inputs={"Q": (F16, (4, 77, d)), "K": (F16, (2, 77, d)), "V": (F16, (2, 77, d))},
+            args={"scale": scale}, outputs={"O": F16},
+            ref=lambda x: {"O": gqa(x["Q"], x["K"], x["V"], scale)}),
+    }
+def gemm_case(kernel, m, n, k, bias=True):
+    inputs = {"A": (np.float16, (m, k)), "B": (np.float16, (k, n))}
+    if bias:
+        inputs["Bias"] = (np.float16, (1, n))
+    out = "O" if bias else "C"
+    return dict(
+        file="examples/gemm.ph", kernel=kernel, inputs=inputs, args={}, outputs={out: np.float16},
+        ref=lambda i: {out: np.maximum(i["A"] @ i["B"] + (i["Bias"] if bias else 0.0), 0.0)})
+
+
 F16, F32 = np.float16, np.float32
+EPS = 1e-5
 UNALIGNED = "tests/numerics/kernels/attention_unaligned.ph"
 CAUSAL_UNALIGNED = "tests/numerics/kernels/causal_unaligned.ph"
 CASES = {
+    # GEMM with a bias and relu (examples/gemm.ph): aligned, and ragged (masked blocks).
+    "gemm_relu_f16": gemm_case("gemm_relu_f16", 256, 256, 96 + 32),
+    "gemm_relu": gemm_case("gemm_relu", 128, 256, 64, bias=False),
+    "gemm_relu_f16_ragged": gemm_case("gemm_relu_f16_ragged", 200, 136, 72),
     # The seed kernels at sizes their @aligned allows.
     "flash_attention": attn_case("examples/flash_attention.ph", "flash_attention", 128, 96, 64, F16),
     "flash_attention_manual": attn_case("examples/flash_attention_manual.ph", "flash_attention_manual",
@@ -133,6 +235,23 @@ CASES = {
     "rotary_small": rotary_case(3),
     "rotary_pairs_partial": rotary_pairs_case(21),
     "elementwise_partial": elementwise_case(10),
+    # The examples people write (issue 16): ragged rows and columns.
+    "softmax": row_case("examples/softmax.ph", "softmax", 13, 300,
+                        ref=lambda i: {"Y": softmax_rows(i["X"])}),
+    "layer_norm": row_case("examples/layer_norm.ph", "layer_norm", 13, 300,
+                           {"W": (F16, (1, 300)), "B": (F16, (1, 300))}, {"eps": EPS},
+                           ref=lambda i: {"Y": layer_norm(i["X"], i["W"], i["B"], EPS)}),
+    "rms_norm": row_case("examples/rms_norm.ph", "rms_norm", 13, 300, {"W": (F16, (1, 300))}, {"eps": EPS},
+                         ref=lambda i: {"Y": rms_norm(i["X"], i["W"], EPS)}),
+    "swiglu": dict(file="examples/swiglu.ph", kernel="swiglu",
+                   inputs={"G": (F16, (13, 300)), "U": (F16, (13, 300))}, args={}, outputs={"Y": F16},
+                   ref=lambda i: {"Y": i["G"] / (1.0 + np.exp(-i["G"])) * i["U"]}),
+    "cross_entropy": dict(file="examples/cross_entropy.ph", kernel="cross_entropy",
+                          inputs={"X": (F16, (13, 300)),
+                                  "L": (np.int32, (13, 1), lambda rng, n: rng.integers(0, 300, size=(n, 1)))},
+                          args={}, outputs={"Loss": F32},
+                          ref=lambda i: {"Loss": cross_entropy(i["X"], i["L"])}),
+    **attention_variants(),
 }
 
 
@@ -144,8 +263,9 @@ def rel_err(out, ref):
 
 def run_case(name, case, args, rng, tmp):
     inputs = {}
-    for tname, (dtype, shape) in case["inputs"].items():
-        a = rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    for tname, (dtype, shape, *gen) in case["inputs"].items():
+        # Integer inputs (labels, sequence starts) come from their case's generator.
+        a = (gen[0](rng, shape[0]) if gen else rng.uniform(-1.0, 1.0, size=shape)).astype(dtype)
         inputs[tname] = a
         np.save(os.path.join(tmp, f"in_{tname}.npy"), a)
     ref = case["ref"]({k: v.astype(np.float64) for k, v in inputs.items()})

@@ -9,6 +9,10 @@
 #   - the diagnostics it published for each document's final version equal `ph check --json`
 #     on the final text (codes, severities, messages, ranges),
 #   - its resident memory stayed flat (start / peak / end printed; end - start < 64 MB).
+# One document has many items (kernels, and fns they call): edits there insert and remove
+# whole kernels and fns, break and repair calls, so the incremental analysis (an item cache,
+# docs/lsp.md) is compared with ph check across items; the server may publish a version
+# twice (first autotune configurations, then all), so the comparison waits for it to settle.
 # PH_STRESS_EDITS (default 20000) sets the number of edits; PH_STRESS_SEED the random seed.
 import json
 import os
@@ -29,7 +33,11 @@ rng = random.Random(SEED)
 
 SNIPPETS = ["(", ")", "[", "]", "{", "}", " + ", " * ", "let ", "var ", "for ", "kernel ", "fn ", "@", "@autotune(",
             "\u00e9", "\U0001F600", "\u03c3", "\u4e2d\u6587", "\n", "dot_t(", "online_softmax(", ",", "1.0e30",
-            "ctx.block.", "tile<f32>[", "///", " // caf\u00e9 \U0001F680\n", "rowmax(", "x", "0", ";", ":"]
+            "ctx.block.", "tile<f32>[", "///", " // caf\u00e9 \U0001F680\n", "rowmax(", "x", "0", ";", ":",
+            # Whole items and calls across them (the item cache).
+            "\nfn helper(x, a) {\n  x = x * a\n}\n", "\n/// doc\nfn finish(acc, l) {\n  acc = acc / l\n}\n",
+            "\n@tensorcore\n@autotune(BR in [32, 64])\nkernel extra(X: tensor<f32>[N, D]) {\n  var t: tile<f32>[BR, D] = X[ctx.block.x * BR :+ BR, :]\n  helper(t, 2.0)\n  X[ctx.block.x * BR :+ BR, :] = t\n}\n",
+            "  finish(acc, l)\n", "helper(acc, 0.5)\n", "\n}\n"]
 
 
 def fail(msg):
@@ -42,6 +50,18 @@ def fail(msg):
 examples = sorted(os.path.join(SRC, "examples", f) for f in os.listdir(os.path.join(SRC, "examples")) if f.endswith(".ph"))
 paths = examples[:4] + [os.path.join(SRC, "std", "attention.ph")]
 tmp = tempfile.mkdtemp(prefix="ph-lsp-stress-")
+# Many items: 6 renamed copies of mha.ph's kernels, each calling a fn of the file.
+mha = open(os.path.join(SRC, "examples", "mha.ph"), encoding="utf-8").read()
+many = "fn finish(acc, l) {\n  acc = acc * l\n}\n"
+for n in range(6):
+    t = mha
+    for k in ("mha_causal_bf16", "mha_causal_f16", "mha_bf16", "mha_f16"):
+        t = t.replace("kernel %s(" % k, "kernel %s_%d(" % (k, n))
+    many += t.replace("  O[b, h, row :+ BR, :] = acc\n", "  finish(acc, 1.0)\n  O[b, h, row :+ BR, :] = acc\n")
+many_path = os.path.join(tmp, "many_items.ph")
+with open(many_path, "w", encoding="utf-8") as f:
+    f.write(many)
+paths.append(many_path)
 docs = []
 for i, p in enumerate(paths):
     d = os.path.join(tmp, "d%d" % i)
@@ -81,7 +101,7 @@ def random_change(text):
 
 
 for step in range(EDITS):
-    d = rng.choice(docs)
+    d = docs[-1] if rng.random() < 0.3 else rng.choice(docs)
     changes = []
     for _ in range(rng.choice([1, 1, 1, 2, 3])):
         change, span = random_change(d["text"])
@@ -155,7 +175,12 @@ if extra:
     fail("responses nobody asked for: %r" % extra[:5])
 elapsed = time.time() - t0
 
-# The final diagnostics equal `ph check` on the final text.
+# The final diagnostics equal `ph check` on the final text (after the last publication of
+# the final version: the first configurations may come first, then all of them).
+for d in docs:
+    client.wait_diagnostics(d["uri"], d["version"], timeout=HANG_S)
+client.hover(docs[0]["uri"], 0, 0, timeout=HANG_S)
+time.sleep(1.0)
 for d in docs:
     got = published(client.wait_diagnostics(d["uri"], d["version"], timeout=HANG_S))
     with open(d["path"], "w", encoding="utf-8", newline="") as f:

@@ -12,6 +12,8 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include <pthread.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -44,14 +46,42 @@ bool inputsRefused(int argc, char **argv) {
   return false;
 }
 
-} // namespace
+/// MLIR's parser, verifier and printer recurse once per nesting level. On the main
+/// thread's 8 MiB, 4 000 nested regions overflowed, below the 4 096 that
+/// refuseMlirText lets through; this thread's stack holds kMaxMlirNesting levels with
+/// room to spare (measured: docs/reliability.md, "Limits").
+constexpr size_t kStackBytes = 512ull << 20;
 
-int main(int argc, char **argv) {
-  if (inputsRefused(argc, argv)) return 1;
+struct MainArgs {
+  int argc;
+  char **argv;
+  int result = 1;
+};
+
+void *optMain(void *p) {
+  auto *a = static_cast<MainArgs *>(p);
   mlir::registerAllPasses();
   ph::tile::registerPasses();
   mlir::DialectRegistry registry;
   ph::tile::registerDialects(registry);
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "Ph optimizer driver (tile dialect)\n", registry));
+  a->result = mlir::asMainReturnCode(
+      mlir::MlirOptMain(a->argc, a->argv, "Ph optimizer driver (tile dialect)\n", registry));
+  return nullptr;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (inputsRefused(argc, argv)) return 1;
+  MainArgs a{argc, argv};
+  pthread_attr_t attr;
+  pthread_t thread;
+  // The stack is reserved address space, committed only as deep as the input goes.
+  if (pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, kStackBytes) == 0 &&
+      pthread_create(&thread, &attr, optMain, &a) == 0) {
+    pthread_join(thread, nullptr);
+    return a.result;
+  }
+  optMain(&a); // no big stack to be had (an address-space limit): the main thread's
+  return a.result;
 }

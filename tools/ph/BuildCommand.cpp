@@ -1,11 +1,14 @@
 //===- BuildCommand.cpp - `ph build`: cubins + manifest.json ---------------===//
 //
-// ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...] [--json]
+// ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...]
+//          [-j N] [--no-cache] [--time] [--time-passes] [--json]
 //
 // Compiles every kernel (or K) for every autotune configuration with the SIMT
 // GPU target, writes one cubin per variant and manifest.json (signature, grid
 // formula, block, shared memory, ptxas's registers and spills, the source) to
 // DIR (default `ph-build`), which `ph-run DIR` runs on a machine with a GPU.
+// The variants compile in parallel and come from the build cache when their
+// kir is unchanged (VariantCompiler.h, docs/compile.md).
 // With --json, stdout is one ph-output document (docs/output.md) instead of text:
 // the diagnostics, and per variant its resources, occupancy and tile placements.
 //
@@ -15,26 +18,39 @@
 
 #include "ph/Analysis.h"
 #ifdef PH_HAVE_BACKEND
+#include "VariantCompiler.h"
 #include "ph/Backend/GpuTarget.h"
+#include "ph/Cache/Store.h"
 #include "ph/Runtime/Manifest.h"
 #include "ph/Runtime/Report.h"
 #endif
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace ph::driver {
 
 static const char *buildUsage =
-    "usage: ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...] [--json]\n"
+    "usage: ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...]\n"
+    "                [-j N] [--no-cache] [--time] [--time-passes] [--json]\n"
     "\n"
     "Compiles each kernel and autotune configuration to a cubin (SIMT target: tiles in shared\n"
     "memory, PTX from LLVM's NVPTX backend, cubin from ptxas) and writes DIR/manifest.json.\n"
     "The default target is the GPU present, else sm_90; the default DIR is `ph-build`.\n"
-    "Run the result with `ph-run DIR`. --json writes one ph-output document (docs/output.md)\n"
-    "on stdout: diagnostics, and per variant registers, shared memory, spills, occupancy and\n"
-    "where each tile lives. Exit status: 0 built, 1 errors, 2 bad usage.\n";
+    "Run the result with `ph-run DIR`. Exit status: 0 built, 1 errors, 2 bad usage.\n"
+    "\n"
+    "  -j N           compile N variants at a time (default: every core); output is the same\n"
+    "  --no-cache     compile every variant; read and write no cache entry\n"
+    "  --time         per variant, where the time went (stderr)\n"
+    "  --time-passes  per variant, MLIR's pass timing report (stderr)\n"
+    "  --json         stdout is one ph-output document (docs/output.md): diagnostics, and per\n"
+    "                 variant registers, shared memory, spills, occupancy, where each tile lives\n"
+    "\n"
+    "Compiled variants are cached in $XDG_CACHE_HOME/ph (default ~/.cache/ph; PH_CACHE_DIR\n"
+    "overrides), at most PH_CACHE_MAX_SIZE bytes (default 1G); `ph cache clear` empties it.\n";
 
 static bool parseConfig(const std::string &text, std::vector<std::pair<std::string, int64_t>> &out) {
   size_t pos = 0;
@@ -55,7 +71,8 @@ static bool parseConfig(const std::string &text, std::vector<std::pair<std::stri
 int buildCommand(const Args &args) {
   std::string file, kernel, target, outDir = "ph-build", stdDir;
   std::vector<std::pair<std::string, int64_t>> config;
-  bool json = false;
+  unsigned jobs = 0;
+  bool noCache = false, time = false, timePasses = false, json = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     auto next = [&](std::string &v) {
@@ -67,8 +84,6 @@ int buildCommand(const Args &args) {
     if (a == "--help" || a == "-h") {
       std::fputs(buildUsage, stdout);
       return 0;
-    } else if (a == "--json") {
-      json = true;
     } else if (a == "--kernel" || a == "--target" || a == "-o" || a == "--std" || a == "--config") {
       if (!next(v)) {
         std::fprintf(stderr, "ph build: `%s` needs a value\n", a.c_str());
@@ -82,6 +97,27 @@ int buildCommand(const Args &args) {
         std::fprintf(stderr, "ph build: `--config` expects NAME=VALUE[,NAME=VALUE...], found `%s`\n", v.c_str());
         return 2;
       }
+    } else if (a == "-j" || a == "--jobs" || (a.size() > 2 && a.rfind("-j", 0) == 0)) {
+      if (a.size() > 2 && a[1] == 'j') v = a.substr(2);
+      else if (!next(v)) {
+        std::fprintf(stderr, "ph build: `%s` needs a value\n", a.c_str());
+        return 2;
+      }
+      char *stop = nullptr;
+      long n = std::strtol(v.c_str(), &stop, 10);
+      if (v.empty() || *stop || n < 1 || n > 1024) {
+        std::fprintf(stderr, "ph build: `-j` expects a number of jobs from 1 to 1024, found `%s`\n", v.c_str());
+        return 2;
+      }
+      jobs = unsigned(n);
+    } else if (a == "--json") {
+      json = true;
+    } else if (a == "--no-cache") {
+      noCache = true;
+    } else if (a == "--time") {
+      time = true;
+    } else if (a == "--time-passes") {
+      timePasses = true;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "ph build: unknown option `%s`\n%s", a.c_str(), buildUsage);
       return 2;
@@ -109,6 +145,7 @@ int buildCommand(const Args &args) {
     std::fprintf(stderr, "ph build: unknown target `%s` (expected sm_90 or sm_80)\n", target.c_str());
     return 2;
   }
+  auto started = std::chrono::steady_clock::now();
   // --json: everything the build says goes into one document on stdout.
   rt::report::Document doc;
   doc.command = "build";
@@ -121,7 +158,7 @@ int buildCommand(const Args &args) {
       if (!why.empty()) std::fprintf(stderr, "ph build: %s\n", why.c_str());
       return 1;
     }
-    doc.error = why;
+    if (doc.error.empty()) doc.error = why;
     std::cout << rt::report::toJson(doc).dump(2) << "\n";
     return 1;
   };
@@ -147,56 +184,107 @@ int buildCommand(const Args &args) {
   m.compiler = "ph 0.1.0";
   m.source = {file, text};
   for (const auto &f : prelude->files) m.prelude.push_back({f->path(), f->text()});
-  backend::GpuOptions go;
-  go.arch = target;
-  go.sources = &analysis->sources;
-  bool failed = false;
-  for (const auto &k : analysis->specialised) {
-    if (!kernel.empty() && k->name != kernel) continue;
-    backend::GpuBinary bin;
-    bool ok = backend::compileForGpu(*k, go, bin, err);
+
+  std::vector<const kir::Kernel *> variants;
+  for (const auto &k : analysis->specialised)
+    if (kernel.empty() || k->name == kernel) variants.push_back(k.get());
+  VariantOptions vo;
+  vo.gpu.arch = target;
+  vo.gpu.sources = &analysis->sources;
+  vo.gpu.timePasses = timePasses;
+  vo.jobs = jobs;
+  std::optional<cache::Store> store;
+  if (!noCache) {
+    std::string dir = cache::Store::defaultDir(), sizeErr;
+    uint64_t bound = cache::Store::defaultMaxBytes(sizeErr);
+    if (!sizeErr.empty()) std::fprintf(stderr, "ph build: warning: %s\n", sizeErr.c_str());
+    if (!dir.empty()) store.emplace(dir, bound);
+    else std::fprintf(stderr, "ph build: warning: no cache (set XDG_CACHE_HOME, HOME or PH_CACHE_DIR)\n");
+  }
+  vo.cache = store ? &*store : nullptr;
+
+  bool failed = false, writeFailed = false;
+  size_t cached = 0, compiled = 0;
+  auto written = [&](size_t i, VariantResult &r) {
+    const kir::Kernel &k = *variants[i];
+    backend::GpuBinary &bin = r.bin;
     for (const Diagnostic &d : bin.diagnostics) report(d);
-    if (!ok) {
+    if (time) {
+      // CPU milliseconds per step (wall in parentheses when a loaded machine made it differ).
+      std::string line = k.name + " [" + k.configName() + "]:";
+      double ours = 0, oursWall = 0;
+      for (const backend::PhaseTime &p : bin.phases) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%s %s %.1f", line.back() == ':' ? "" : ",", p.name.c_str(), p.cpuMs);
+        line += buf;
+        if (p.ms > 1.5 * p.cpuMs + 1) {
+          std::snprintf(buf, sizeof buf, " (wall %.1f)", p.ms);
+          line += buf;
+        }
+        if (p.name != "ptxas" && p.name != "cache") ours += p.cpuMs, oursWall += p.ms;
+      }
+      char tail[96];
+      std::snprintf(tail, sizeof tail, "; ours %.1f ms CPU, %.1f wall; variant %.1f ms wall", ours, oursWall, r.ms);
+      std::fprintf(stderr, "time: %s%s\n", line.c_str(), r.cached ? "" : tail);
+    }
+    if (timePasses && !bin.passTiming.empty())
+      std::fprintf(stderr, "passes: %s [%s]\n%s", k.name.c_str(), k.configName().c_str(), bin.passTiming.c_str());
+    if (!r.ok) {
       if (bin.diagnostics.empty() || bin.diagnostics.back().severity != Severity::Error) {
-        std::string why = "`" + k->name + "` [" + k->configName() + "]: " + err;
         if (json) {
           // A lowering failure without a diagnostic of its own: E0502 on the kernel.
           Diagnostic d;
           d.kind = DiagKind::BackendError;
           d.severity = Severity::Error;
-          d.range = k->loc;
-          d.message = formatDiag(DiagKind::BackendError, {err});
-          if (!k->configName().empty()) d.notes.push_back({k->loc, "in configuration " + k->configName()});
+          d.range = k.loc;
+          d.message = formatDiag(DiagKind::BackendError, {r.err});
+          if (!k.configName().empty()) d.notes.push_back({k.loc, "in configuration " + k.configName()});
           report(d);
         } else {
-          std::fprintf(stderr, "ph build: %s\n", why.c_str());
+          std::fprintf(stderr, "ph build: `%s` [%s]: %s\n", k.name.c_str(), k.configName().c_str(), r.err.c_str());
         }
       }
       failed = true;
-      continue;
+      return;
     }
+    ++(r.cached ? cached : compiled);
+    if (writeFailed) return;
     std::string path = outDir + "/" + bin.meta.cubin;
-    if (std::string e = rt::writeFile(path, bin.cubin.data(), bin.cubin.size()); !e.empty()) return fail(e);
-    rt::writeFile(outDir + "/" + rt::variantFileName(*k, "ptx"), bin.ptx.data(), bin.ptx.size());
+    if (std::string e = rt::writeFile(path, bin.cubin.data(), bin.cubin.size()); !e.empty()) {
+      if (json) doc.error = e;
+      else std::fprintf(stderr, "ph build: %s\n", e.c_str());
+      writeFailed = true;
+      return;
+    }
+    rt::writeFile(outDir + "/" + rt::variantFileName(k, "ptx"), bin.ptx.data(), bin.ptx.size());
     // Under the tensor-core lowering, where the tiles live (the manifest's notes list each).
     std::string unit;
     if (bin.meta.unit == "tensorcore" && !bin.meta.notes.empty()) unit = ", " + bin.meta.notes[0];
-    if (json)
+    if (json) {
       doc.variants.push_back(rt::report::fromManifest(bin.meta, *doc.device));
-    else
-      std::printf("%s [%s]: %s, %d registers, %d B shared memory, %d B spilled%s -> %s\n", k->name.c_str(),
-                  k->configName().c_str(), target.c_str(), bin.meta.ptxas.registers, bin.meta.dynamicShared,
-                  bin.meta.ptxas.spillStores + bin.meta.ptxas.spillLoads, unit.c_str(), path.c_str());
+    } else {
+      std::printf("%s [%s]: %s, %d registers, %d B shared memory, %d B spilled%s -> %s%s\n", k.name.c_str(),
+                  k.configName().c_str(), target.c_str(), bin.meta.ptxas.registers, bin.meta.dynamicShared,
+                  bin.meta.ptxas.spillStores + bin.meta.ptxas.spillLoads, unit.c_str(), path.c_str(),
+                  r.cached ? " (cached)" : "");
+      // Figures as they arrive (an editor reads them through a pipe).
+      std::fflush(stdout);
+    }
     m.kernels.push_back(std::move(bin.meta));
-  }
-  if (failed) return fail(doc.error);
+  };
+  compileVariants(variants, vo, written,
+                  [](const std::string &w) { std::fprintf(stderr, "ph build: warning: %s\n", w.c_str()); });
+  if (store && compiled) store->evict();
+  if (writeFailed || failed) return fail(doc.error);
   if (std::string e = rt::writeManifest(outDir, m); !e.empty()) return fail(e);
   if (json) {
     doc.ok = true;
     std::cout << rt::report::toJson(doc).dump(2) << "\n";
-  } else {
-    std::printf("wrote %s/manifest.json (%zu variant(s))\n", outDir.c_str(), m.kernels.size());
+    return 0;
   }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::printf("wrote %s/manifest.json (%zu variant(s)): %zu compiled, %zu cached, %.2f s\n", outDir.c_str(),
+              m.kernels.size(), compiled, cached, secs);
   return 0;
 #endif
 }

@@ -9,6 +9,7 @@
 #include "DriverUtil.h"
 
 #include "ph/Analysis.h"
+#include "ph/Limits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -71,9 +72,28 @@ int checkCommand(const Args &args) {
   nlohmann::json out = nlohmann::json::array();
   for (const std::string &path : files) {
     std::string text, err;
-    if (!readFile(path, text, err)) {
-      std::fprintf(stderr, "ph check: %s\n", err.c_str());
+    DiagKind why = DiagKind::Count;
+    if (!limits::readRegularFile(path, limits::kMaxSourceBytes, text, err, &why)) {
       anyError = true;
+      if (why == DiagKind::Count) {
+        std::fprintf(stderr, "ph check: %s\n", err.c_str());
+        continue;
+      }
+      // E0602 / E0603: a diagnostic on the file itself (there is no text to point into).
+      if (json) {
+        nlohmann::json pos = {{"line", 1}, {"col", 1}, {"offset", 0}};
+        out.push_back({{"file", path},
+                       {"diagnostics",
+                        {{{"code", diagInfo(why).code},
+                          {"name", diagInfo(why).name},
+                          {"severity", "error"},
+                          {"message", err},
+                          {"range", {{"file", path}, {"start", pos}, {"end", pos}}},
+                          {"notes", nlohmann::json::array()},
+                          {"fixes", nlohmann::json::array()}}}}});
+      } else {
+        std::cout << path << ": error[" << diagInfo(why).code << "]: " << err << "\n";
+      }
       continue;
     }
     AnalyzeOptions opts;

@@ -19,5 +19,6 @@ int emitCommand(const Args &args);
 int runCommand(const Args &args);
 int buildCommand(const Args &args);
 int benchCommand(const Args &args);
+int cacheCommand(const Args &args);
 
 } // namespace ph::driver

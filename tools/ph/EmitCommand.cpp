@@ -27,16 +27,19 @@ using namespace ph;
 namespace {
 
 const char *usage =
-    "usage: ph emit FILE [--kernel K] [--stage S] [--config BR=64,BC=32] [--debug-info] [--json]\n"
+    "usage: ph emit FILE [--kernel K] [--stage S] [--config BR=64,BC=32] [--target sm_90a] [--debug-info] [--json]\n"
     "\n"
     "Prints one kernel at a stage of its compilation:\n"
     "  kir      the checked, inlined, specialised kernel\n"
     "  tile     the tile dialect (target-independent MLIR)\n"
+    "  tilegpu  the tile dialect with the GPU target's layouts, shared buffers and async copies\n"
     "  cpu      the CPU target's loops (scf, memref, arith, math)\n"
     "  llvm     the LLVM dialect; llvm-ir: LLVM IR; asm: the host assembly the CPU JIT runs\n"
     "  gpu, ptx the GPU target's stages (when built in)\n"
     "The default stage is tile. --config picks an autotune variant (default: the first).\n"
     "--debug-info prints MLIR locations (file:line:col ranges of the source).\n"
+    "--target sm_80|sm_86|sm_89|sm_90|sm_90a picks the GPU stages' architecture, whatever GPU is present\n"
+    "(default: the GPU present, else sm_90).\n"
     "--json writes one ph-output document (docs/output.md): the text and the diagnostics.\n";
 
 /// --json: what the command says goes into this document on stdout.
@@ -81,7 +84,7 @@ bool parseConfig(const std::string &s, std::vector<std::pair<std::string, int64_
 } // namespace
 
 int ph::driver::emitCommand(const Args &args) {
-  std::string file, kernel, stageText = "tile";
+  std::string file, kernel, stageText = "tile", target;
   std::vector<std::pair<std::string, int64_t>> config;
   bool debugInfo = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -121,6 +124,9 @@ int ph::driver::emitCommand(const Args &args) {
         return fail("`--config` takes NAME=VALUE[,NAME=VALUE...], e.g. `BR=64,BC=32`", 2);
     } else if (a == "--debug-info") {
       debugInfo = true;
+    } else if (a == "--target") {
+      if (!need(target))
+        return fail("`--target` needs an architecture, e.g. `sm_90a`", 2);
     } else if (a == "--json") {
       jsonMode = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -189,6 +195,7 @@ int ph::driver::emitCommand(const Args &args) {
   backend::EmitOptions eo;
   eo.sources = &a->sources;
   eo.debugInfo = debugInfo;
+  eo.arch = target;
   std::string out = backend::emitStage(k, stage, err, eo);
   if (!err.empty() || out.empty())
     return fail("cannot emit `" + kernel + "` at stage `" + stageText + "`: " + err);

@@ -313,14 +313,6 @@ std::string fmt(double v, const char *f = "%.3g") {
   return buf;
 }
 
-std::string readFile(const std::string &path, bool &ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string gridText(const int64_t g[3]) {
   return "(" + std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " + std::to_string(g[2]) + ")";
 }
@@ -337,10 +329,9 @@ int ph::driver::runCommand(const Args &args) {
   if (std::string err = parseArgs(args, o); !err.empty())
     return usageError(err);
 
-  bool ok = false;
-  std::string text = readFile(o.file, ok);
-  if (!ok) {
-    std::fprintf(stderr, "ph run: cannot read `%s`\n", o.file.c_str());
+  std::string text, readErr;
+  if (!limits::readRegularFile(o.file, limits::kMaxSourceBytes, text, readErr)) {
+    std::fprintf(stderr, "ph run: %s\n", readErr.c_str());
     return 1;
   }
   auto t0 = std::chrono::steady_clock::now();
@@ -553,6 +544,7 @@ int ph::driver::runCommand(const Args &args) {
                       {"rel_err", cmp.c.relErr},
                       {"tolerance", cmp.c.tolerance},
                       {"nan_count", cmp.c.nanCount},
+                      {"agreed_non_finite", cmp.c.agreedNonFinite},
                       {"passed", cmp.c.passed}});
       j["check"] = {{"passed", checkPassed}, {"reference", "interp"}, {"reference_ms", refMs}, {"outputs", cs}};
     }
@@ -578,10 +570,14 @@ int ph::driver::runCommand(const Args &args) {
     std::printf("time     %.3f ms\n", result.runMs);
     for (const Comparison &cmp : comparisons) {
       const OutputComparison &c = cmp.c;
+      std::string extra;
+      if (c.nanCount)
+        extra += ", " + std::to_string(c.nanCount) + " NaN or infinite in one only";
+      if (c.agreedNonFinite)
+        extra += ", " + std::to_string(c.agreedNonFinite) + " NaN or infinite in both (agree)";
       std::printf("check    %s: max abs err %s, rel err %s (tolerance %s for %s)%s %s\n", cmp.name.c_str(),
                   fmt(c.maxAbs).c_str(), fmt(c.relErr).c_str(), fmt(c.tolerance, "%g").c_str(),
-                  elemName(cmp.elem), c.nanCount ? (", " + std::to_string(c.nanCount) + " NaN").c_str() : "",
-                  c.passed ? "ok" : "FAILED");
+                  elemName(cmp.elem), extra.c_str(), c.passed ? "ok" : "FAILED");
     }
     if (o.check && targetName == "interp")
       std::printf("note     --check with --target interp compares the interpreter with itself\n");

@@ -18,6 +18,7 @@ static const char *usage =
     "                                 [--check] [--json]\n"
     "  build FILE [--kernel K]        cubins + manifest.json [--target sm_90|sm_80|cpu] [-o DIR]\n"
     "  bench FILE --kernel K          time every autotune variant (median, TFLOP/s or GB/s)\n"
+    "  cache [info|clear|dir]         the build cache of compiled variants (docs/compile.md)\n"
     "\n"
     "`ph <command> --help` describes a command's options.\n";
 
@@ -33,6 +34,7 @@ int main(int argc, char **argv) {
   if (cmd == "run") return runCommand(args);
   if (cmd == "build") return buildCommand(args);
   if (cmd == "bench") return benchCommand(args);
+  if (cmd == "cache") return cacheCommand(args);
   if (cmd == "--version") {
     std::puts("ph 0.1.0");
     return 0;

@@ -26,8 +26,9 @@ function cell(v: unknown): string {
 }
 
 // Keys that are plumbing, not figures: left out of the table.
+// `outputDir`, the default sizes and the note go in the header above the table instead.
 const hidden = new Set(['result', 'stdout', 'stderr', 'summary', 'message', 'offer', 'exitCode', 'outputs',
-  'scalars', 'seed', 'analyze_ms', 'log']);
+  'scalars', 'seed', 'analyze_ms', 'log', 'outputDir', 'defaultSizes', 'note', 'requestedTarget', 'figuresDetail', 'compile_ms', 'threads']);
 
 function scalarsOf(r: Row): Row {
   const out: Row = {};
@@ -110,4 +111,22 @@ export function summaryLine(result: unknown): string {
     if (typeof s === 'string' && s.length > 0) return s;
   }
   return parts.join(' ').replace(/:$/, '') || (rows.length ? JSON.stringify(rows[0]) : 'no result');
+}
+
+/** The results header: what ran, where, with which sizes (and which were the server's defaults). */
+export function resultHeader(title: string, result: unknown, ms: number, relative: (p: string) => string = (p) => p): string {
+  const r = (result ?? {}) as Record<string, any>;
+  const inner = (r.result && typeof r.result === 'object' ? r.result : {}) as Record<string, any>;
+  const parts = [title];
+  const target = r.target ?? inner.target;
+  if (target && !title.includes(` on ${target}`)) parts.push(`on ${target}`);
+  const sizes = (inner.sizes ?? r.sizes) as Record<string, number> | undefined;
+  if (sizes && typeof sizes === 'object' && Object.keys(sizes).length) {
+    const defaulted = new Set<string>(Array.isArray(r.defaultSizes) ? r.defaultSizes : Object.keys(r.defaultSizes ?? {}));
+    parts.push('sizes ' + Object.entries(sizes).map(([k, v]) => `${k}=${v}${defaulted.has(k) ? '*' : ''}`).join(' '));
+    if (defaulted.size) parts.push('(* the server\'s default: see ph.sizes)');
+  }
+  if (typeof r.note === 'string') parts.push(`· ${r.note}`);
+  if (typeof r.outputDir === 'string') parts.push(`→ ${relative(r.outputDir)}`);
+  return `── ${parts.join(' ')} (${(ms / 1000).toFixed(2)} s)`;
 }

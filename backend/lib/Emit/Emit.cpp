@@ -9,6 +9,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -30,7 +31,7 @@ struct StageInfo {
   Stage stage;
   const char *name;
 };
-const StageInfo kStages[] = {{Stage::Kir, "kir"},   {Stage::Tile, "tile"},
+const StageInfo kStages[] = {{Stage::Kir, "kir"},   {Stage::Tile, "tile"}, {Stage::TileGpu, "tilegpu"},
                              {Stage::Cpu, "cpu"},   {Stage::Llvm, "llvm"},
                              {Stage::LlvmIR, "llvm-ir"}, {Stage::Asm, "asm"},
                              {Stage::Gpu, "gpu"},   {Stage::GpuLlvm, "gpu-llvm"},
@@ -117,11 +118,14 @@ std::unique_ptr<MLIRContext> ph::backend::makeContext() {
 }
 
 bool ph::backend::runPipeline(ModuleOp module,
-                              const std::function<void(OpPassManager &)> &build, std::string &err) {
+                              const std::function<void(OpPassManager &)> &build, std::string &err,
+                              TimingScope *timing) {
   CaptureDiagnostics capture(module.getContext(), err);
   if (failed(verify(module)))
     return false;
   PassManager pm(module.getContext());
+  if (timing)
+    pm.enableTiming(*timing);
   build(pm);
   return succeeded(pm.run(module));
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Stages.h"
 
+#include "ph/Builtins.h"
 #include "ph/Dialect/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -86,6 +87,8 @@ private:
   Value expr(const kir::Expr &e);
   Value unary(const kir::Expr &e, Location l);
   Value binary(const kir::Expr &e, Location l);
+  Value compare(const kir::Expr &e, Location l);
+  Value select(const kir::Expr &e, Location l);
 
   struct SliceOperands {
     SmallVector<Value> offsets;
@@ -118,6 +121,7 @@ Type Emitter::elemType(Elem e) {
   case Elem::FloatLit: return b.getF32Type();
   case Elem::I32:
   case Elem::IntLit: return b.getI32Type();
+  case Elem::Bool: return b.getI1Type();
   }
   return b.getF32Type();
 }
@@ -204,6 +208,8 @@ Value Emitter::unary(const kir::Expr &e, Location l) {
     return {};
   bool isF = isa<FloatType>(getElementTypeOrSelf(x.getType()));
   switch (e.op) {
+  case kir::Op::Not: // x xor true
+    return arith::XOrIOp::create(b, l, x, coerce(l, arith::ConstantIntOp::create(b, l, b.getI1Type(), 1), x.getType()));
   case kir::Op::Neg:
     if (isF)
       return arith::NegFOp::create(b, l, x);
@@ -217,14 +223,13 @@ Value Emitter::unary(const kir::Expr &e, Location l) {
   }
   if (!isF)
     return fail(e.loc, std::string("`") + kir::opName(e.op) + "` of an integer value");
-  switch (e.op) {
-  case kir::Op::Exp: return math::ExpOp::create(b, l, x);
-  case kir::Op::Exp2: return math::Exp2Op::create(b, l, x);
-  case kir::Op::Log: return math::LogOp::create(b, l, x);
-  case kir::Op::Sqrt: return math::SqrtOp::create(b, l, x);
-  case kir::Op::Rsqrt: return math::RsqrtOp::create(b, l, x);
-  default: return fail(e.loc, std::string("unknown unary op `") + kir::opName(e.op) + "`");
-  }
+  // The elementwise builtins: the registry names the `math` op (math.exp,
+  // math.tanh, ...), which every lowering applies elementwise.
+  const ph::Builtin *bi = ph::builtinOfOp(e.op);
+  if (!bi || !bi->mlirOp)
+    return fail(e.loc, std::string("unknown unary op `") + kir::opName(e.op) + "`");
+  OperationState st(l, bi->mlirOp, ValueRange{x}, TypeRange{x.getType()});
+  return b.create(st)->getResult(0);
 }
 
 Value Emitter::binary(const kir::Expr &e, Location l) {
@@ -242,8 +247,44 @@ Value Emitter::binary(const kir::Expr &e, Location l) {
   case kir::Op::Rem: return isF ? arith::RemFOp::create(b, l, x, y).getResult() : arith::RemSIOp::create(b, l, x, y).getResult();
   case kir::Op::Max: return isF ? arith::MaximumFOp::create(b, l, x, y).getResult() : arith::MaxSIOp::create(b, l, x, y).getResult();
   case kir::Op::Min: return isF ? arith::MinimumFOp::create(b, l, x, y).getResult() : arith::MinSIOp::create(b, l, x, y).getResult();
+  case kir::Op::And: return arith::AndIOp::create(b, l, x, y).getResult();
+  case kir::Op::Or: return arith::OrIOp::create(b, l, x, y).getResult();
   default: return fail(e.loc, std::string("unknown binary op `") + kir::opName(e.op) + "`");
   }
+}
+
+/// `a < b` and the others: arith.cmpf (ordered) or arith.cmpi (signed), which
+/// every lowering applies elementwise like any arith op.
+Value Emitter::compare(const kir::Expr &e, Location l) {
+  kir::KType operand = e.operands[0]->type;
+  operand.shape = e.type.shape;
+  Type t = typeOf(operand);
+  Value x = coerce(l, expr(*e.operands[0]), t);
+  Value y = coerce(l, expr(*e.operands[1]), t);
+  if (!x || !y)
+    return {};
+  if (isa<FloatType>(getElementTypeOrSelf(t))) {
+    arith::CmpFPredicate p = e.op == kir::Op::Lt ? arith::CmpFPredicate::OLT : e.op == kir::Op::Le ? arith::CmpFPredicate::OLE
+                             : e.op == kir::Op::Gt ? arith::CmpFPredicate::OGT : e.op == kir::Op::Ge ? arith::CmpFPredicate::OGE
+                             : e.op == kir::Op::Eq ? arith::CmpFPredicate::OEQ : arith::CmpFPredicate::UNE;
+    return arith::CmpFOp::create(b, l, p, x, y);
+  }
+  arith::CmpIPredicate p = e.op == kir::Op::Lt ? arith::CmpIPredicate::slt : e.op == kir::Op::Le ? arith::CmpIPredicate::sle
+                           : e.op == kir::Op::Gt ? arith::CmpIPredicate::sgt : e.op == kir::Op::Ge ? arith::CmpIPredicate::sge
+                           : e.op == kir::Op::Eq ? arith::CmpIPredicate::eq : arith::CmpIPredicate::ne;
+  return arith::CmpIOp::create(b, l, p, x, y);
+}
+
+/// `where(c, a, b)`: arith.select on operands broadcast to the result's shape.
+Value Emitter::select(const kir::Expr &e, Location l) {
+  kir::KType cond = e.operands[0]->type;
+  cond.shape = e.type.shape;
+  Value c = coerce(l, expr(*e.operands[0]), typeOf(cond));
+  Value x = coerce(l, expr(*e.operands[1]), typeOf(e.type));
+  Value y = coerce(l, expr(*e.operands[2]), typeOf(e.type));
+  if (!c || !x || !y)
+    return {};
+  return arith::SelectOp::create(b, l, c, x, y);
 }
 
 Value Emitter::expr(const kir::Expr &e) {
@@ -314,6 +355,12 @@ Value Emitter::expr(const kir::Expr &e) {
     return coerce(l, expr(*e.operands[0]), t);
   case kir::ExprKind::Unary:
     return unary(e, l);
+  case kir::ExprKind::Compare:
+    return compare(e, l);
+  case kir::ExprKind::Select:
+    return select(e, l);
+  case kir::ExprKind::IndexTile:
+    return tile::IotaOp::create(b, l, typeOf(e.type), b.getI32IntegerAttr(static_cast<int32_t>(e.index)));
   case kir::ExprKind::Binary:
     return binary(e, l);
   case kir::ExprKind::Dot: {
@@ -505,6 +552,19 @@ OwningOpRef<ModuleOp> Emitter::run(std::string &err) {
   size_t a = 0;
   for (size_t i = 0; i < k.tensors.size(); ++i)
     tensorArgs.push_back(entry->getArgument(a++));
+  // `@aligned(N = B)`: the launch refuses N % B != 0, so the GPU lowering may
+  // vectorise accesses along N (Triton's tt.divisibility), one entry per argument
+  // (1: nothing known). A function attribute, not argument attributes: lowerings
+  // that add arguments (the CPU target's block ids) keep it valid.
+  SmallVector<int64_t> divisibility(args.size(), 1);
+  bool anyAligned = false;
+  for (size_t i = 0; i < k.sizes.size(); ++i)
+    if (k.sizes[i].alignedTo > 1) {
+      divisibility[k.tensors.size() + i] = k.sizes[i].alignedTo;
+      anyAligned = true;
+    }
+  if (anyAligned)
+    f->setAttr("tile.divisibility", b.getDenseI64ArrayAttr(divisibility));
   for (size_t i = 0; i < k.sizes.size(); ++i)
     sizeArgs.push_back(entry->getArgument(a++));
   for (size_t i = 0; i < k.scalars.size(); ++i)

@@ -20,6 +20,7 @@
 namespace mlir {
 class MLIRContext;
 class OpPassManager;
+class TimingScope;
 } // namespace mlir
 namespace llvm {
 class Error;
@@ -40,9 +41,10 @@ std::unique_ptr<mlir::MLIRContext> makeContext();
 mlir::OwningOpRef<mlir::ModuleOp> kirToTile(mlir::MLIRContext &ctx, const kir::Kernel &k,
                                             const SourceManager *sources, std::string &err);
 
-/// Runs the passes `build` adds on `module`; diagnostics go to `err`.
+/// Runs the passes `build` adds on `module`; diagnostics go to `err`. With
+/// `timing`, each pass's time is recorded under it (`ph build --time-passes`).
 bool runPipeline(mlir::ModuleOp module, const std::function<void(mlir::OpPassManager &)> &build,
-                 std::string &err);
+                 std::string &err, mlir::TimingScope *timing = nullptr);
 
 /// Prints an op (a module) without or with locations.
 std::string printOp(mlir::Operation *op, const EmitOptions &opts);

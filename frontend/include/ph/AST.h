@@ -26,8 +26,8 @@ struct Ident {
 //===----------------------------------------------------------------------===//
 
 enum class ExprKind { Error, IntLit, FloatLit, Name, Member, Unary, Binary, Call, Index };
-enum class BinOp { Add, Sub, Mul, Div, Rem };
-enum class UnOp { Neg, Plus };
+enum class BinOp { Add, Sub, Mul, Div, Rem, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
+enum class UnOp { Neg, Plus, Not };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ph/Builtins.h"
 #include "ph/AST.h"
 #include "ph/Diagnostic.h"
 #include "ph/KernelIR.h"
@@ -126,13 +127,7 @@ std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file,
                                         const AnalyzeOptions &options = {});
 
 /// Documentation of a builtin (`dot_t`, `rowmax`, ...) or decorator (`autotune`),
-/// or nullptr when `name` is neither.
-struct BuiltinDoc {
-  const char *name;
-  const char *signature;
-  const char *doc;
-  bool isDecorator;
-};
+/// or nullptr when `name` is neither: entries of the registry (ph/Builtins.h).
 const BuiltinDoc *findBuiltinDoc(std::string_view name);
 const std::vector<BuiltinDoc> &allBuiltinDocs();
 

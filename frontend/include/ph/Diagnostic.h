@@ -75,9 +75,20 @@ public:
   size_t errorCount() const;
   /// Sorts by file, then position (stable for equal positions).
   void sort();
+  /// Past limits::kMaxStoredDiagnostics a sink only counts what it is given
+  /// (a 4 MB file of bad bytes must not hold millions of diagnostics).
+  size_t dropped() const { return dropped_; }
+  size_t droppedErrors() const { return droppedErrors_; }
+  void countDropped(size_t n, size_t errors) {
+    dropped_ += n;
+    droppedErrors_ += errors;
+  }
 
 private:
+  bool full(Severity s);
   std::vector<Diagnostic> diags_;
+  size_t dropped_ = 0, droppedErrors_ = 0;
+  Diagnostic scratch_; // what report() hands out for a dropped diagnostic
 };
 
 /// Renders `file:line:col: error[E0301]: message`, the source line with a caret

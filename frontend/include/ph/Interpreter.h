@@ -1,10 +1,11 @@
-//===- Interpreter.h - The fp64 reference interpreter of kir ----*- C++ -*-===//
+//===- Interpreter.h - The reference interpreter of kir ---------*- C++ -*-===//
 //
 // `ph run --target interp`: a tree-walking evaluator of one checked, inlined,
-// specialised kernel (kir::Kernel) in double precision. It shares no code with
-// the MLIR path, so it is the oracle of every numerical test: loads of 16-bit
-// types convert exactly, arithmetic is done in fp64, and rounding happens only
-// where the program asks for it (a narrowing Convert, a store into a tensor).
+// specialised kernel (kir::Kernel), values held in doubles. It shares no code
+// with the MLIR path, so it is the oracle of every numerical test: it computes
+// what the language says (docs/language.md, "Precision"): each float operation
+// is exact, then rounded once to its type (f16, bf16, f32); `rowsum` adds left
+// to right rounding each partial sum; `dot` sums in fp64 and rounds once.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -45,15 +45,21 @@ enum class ExprKind {
   TensorLoad, // index: into Kernel::tensors; slices -> tile (masked reads give 0)
   Splat,      // operands[0] scalar -> tile of `type`
   Convert,    // operands[0] converted to type.elem (round to nearest even when narrowing)
-  Unary,      // op in {Neg, Exp, Exp2, Log, Sqrt, Rsqrt, Abs}
+  Unary,      // op in {Neg, Abs} or a Unary builtin's op (Exp, Tanh, ...: ph/Builtins.h)
   Binary,     // op in {Add, Sub, Mul, Div, Rem, Max, Min}; operands broadcast to `type`
   Dot,        // operands a [M,K], b [K,N] (or [N,K] with transB); accumulates in type.elem
   RowReduce,  // op in {Max, Sum}; operands[0] [R,C] -> [R,1]
   MaskCols,   // operands: tile [R,C], n (I32), value (scalar): s[i,j] = value where j >= n
   CausalMask, // operands: tile [R,C], row (I32), col (I32): s[i,j] = -1e30 where col+j > row+i
+  Compare,    // op in {Lt, Le, Gt, Ge, Eq, Ne}; operands of one element type, broadcast to `type` (Bool)
+  Select,     // operands: condition (Bool), a, b (of type.elem), broadcast to `type`: c ? a : b
+  IndexTile,  // index: 0 (each element's row) or 1 (its column); type I32 [R,C]
 };
 
-enum class Op { None, Neg, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Add, Sub, Mul, Div, Rem, Max, Min, Sum };
+enum class Op { None, Neg, Exp, Exp2, Log, Sqrt, Rsqrt, Abs, Add, Sub, Mul, Div, Rem, Max, Min, Sum,
+                Log2, Tanh, Sigmoid, Erf, Sin, Cos, Floor,
+                Lt, Le, Gt, Ge, Eq, Ne, // Compare
+                And, Or, Not };         // Binary and Unary on Bool
 const char *opName(Op op);
 
 struct Expr;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ph/KernelIR.h"
+#include "ph/Limits.h"
 
 #include <cstdint>
 #include <map>
@@ -55,6 +56,8 @@ struct LaunchRequest {
   std::map<std::string, double> scalars;  // --arg scale=0.125
   std::map<std::string, HostTensor> inputs; // --in Q=q.npy (already read)
   uint64_t seed = 0;
+  /// All the tensors together may take at most this many bytes (ph/Limits.h).
+  uint64_t maxTensorBytes = limits::kMaxRunTensorBytes;
 };
 
 /// Binds every size symbol from the inputs' shapes and `--size`, checks that
@@ -78,12 +81,20 @@ double defaultScalar(const kir::Kernel &k, const std::string &name,
 /// f16 and bf16, exact (0) for i32.
 double checkTolerance(Elem e);
 
+/// How one element pair compares when either is not finite (docs/running.md, `--check`):
+/// a NaN in both agrees, the same infinity in both agrees (inf - inf is NaN, so these are
+/// not subtracted); a NaN or an infinity against anything else disagrees.
+enum class NonFinite { No, Agree, Disagree };
+NonFinite compareNonFinite(double out, double ref);
+
 struct OutputComparison {
-  double maxAbs = 0;       // largest |out - ref| over elements that are not NaN
-  double relErr = 0;       // ||out - ref|| / ||ref|| (the plain norm when ref is 0)
+  double maxAbs = 0;       // largest |out - ref| over elements finite in both
+  double relErr = 0;       // ||out - ref|| / ||ref|| over those (the plain norm when ref is 0)
   double tolerance = 0;    // checkTolerance(out.elem)
-  int64_t nanCount = 0;    // elements NaN in either: an unwritten output, or a NaN produced
-  bool passed = true;      // no NaN and relErr <= tolerance
+  int64_t nanCount = 0;    // elements NaN or infinite in one but not equal in the other: an
+                           // unwritten output (NaN), or a NaN or overflow produced
+  int64_t agreedNonFinite = 0; // NaN in both, or the same infinity in both
+  bool passed = true;      // nanCount == 0 and relErr <= tolerance
 };
 
 /// Compares two tensors of one shape element by element.

@@ -21,6 +21,8 @@ enum class Tok : uint8_t {
   Comma, Colon, ColonPlus, Dot, At, Semi, Newline,
   Plus, Minus, Star, Slash, Percent,
   Assign, PlusAssign, MinusAssign, StarAssign, SlashAssign,
+  // Comparisons and logic (`<` and `>` are LAngle and RAngle).
+  LessEq, GreaterEq, EqEq, NotEq, AndAnd, OrOr, Bang,
 };
 
 const char *tokSpelling(Tok kind);

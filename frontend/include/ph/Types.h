@@ -8,8 +8,9 @@
 namespace ph {
 
 /// Element types. IntLit/FloatLit are the types of literals before they meet
-/// another operand, whose type they take.
-enum class Elem : uint8_t { F16, BF16, F32, I32, IntLit, FloatLit };
+/// another operand, whose type they take. Bool is what comparisons give (a
+/// mask for `where`); it is not a storage type.
+enum class Elem : uint8_t { F16, BF16, F32, I32, IntLit, FloatLit, Bool };
 
 const char *elemName(Elem e);
 bool parseElem(std::string_view name, Elem &out);

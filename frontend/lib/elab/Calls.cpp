@@ -110,7 +110,7 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
 Val Elaborator::call(const Expr &e, std::optional<Elem> accumulate) {
   if (!e.name.valid()) return errorVal();
   const std::string &n = e.name.name;
-  if (isBuiltinFunction(n)) return builtinCall(e, n, accumulate);
+  if (const Builtin *bi = findBuiltinFunction(n)) return builtinCall(e, *bi, accumulate);
   if (st_.functions.count(n)) {
     report(DiagKind::FnCallNotValue, e.range, {n});
     return errorVal();
@@ -118,9 +118,11 @@ Val Elaborator::call(const Expr &e, std::optional<Elem> accumulate) {
   return errorVal(); // unknown: reported by the resolver
 }
 
-Val Elaborator::builtinCall(const Expr &e, const std::string &n, std::optional<Elem> accumulate) {
-  int arity = builtinArity(n);
-  if (arity >= 0 && e.operands.size() != static_cast<size_t>(arity)) return errorVal();
+Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem> accumulate) {
+  // The arity was checked (and reported) by the resolver.
+  if (e.operands.size() < static_cast<size_t>(bi.minArgs) || e.operands.size() > static_cast<size_t>(bi.maxArgs))
+    return errorVal();
+  const std::string n = bi.name;
   auto tile2d = [&](const Val &v, const Expr &arg) {
     if (v.isError()) return false;
     if (v.type.isTensor()) {
@@ -133,10 +135,17 @@ Val Elaborator::builtinCall(const Expr &e, const std::string &n, std::optional<E
     }
     return true;
   };
-  if (n == "dot" || n == "dot_t") {
+  switch (bi.kind) {
+  case BuiltinKind::Dot: {
     Val a = expr(*e.operands[0]);
     Val b = expr(*e.operands[1]);
     if (!tile2d(a, *e.operands[0]) || !tile2d(b, *e.operands[1])) return errorVal();
+    // No target multiplies integer tiles (tile.dot, mma): refused here, not by a verifier.
+    for (size_t i = 0; i < 2; ++i)
+      if (const Val &v = i ? b : a; v.type.elem == Elem::I32) {
+        report(DiagKind::DotIntegerOperand, e.operands[i]->range, {n, v.type.symbolic()});
+        return errorVal();
+      }
     bool t = n == "dot_t";
     const Dim &ka = a.type.dims[1];
     const Dim &kb = t ? b.type.dims[1] : b.type.dims[0];
@@ -177,24 +186,24 @@ Val Elaborator::builtinCall(const Expr &e, const std::string &n, std::optional<E
     r.isDot = true;
     return r;
   }
-  if (n == "rowmax" || n == "rowsum") {
+  case BuiltinKind::RowReduce: {
     Val a = expr(*e.operands[0]);
-    if (!tile2d(a, *e.operands[0])) return errorVal();
+    if (!tile2d(a, *e.operands[0]) || rejectBool(a, e.operands[0]->range, "reduce")) return errorVal();
     Val r;
     r.type = Type::tile(a.type.elem, {a.type.dims[0], Dim{"1", 1}});
     auto nd = node(kir::ExprKind::RowReduce, r.type, e.range);
-    nd->op = n == "rowmax" ? kir::Op::Max : kir::Op::Sum;
+    nd->op = bi.op;
     nd->operands = {a.expr};
     r.expr = nd;
     r.fromDot = a.fromDot;
     return r;
   }
-  if (n == "tmax" || n == "tmin") {
+  case BuiltinKind::Binary: {
     Val a = expr(*e.operands[0]);
     Val b = expr(*e.operands[1]);
-    return binary(e, n == "tmax" ? kir::Op::Max : kir::Op::Min, a, b, e.range, "take the elementwise extremum of");
+    return binary(e, bi.op, a, b, e.range, "take the elementwise extremum of");
   }
-  if (n == "exp" || n == "exp2" || n == "log" || n == "sqrt" || n == "rsqrt" || n == "abs") {
+  case BuiltinKind::Unary: {
     Val a = expr(*e.operands[0]);
     if (a.isError()) return a;
     if (a.type.isTensor()) {
@@ -205,19 +214,41 @@ Val Elaborator::builtinCall(const Expr &e, const std::string &n, std::optional<E
       report(DiagKind::FnCallNotValue, e.operands[0]->range, {text(e.operands[0]->range)});
       return errorVal();
     }
+    if (rejectBool(a, e.operands[0]->range, std::string("take `") + n + "` of")) return errorVal();
     Elem el = a.type.elem;
     if (el == Elem::I32 || el == Elem::IntLit || el == Elem::FloatLit) el = Elem::F32;
     a = convert(a, el, e.operands[0]->range);
     Val r = a;
     r.isDot = false;
-    auto nd = node(kir::ExprKind::Unary, a.type, e.range);
-    nd->op = n == "exp" ? kir::Op::Exp : n == "exp2" ? kir::Op::Exp2 : n == "log" ? kir::Op::Log
-             : n == "sqrt" ? kir::Op::Sqrt : n == "rsqrt" ? kir::Op::Rsqrt : kir::Op::Abs;
-    nd->operands = {a.expr};
-    r.expr = nd;
+    auto un = [&](kir::Op op, ExprPtr x) {
+      auto nd = node(kir::ExprKind::Unary, a.type, e.range);
+      nd->op = op;
+      nd->operands = {std::move(x)};
+      return nd;
+    };
+    if (bi.op == kir::Op::Sigmoid) {
+      // sigmoid(x) = 1 / (1 + exp(-x)): ops every target already has.
+      auto one = [&] {
+        auto c = node(kir::ExprKind::FloatConst, Type::scalar(el), e.range);
+        c->fval = 1.0;
+        if (!a.type.isTile()) return ExprPtr(c);
+        auto s = node(kir::ExprKind::Splat, a.type, e.range);
+        s->operands = {c};
+        return ExprPtr(s);
+      };
+      auto bin = [&](kir::Op op, ExprPtr x, ExprPtr y) {
+        auto nd = node(kir::ExprKind::Binary, a.type, e.range);
+        nd->op = op;
+        nd->operands = {std::move(x), std::move(y)};
+        return nd;
+      };
+      r.expr = bin(kir::Op::Div, one(), bin(kir::Op::Add, one(), un(kir::Op::Exp, un(kir::Op::Neg, a.expr))));
+      return r;
+    }
+    r.expr = un(bi.op, a.expr);
     return r;
   }
-  if (n == "mask_cols" || n == "causal_mask") {
+  case BuiltinKind::InPlaceMask: {
     const Expr &target = *e.operands[0];
     const Binding *b = target.kind == ExprKind::Name ? bindingOf(target) : nullptr;
     Val s = expr(target);
@@ -261,7 +292,7 @@ Val Elaborator::builtinCall(const Expr &e, const std::string &n, std::optional<E
     r.type = Type::voidType();
     return r;
   }
-  if (n == "extent") {
+  case BuiltinKind::Extent: {
     Val x = expr(*e.operands[0]);
     auto d = constInt(*e.operands[1], "the dimension of `extent`");
     if (x.isError() || !d) return errorVal();
@@ -302,9 +333,80 @@ Val Elaborator::builtinCall(const Expr &e, const std::string &n, std::optional<E
     v.ints.extentSize = static_cast<int>(td.size);
     return v;
   }
-  if (n == "range") {
+  case BuiltinKind::Select: {
+    Val c = expr(*e.operands[0]);
+    Val a = expr(*e.operands[1]);
+    Val b = expr(*e.operands[2]);
+    if (c.isError() || a.isError() || b.isError()) return errorVal();
+    if (c.type.elem != Elem::Bool || c.type.isTensor()) {
+      report(DiagKind::TypeMismatch, e.operands[0]->range,
+             {"a condition (a comparison such as `s < 0.0`) for `where`", c.type.symbolic()});
+      return errorVal();
+    }
+    // Two literals: the branches' type is f32 (or i32), not a literal to fold.
+    if ((a.type.elem == Elem::FloatLit || a.type.elem == Elem::IntLit) &&
+        (b.type.elem == Elem::FloatLit || b.type.elem == Elem::IntLit)) {
+      Elem lit = a.type.elem == Elem::IntLit && b.type.elem == Elem::IntLit ? Elem::I32 : Elem::F32;
+      a = convert(a, lit, e.operands[1]->range);
+      b = convert(b, lit, e.operands[2]->range);
+    }
+    // The branches' type and shape as arithmetic would make them, then the condition's shape.
+    ExprPtr ae, be;
+    Type abType;
+    if (a.type.isScalar() && b.type.isScalar()) {
+      Elem el = promote(a.type.elem, b.type.elem);
+      if (el == Elem::FloatLit) el = Elem::F32;
+      if (el == Elem::IntLit) el = Elem::I32;
+      a = convert(a, el, e.operands[1]->range);
+      b = convert(b, el, e.operands[2]->range);
+      ae = a.expr, be = b.expr;
+      abType = Type::scalar(el);
+    } else {
+      Val ab = binary(e, kir::Op::Max, a, b, e.range, "select between");
+      if (ab.isError()) return errorVal();
+      ae = ab.expr->operands[0], be = ab.expr->operands[1];
+      abType = ab.type;
+    }
+    Type t = abType;
+    if (c.type.isTile()) {
+      // The condition broadcasts with the branches like an operand of arithmetic.
+      bool fits = !abType.isTile() || abType.rank() == c.type.rank();
+      std::vector<Dim> dims = c.type.dims;
+      for (size_t i = 0; fits && abType.isTile() && i < dims.size(); ++i) {
+        const Dim &x = c.type.dims[i], &y = abType.dims[i];
+        if (x.value == 1) dims[i] = y;
+        else if (y.value != 1 && y.value != x.value) fits = false;
+      }
+      if (!fits) {
+        report(DiagKind::ShapeMismatch, e.range,
+               {"select with the condition of `where` against its branches:",
+                c.type.symbolic() + " = " + c.type.concreteShape(), abType.symbolic() + " = " + abType.concreteShape()});
+        return errorVal();
+      }
+      t = Type::tile(abType.elem, dims);
+    }
+    auto nd = node(kir::ExprKind::Select, t, e.range);
+    nd->operands = {c.expr, ae, be};
+    Val r;
+    r.type = t;
+    r.expr = nd;
+    r.fromDot = a.fromDot || b.fromDot;
+    return r;
+  }
+  case BuiltinKind::IndexTile: {
+    Val x = expr(*e.operands[0]);
+    if (!tile2d(x, *e.operands[0])) return errorVal();
+    Val r;
+    r.type = Type::tile(Elem::I32, x.type.dims);
+    auto nd = node(kir::ExprKind::IndexTile, r.type, e.range);
+    nd->index = static_cast<uint32_t>(bi.axis);
+    r.expr = nd;
+    return r;
+  }
+  case BuiltinKind::Range:
     report(DiagKind::TypeMismatch, e.range, {"a value", "range(...)` outside `for"});
     return errorVal();
+  case BuiltinKind::Decorator: return errorVal();
   }
   return errorVal();
 }

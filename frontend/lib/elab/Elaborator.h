@@ -191,8 +191,12 @@ private:
   Val readBinding(const Binding &b, SourceRange loc);
   Val member(const Expr &e);
   Val binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc, const char *verb);
+  Val compare(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc);
+  /// Reports a condition (a `bool` value) where a number is needed; true if it did.
+  bool rejectBool(const Val &v, SourceRange loc, const std::string &verb);
+  Val logic(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc);
   Val call(const Expr &e, std::optional<Elem> accumulate);
-  Val builtinCall(const Expr &e, const std::string &n, std::optional<Elem> accumulate);
+  Val builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem> accumulate);
   Val index(const Expr &e);
   /// Slices a tensor (or a view of one). With `view`, a `:` over a run-time
   /// size is allowed: the result is a view to slice further, not a tile.

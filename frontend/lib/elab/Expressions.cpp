@@ -242,10 +242,17 @@ Val Elaborator::binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc,
     return errorVal();
   }
   Elem elem = promote(a.type.elem, b.type.elem);
+  // Comparisons and && || are built here too (shapes and conversions alike) but not folded.
+  bool arithmetic = op == kir::Op::Add || op == kir::Op::Sub || op == kir::Op::Mul || op == kir::Op::Div ||
+                    op == kir::Op::Rem || op == kir::Op::Max || op == kir::Op::Min;
+  if (arithmetic && (rejectBool(a, loc, verb) || rejectBool(b, loc, verb))) return errorVal();
   Val r;
   r.fromDot = a.fromDot || b.fromDot;
   if (a.type.isScalar() && b.type.isScalar()) {
-    if (a.type.isInteger() && b.type.isInteger()) {
+    if (a.type.isInteger() && b.type.isInteger() && !arithmetic) {
+      elem = Elem::I32;
+      r.ints.axis = -2;
+    } else if (a.type.isInteger() && b.type.isInteger()) {
       IntFacts f = combineInts(op, a.ints, b.ints);
       if (f.c) return intConst(*f.c, loc);
       r.ints = f;
@@ -253,7 +260,7 @@ Val Elaborator::binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc,
     } else if (op == kir::Op::Rem) {
       report(DiagKind::TypeMismatch, loc, {"integers for `%`", a.type.symbolic() + " % " + b.type.symbolic()});
       return errorVal();
-    } else if (a.type.elem == Elem::FloatLit && b.type.elem == Elem::FloatLit) {
+    } else if (a.type.elem == Elem::FloatLit && b.type.elem == Elem::FloatLit && arithmetic) {
       // Fold literal arithmetic so `-1.0e30 * 2.0` stays a literal.
       double x = a.expr->kind == kir::ExprKind::IntConst ? a.expr->ival : a.expr->fval;
       double y = b.expr->kind == kir::ExprKind::IntConst ? b.expr->ival : b.expr->fval;
@@ -298,7 +305,7 @@ Val Elaborator::binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc,
     }
     if (elem == Elem::IntLit) elem = Elem::I32;
     if (elem == Elem::FloatLit) elem = Elem::F32;
-    if (elem == Elem::I32) elem = Elem::F32; // integer scalars meeting tiles are converted
+    // An integer scalar meeting a float tile takes its type (promote); i32 tiles stay i32.
     r.type = Type::tile(elem, dims);
   }
   Elem opElem = r.type.elem;
@@ -309,6 +316,48 @@ Val Elaborator::binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc,
   n->operands = {a.expr, b.expr};
   r.expr = n;
   (void)e;
+  return r;
+}
+
+bool Elaborator::rejectBool(const Val &v, SourceRange loc, const std::string &verb) {
+  if (v.isError() || v.type.elem != Elem::Bool || v.type.isTensor()) return false;
+  report(DiagKind::TypeMismatch, loc, {"numbers to " + verb + " (a condition selects, with `where(c, a, b)`)",
+                                       v.type.symbolic()});
+  return true;
+}
+
+Val Elaborator::compare(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc) {
+  if (a.isError() || b.isError()) return errorVal();
+  for (const Val *v : {&a, &b})
+    if (v->type.elem == Elem::Bool && !v->type.isTensor()) {
+      report(DiagKind::TypeMismatch, loc, {"numbers to compare (combine conditions with `&&`, `||`, `!`)",
+                                           v->type.symbolic()});
+      return errorVal();
+    }
+  Val r = binary(e, op, a, b, loc, "compare");
+  if (r.isError()) return r;
+  auto n = std::make_shared<KExpr>(*r.expr);
+  n->kind = kir::ExprKind::Compare;
+  n->type.elem = Elem::Bool;
+  r.expr = n;
+  r.type.elem = Elem::Bool;
+  r.ints = IntFacts{};
+  r.ints.axis = -2;
+  r.fromDot = false;
+  return r;
+}
+
+Val Elaborator::logic(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc) {
+  if (a.isError() || b.isError()) return errorVal();
+  for (const Val *v : {&a, &b})
+    if (v->type.elem != Elem::Bool || v->type.isTensor()) {
+      report(DiagKind::TypeMismatch, loc, {std::string("conditions (comparisons) for `") +
+                                               (op == kir::Op::And ? "&&" : "||") + "`",
+                                           v->type.symbolic()});
+      return errorVal();
+    }
+  Val r = binary(e, op, a, b, loc, op == kir::Op::And ? "combine with `&&`" : "combine with `||`");
+  r.fromDot = false;
   return r;
 }
 
@@ -334,6 +383,18 @@ Val Elaborator::exprInner(const Expr &e, std::optional<Elem> accumulate) {
     Val a = expr(*e.operands[0]);
     if (a.isError()) return a;
     if (e.unOp == UnOp::Plus) return a;
+    if (e.unOp == UnOp::Not) {
+      if (a.type.elem != Elem::Bool || a.type.isTensor()) {
+        report(DiagKind::TypeMismatch, e.range, {"a condition (a comparison) for `!`", a.type.symbolic()});
+        return errorVal();
+      }
+      Val r = a;
+      auto n = node(kir::ExprKind::Unary, a.type, e.range);
+      n->op = kir::Op::Not;
+      n->operands.push_back(a.expr);
+      r.expr = n;
+      return r;
+    }
     if (a.type.isInteger()) {
       Val zero = intConst(0, e.range);
       return binary(e, kir::Op::Sub, zero, a, e.range, "negate");
@@ -355,6 +416,17 @@ Val Elaborator::exprInner(const Expr &e, std::optional<Elem> accumulate) {
   case ExprKind::Binary: {
     Val a = expr(*e.operands[0], accumulate);
     Val b = expr(*e.operands[1], accumulate);
+    switch (e.binOp) {
+    case BinOp::Lt: return compare(e, kir::Op::Lt, a, b, e.range);
+    case BinOp::Le: return compare(e, kir::Op::Le, a, b, e.range);
+    case BinOp::Gt: return compare(e, kir::Op::Gt, a, b, e.range);
+    case BinOp::Ge: return compare(e, kir::Op::Ge, a, b, e.range);
+    case BinOp::Eq: return compare(e, kir::Op::Eq, a, b, e.range);
+    case BinOp::Ne: return compare(e, kir::Op::Ne, a, b, e.range);
+    case BinOp::And: return logic(e, kir::Op::And, a, b, e.range);
+    case BinOp::Or: return logic(e, kir::Op::Or, a, b, e.range);
+    default: break;
+    }
     kir::Op op = e.binOp == BinOp::Add ? kir::Op::Add : e.binOp == BinOp::Sub ? kir::Op::Sub
                  : e.binOp == BinOp::Mul ? kir::Op::Mul : e.binOp == BinOp::Div ? kir::Op::Div : kir::Op::Rem;
     const char *verb = op == kir::Op::Add ? "add" : op == kir::Op::Sub ? "subtract" : op == kir::Op::Mul ? "multiply"

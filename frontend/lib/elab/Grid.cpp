@@ -52,6 +52,10 @@ void Elaborator::inferGrid() {
       continue;
     }
     if (cands.empty()) {
+      // After an error in this kernel, a slice that would have given the axis
+      // may be the one that failed (`X[r :+ BR, :, 0]` of a rank-2 X): the
+      // error is reported once, at its cause, and this one stays quiet.
+      if (errors_ > 0) continue;
       report(DiagKind::GridInference, axisUse_[a],
              {std::string("ctx.block.") + axisName[a],
               "no tensor slice of the form `X[ctx.block." + std::string(axisName[a]) + " * S :+ S, ...]` uses it"});

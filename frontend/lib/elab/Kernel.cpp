@@ -214,6 +214,7 @@ void elaborate(State &st) {
         ks.autotuneSpace += "]";
       }
       for (size_t i = 0; i < kept.size(); ++i) {
+        if (st.cancelled()) return; // up to 1 024 configurations: a newer edit or `exit` stops them
         Elaborator el(st, *d, i, kept[i]);
         auto k = el.run();
         if (i == 0 && k)

@@ -30,9 +30,9 @@ void Elaborator::stmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
     const std::string &n = e.name.name;
     if (auto f = st_.functions.find(n); f != st_.functions.end()) {
       inlineCall(e, *f->second, out);
-    } else if (n == "mask_cols" || n == "causal_mask") {
+    } else if (const Builtin *bi = findBuiltinFunction(n); bi && bi->kind == BuiltinKind::InPlaceMask) {
       expr(e);
-    } else if (isBuiltinFunction(n)) {
+    } else if (bi) {
       report(DiagKind::UselessExpression, e.range, {});
     }
     break;
@@ -263,6 +263,7 @@ void Elaborator::storeSlice(const Binding &target, std::vector<kir::Slice> slice
     return;
   }
   bool toTensor = target.kind == Binding::Kind::Tensor || target.kind == Binding::Kind::TensorSlice;
+  if (toTensor && rejectBool(v, valueRange, "store")) return;
   Elem elem = toTensor ? k_->tensors[target.tensor].elem : varTypes_[target.var].elem;
   Type sliceType = Type::tile(elem, dims);
   if (dims.empty()) sliceType = Type::scalar(elem);

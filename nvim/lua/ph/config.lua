@@ -11,6 +11,7 @@ M.defaults = {
     ph = {
       -- path = '/path/to/ph',  -- the `ph` driver the server runs; default: next to ph-lsp
       target = 'auto',         -- auto | gpu | cpu | interp
+      noGpu = 'ask',           -- without a GPU: 'ask' (offer the CPU target) | 'cpu' (use it)
       outputDir = '.ph-build', -- compile on save writes cubins here
       compileOnSave = true,
       sizes = vim.empty_dict(), -- e.g. { Nq = 4096, Nk = 4096 } for :PhRun
@@ -36,7 +37,7 @@ function M.build(opts)
   opts = opts or {}
   local cfg = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts.server or {})
   if opts.cmd then cfg.cmd = type(opts.cmd) == 'string' and { opts.cmd } or opts.cmd end
-  for _, k in ipairs({ 'path', 'target', 'outputDir', 'compileOnSave', 'sizes', 'trace' }) do
+  for _, k in ipairs({ 'path', 'target', 'noGpu', 'outputDir', 'compileOnSave', 'sizes', 'trace' }) do
     if opts[k] ~= nil then cfg.settings.ph[k] = opts[k] end
   end
   return cfg

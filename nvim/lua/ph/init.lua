@@ -79,6 +79,73 @@ local function on_exit(code, signal)
   end)
 end
 
+-- What the client has, by Neovim version (0.7 has code lenses, not inlay hints nor
+-- vim.lsp.completion; 0.10 has inlay hints; 0.11 vim.lsp.completion).
+M.features = {
+  codelens = vim.lsp.codelens ~= nil,
+  inlay_hints = vim.lsp.inlay_hint ~= nil,
+  completion = vim.lsp.completion ~= nil and vim.lsp.completion.enable ~= nil,
+}
+
+local lens_group = vim.api.nvim_create_augroup('ph_lens', { clear = true })
+
+-- Per buffer: completion (omnifunc, and vim.lsp.completion where present), inlay hints and
+-- code lenses where the client shows them, then the user's on_attach.
+function M.on_attach(client, bufnr)
+  vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc' -- <C-x><C-o>
+  if M.features.completion then pcall(vim.lsp.completion.enable, true, client.id, bufnr, { autotrigger = false }) end
+  if M.features.inlay_hints and M.opts.inlay_hints ~= false then
+    -- 0.10+: enable(bool, {bufnr}); a 0.10 prerelease took (bufnr, bool).
+    if not pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr }) then pcall(vim.lsp.inlay_hint.enable, bufnr, true) end
+  end
+  if M.features.codelens and M.opts.codelens ~= false then
+    vim.api.nvim_clear_autocmds({ group = lens_group, buffer = bufnr })
+    vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost', 'CursorHold' }, { group = lens_group,
+      buffer = bufnr, callback = function() pcall(vim.lsp.codelens.refresh) end })
+    pcall(vim.lsp.codelens.refresh)
+  end
+  if M.opts.on_attach then M.opts.on_attach(client, bufnr) end
+end
+
+-- window/showMessageRequest without a blocking inputlist: the question is shown and answered
+-- with nothing (our commands never need it: they get their offers in the command's result).
+local function on_message_request(_, params)
+  local names = {}
+  for _, a in ipairs(params and params.actions or {}) do table.insert(names, a.title) end
+  notify(params.message .. (#names > 0 and (' [' .. table.concat(names, ' / ') .. ']') or ''), vim.log.levels.WARN)
+  return vim.NIL
+end
+
+-- ph/compiled: the server's compile on save finished (`:w` feedback).
+function M.on_compiled(_, params)
+  M.last_compiled = params
+  if type(params) ~= 'table' then return end
+  local msg = params.message or (params.ok and 'compiled' or 'compile failed')
+  vim.schedule(function()
+    notify(msg, params.ok and vim.log.levels.INFO or vim.log.levels.WARN)
+    if M.features.codelens then pcall(vim.lsp.codelens.refresh) end
+    vim.api.nvim_exec_autocmds('User', { pattern = 'PhCompiled', modeline = false })
+  end)
+end
+
+--- A standard-library file (`.../std/NAME.ph`): go to definition opens it read-only.
+function M.is_std_file(path) return path:match('/std/[^/]+%.ph$') ~= nil end
+
+-- Go to definition: a jump into the standard library opens it read-only (its functions are
+-- the language's; edit std/ on purpose, not by a jump).
+function M.on_definition(err, result, ctx, cfg)
+  local from = ctx and ctx.bufnr or vim.api.nvim_get_current_buf()
+  local handler = vim.lsp.handlers['textDocument/definition']
+  -- 0.7 calls handlers as (err, result, ctx, config).
+  local r = handler(err, result, ctx, cfg)
+  local buf = vim.api.nvim_get_current_buf()
+  if buf ~= from and M.is_std_file(vim.api.nvim_buf_get_name(buf)) then
+    vim.bo[buf].readonly = true
+    vim.bo[buf].modifiable = false
+  end
+  return r
+end
+
 local function client_config(bufnr)
   local cfg = M.cfg
   return {
@@ -87,9 +154,10 @@ local function client_config(bufnr)
     root_dir = config.root_dir(vim.api.nvim_buf_get_name(bufnr), cfg.root_markers),
     settings = cfg.settings,
     init_options = cfg.settings.ph,
-    handlers = { ['ph/status'] = M.on_status },
+    handlers = { ['ph/status'] = M.on_status, ['ph/compiled'] = M.on_compiled,
+      ['window/showMessageRequest'] = on_message_request, ['textDocument/definition'] = M.on_definition },
     on_exit = on_exit,
-    on_attach = M.opts.on_attach,
+    on_attach = M.on_attach,
     capabilities = M.opts.capabilities,
   }
 end
@@ -103,7 +171,7 @@ start = function(bufnr)
   if not M.client_id or not vim.lsp.get_client_by_id(M.client_id) then
     M.client_id = vim.lsp.start_client(client_config(bufnr))
     if not M.client_id then
-      notify('could not start ' .. table.concat(M.cfg.cmd, ' ') .. ' (is it on PATH? see :help ph)', vim.log.levels.ERROR)
+      notify('could not start ' .. table.concat(M.cfg.cmd, ' ') .. ': is it on PATH? Give setup{cmd = {...}} (see :help ph-setup)', vim.log.levels.ERROR)
       return nil
     end
   end
@@ -140,7 +208,8 @@ local preferred = { 'kernel', 'ptxas', 'config', 'configuration', 'target', 'gpu
   'max_error', 'error', 'ok', 'status' }
 -- Keys that are plumbing, not figures: left out of the table.
 local hidden = { result = true, stdout = true, stderr = true, summary = true, message = true, offer = true,
-  exitCode = true, outputs = true, scalars = true, seed = true, analyze_ms = true, log = true }
+  exitCode = true, outputs = true, scalars = true, seed = true, analyze_ms = true, log = true, outputDir = true,
+  defaultSizes = true, note = true, requestedTarget = true, figuresDetail = true, compile_ms = true, threads = true }
 
 local function scalars_of(r)
   local out = {}
@@ -260,7 +329,7 @@ local function cursor_args(client, extra)
   local params = vim.lsp.util.make_position_params(win, client.offset_encoding or 'utf-16')
   local s = M.cfg.settings.ph
   return vim.tbl_extend('force', { uri = params.textDocument.uri, position = params.position,
-    target = s.target, sizes = s.sizes }, extra or {})
+    target = s.target, sizes = s.sizes, noGpu = s.noGpu or 'ask' }, extra or {})
 end
 
 -- `:PhRun cpu N=256 D=64` -> target and sizes.
@@ -312,9 +381,53 @@ function M.cancel()
   notify(f.command .. ' cancelled')
 end
 
-local function show_run(title)
+--- The results header: what ran, where, with which sizes (`*`: the server's default).
+function M.result_header(title, result, secs)
+  local r = type(result) == 'table' and result or {}
+  local inner = type(r.result) == 'table' and r.result or {}
+  local parts = { title }
+  local target = r.target or inner.target
+  if type(target) == 'string' then table.insert(parts, 'on ' .. target) end
+  local sizes = type(inner.sizes) == 'table' and inner.sizes or (type(r.sizes) == 'table' and r.sizes or nil)
+  if sizes and next(sizes) then
+    local defaulted = {}
+    for k, v in pairs(type(r.defaultSizes) == 'table' and r.defaultSizes or {}) do
+      defaulted[type(k) == 'number' and v or k] = true
+    end
+    local names, any = vim.tbl_keys(sizes), false
+    table.sort(names)
+    local s = {}
+    for _, k in ipairs(names) do
+      table.insert(s, k .. '=' .. cell(sizes[k]) .. (defaulted[k] and '*' or ''))
+      any = any or defaulted[k] or false
+    end
+    table.insert(parts, 'sizes ' .. table.concat(s, ' '))
+    if any then table.insert(parts, "(* the server's default: see ph.sizes)") end
+  end
+  if type(r.note) == 'string' then table.insert(parts, '· ' .. r.note) end
+  return ('── %s (%.2f s)'):format(table.concat(parts, ' '), secs or 0)
+end
+
+local show_run -- forward
+
+-- No GPU: the server's offer (run on the CPU target), asked through vim.ui.select so that a
+-- UI plugin, a script or a test can answer; 'Always on CPU' sets noGpu = 'cpu' for the session.
+local function offer_cpu(title, result)
+  local choices = { 'Run on CPU', 'Always on CPU', 'Cancel' }
+  vim.ui.select(choices, { prompt = (result.error or 'No GPU') .. '. Run ' .. (result.kernel or 'it') .. ' on the CPU target?' },
+    function(choice)
+      if not choice or choice == 'Cancel' then return end
+      if choice == 'Always on CPU' then M.cfg.settings.ph.noGpu = 'cpu' end
+      M.execute('ph.run', result.offer.arguments[1], show_run(title))
+    end)
+end
+
+show_run = function(title)
   return function(result, secs)
-    local lines = { ('%s (%.2f s)'):format(title, secs) }
+    if type(result) == 'table' and result.ok == false and type(result.offer) == 'table' then
+      return offer_cpu(title, result)
+    end
+    local lines = { M.result_header(title, result, secs) }
     vim.list_extend(lines, M.format_table(M.result_rows(result)))
     if type(result) == 'table' and type(result.message) == 'string' then
       vim.list_extend(lines, vim.split(result.message, '\n'))
@@ -323,6 +436,7 @@ local function show_run(title)
     if type(result) == 'table' and result.ok == false and type(result.stderr) == 'string' then
       vim.list_extend(lines, vim.split(vim.trim(result.stderr), '\n'))
     end
+    M.last_lines = lines
     scratch('ph://results', lines, 'phresults', false)
     local summary = type(result) == 'table' and (result.summary or result.message) or nil
     notify(type(summary) == 'string' and summary or lines[#lines])
@@ -452,6 +566,33 @@ function M.setup(opts)
     complete = function() return M.stages end })
   cmd('PhCancel', function() M.cancel() end, { desc = 'Cancel the running :PhRun/:PhBench/:PhShowIR' })
   cmd('PhRestart', function() M.restart() end, { desc = 'Restart ph-lsp' })
+  cmd('PhLens', function() pcall(vim.lsp.codelens.run) end, { desc = 'Run the code lens of the cursor line' })
+  -- Lens commands run here, so a lens click gets the same results buffer as :PhRun.
+  local function lens(fn)
+    return function(command)
+      local a = (command.arguments or {})[1] or {}
+      fn(a)
+    end
+  end
+  vim.lsp.commands['ph.run'] = lens(function(a)
+    local s = M.cfg.settings.ph
+    a = vim.tbl_extend('keep', a, { target = s.target, sizes = s.sizes, noGpu = s.noGpu or 'ask' })
+    M.execute('ph.run', a, show_run(a.bench and 'ph.run (bench)' or 'ph.run'))
+  end)
+  vim.lsp.commands['ph.compile'] = lens(function(a)
+    M.execute('ph.compile', vim.tbl_extend('keep', a, { outputDir = M.cfg.settings.ph.outputDir, target = 'gpu' }),
+      show_run('ph.compile'))
+  end)
+  vim.lsp.commands['ph.showIR'] = lens(function(a)
+    local src = vim.api.nvim_get_current_buf()
+    M.execute('ph.showIR', a, function(result) M.last_ir_buf = show_ir(src, a.stage or 'tile', result) end)
+  end)
+  -- `:w`: say that the compile on save started; ph/compiled says how it ended.
+  vim.api.nvim_create_autocmd('BufWritePost', { group = group, pattern = '*.ph', callback = function(ev)
+    if M.cfg.settings.ph.compileOnSave and M.client(ev.buf) then
+      notify('compiling ' .. vim.fn.fnamemodify(ev.file, ':t') .. ' (compile on save)')
+    end
+  end })
 end
 
 return M

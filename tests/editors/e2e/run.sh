@@ -31,7 +31,9 @@ mkdir -p "$work/ws" "$work/udd/User" "$work/exts" "$work/bin"
 # the server still finds `ph` next to its real path.
 ln -s "$lsp" "$work/bin/ph-lsp"
 sed '21s/rowmax(s)/rowmx(s)/' "$root/examples/flash_attention_manual.ph" >"$work/ws/bad_attention.ph"
-cp "$root/examples/causal_attention.ph" "$work/ws/"
+cp "$root/examples/causal_attention.ph" "$root/examples/flash_attention.ph" "$work/ws/"
+# A shape error (`dot` where `dot_t` is meant) that `ph build` reports too.
+sed '17s/dot_t(q, k)/dot(q, k)/' "$root/examples/flash_attention_manual.ph" >"$work/ws/shape_error.ph"
 cat >"$work/udd/User/settings.json" <<JSON
 {
   "ph.server.path": "$work/bin/ph-lsp",
@@ -63,5 +65,5 @@ server_pid=$!
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.2; done
 curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" || { cat "$out/code-server.log"; echo "FAIL: code-server did not start"; exit 1; }
 
-PH_E2E_URL="http://127.0.0.1:$port/?folder=$work/ws" PH_E2E_OUT="$out" PH_E2E_LOGS="$work/udd/logs" PH_E2E_LSP="$work/bin/ph-lsp" PH_E2E_WS="$work/ws" \
-  timeout 300 node "$root/tests/editors/e2e/e2e_test.js"
+PH_E2E_USER_SETTINGS="$work/udd/User/settings.json" PH_E2E_URL="http://127.0.0.1:$port/?folder=$work/ws" PH_E2E_OUT="$out" PH_E2E_LOGS="$work/udd/logs" PH_E2E_LSP="$work/bin/ph-lsp" PH_E2E_WS="$work/ws" \
+  timeout 900 node "$root/tests/editors/e2e/e2e_test.js"

@@ -24,8 +24,14 @@ for (const c of ['ph.runKernel', 'ph.benchmarkKernel', 'ph.compileFile', 'ph.sho
 // The server's own commands are registered by the language client; declaring them too would clash.
 check(!cmds.some((c) => ['ph.run', 'ph.compile', 'ph.showIR'].includes(c)), 'server command ids are not redeclared');
 const props = pkg.contributes.configuration.properties;
+const bundle0 = () => fs.readFileSync(path.join(dir, 'extension', 'out', 'extension.js'), 'utf8');
 check(props['ph.server.path'] && props['ph.server.path'].default === 'ph-lsp', 'setting ph.server.path defaults to ph-lsp');
 check(props['ph.path'] && props['ph.path'].default === '', 'setting ph.path (the ph driver) defaults to empty: found by the server');
+// Settings that name a program to run cannot come from a workspace (a cloned repository's settings).
+// `application`, not `machine`: both keep them out of workspace settings, but a remote or browser
+// window (code-server) hides a machine-scoped setting from the User settings (issue 19).
+for (const s of ['ph.server.path', 'ph.path']) check(props[s] && props[s].scope === 'application', `setting ${s} is application-scoped (user settings only, also in a remote window)`);
+check(bundle0().includes('globalValue'), 'the extension reads program paths from user settings only (inspect().globalValue)');
 for (const s of ['ph.target', 'ph.compileOnSave', 'ph.outputDir', 'ph.sizes', 'ph.trace.server']) check(s in props, `setting ${s}`);
 check(!fs.existsSync(path.join(dir, 'extension', 'node_modules')), 'no node_modules in the package');
 const bundle = fs.readFileSync(path.join(dir, 'extension', 'out', 'extension.js'), 'utf8');
@@ -38,7 +44,7 @@ const ext = path.resolve(__dirname, '..', '..', '..', 'vscode-extension');
 const esbuild = createRequire(path.join(ext, 'package.json'))('esbuild');
 const out = path.join(dir, 'results.js');
 esbuild.buildSync({ entryPoints: [path.join(ext, 'src', 'results.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'error' });
-const { formatTable, resultRows, summaryLine } = require(out);
+const { formatTable, resultHeader, resultRows, summaryLine } = require(out);
 // Shapes: a list of variants, and what ph-lsp returns for ph.run (`ph run --json` in `result`).
 const result = { kernel: 'flash_attention', target: 'cpu', variants: [
   { config: { BR: 64, BC: 32 }, time_ms: 1.25, tflops: 12.5, maxError: 0.00012 },
@@ -53,7 +59,7 @@ const served = { ok: true, kernel: 'causal_attention', target: 'interp', exitCod
     compile_ms: 0, config: 'D=64,BR=32,BC=32', grid: [2, 1, 1], kernel: 'causal_attention', outputs: [], scalars: { scale: 0.125 },
     seed: 0, sizes: { N: 64 }, target: 'interp', threads: 128, time_ms: 0.544199 } };
 const t2 = formatTable(resultRows(served)).split('\n');
-check(/^kernel\s+\| config\s+\| target \| sizes \| grid\s+\| time_ms \| check\s+\| max_abs_err \| ok /.test(t2[0]), `ph.run table header: ${t2[0]}`);
+check(/^kernel\s+\| config\s+\| target \| sizes \| grid\s+\| time_ms \| check\s+\| max_abs_err \| ok$/.test(t2[0]), `ph.run table header: ${t2[0]}`);
 check(t2[2].includes('D=64,BR=32,BC=32') && t2[2].includes('N=64') && t2[2].includes('2,1,1') && t2[2].includes('passed') && t2[2].includes('2.000e-7'),
   `ph.run table row: ${t2[2]}`);
 check(!t2[0].includes('scalars') && !t2[0].includes('exitCode') && !t2[0].includes('summary'), 'plumbing keys are left out');
@@ -63,8 +69,14 @@ check(summaryLine({ summary: 'no GPU: ran on the CPU' }) === 'no GPU: ran on the
 const compiled = { ok: true, outputDir: '/w/.ph-build', kernel: 'causal_attention', stdout: 'x', stderr: '',
   figures: { causal_attention: '48 registers, 54400 B shared, 4 CTAs/SM (shared memory)' } };
 const t3 = formatTable(resultRows(compiled)).split('\n');
-check(/^kernel\s+\| ptxas\s+\| ok  \| outputDir$/.test(t3[0]) && t3[2].includes('48 registers') && t3[2].includes('/w/.ph-build'),
-  `ph.compile table: ${t3[0]} / ${t3[2]}`);
+check(/^kernel\s+\| ptxas\s+\| ok$/.test(t3[0]) && t3[2].includes('48 registers') && !t3[2].includes('/w/.ph-build'),
+  `ph.compile table (the output folder goes in the header): ${t3[0]} / ${t3[2]}`);
 check(formatTable(resultRows(null)) === '(no result)\n', 'empty result');
+// The header says where it ran and which sizes were the server's defaults.
+const defaulted = { ok: true, kernel: 'flash_attention', target: 'cpu', defaultSizes: ['Nq', 'Nk'],
+  result: { sizes: { Nq: 1024, Nk: 1024 }, target: 'cpu', time_ms: 3.5 } };
+const h = resultHeader('Running flash_attention', defaulted, 1234);
+check(h === "── Running flash_attention on cpu sizes Nq=1024* Nk=1024* (* the server's default: see ph.sizes) (1.23 s)", `results header: ${h}`);
+check(resultHeader('Compiling x', compiled, 10, (p) => p.replace('/w/', '')) === '── Compiling x → .ph-build (0.01 s)', 'the compile header names the output folder');
 console.log(`${passes} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);

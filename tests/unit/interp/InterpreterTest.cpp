@@ -64,22 +64,23 @@ TEST(Interpreter, F16LoadIsExactAndStoreRoundsToNearestEven) {
   EXPECT_EQ(l.tensors[1].get(2), 3.0);
 }
 
-TEST(Interpreter, ArithmeticIsDoublePrecisionUntilTheStore) {
-  // (x * 3) / 3 - x is 0 in exact arithmetic; 1e-17 + 1 - 1 is not 0 in double
-  // but rounds away in f32. Checks: no f32 rounding between operations.
+TEST(Interpreter, F32ArithmeticRoundsEachResult) {
+  // (1 + 1e-12) - 1 is 1e-12 in double but 0 in f32: each f32 operation rounds its
+  // result to f32, as the targets do (docs/language.md, "Precision"), so the
+  // product is 0, not 1.
   Kernel k;
   k.name = "prec";
   k.tensors = {tensorParam("O", Elem::F32, {1}, {"1"}, false, true)};
   KType s = ty(Elem::F32);
   ExprPtr big = bin(Op::Add, fc(1.0), fc(1e-12), s);
-  ExprPtr diff = bin(Op::Sub, big, fc(1.0), s);  // 1e-12 in double; 0 in f32 arithmetic
+  ExprPtr diff = bin(Op::Sub, big, fc(1.0), s);
   ExprPtr scaled = bin(Op::Mul, diff, fc(1e12), s);
   k.body = {store(0, {full(1)}, splat(scaled, ty(Elem::F32, {1})))};
   Launch l;
   l.tensors = {nans(Elem::F32, {1})};
   l.bind();
   ASSERT_EQ(interpret(k, l.args), "");
-  EXPECT_NEAR(l.tensors[0].get(0), 1.0, 1e-4);
+  EXPECT_EQ(l.tensors[0].get(0), 0.0);
 }
 
 TEST(Interpreter, BroadcastRowColumnAndScalar) {
@@ -281,6 +282,28 @@ TEST(Interpreter, IntegerDivisionTruncatesLikeC) {
   EXPECT_EQ(l.tensors[0].get(1), -1);
   EXPECT_EQ(l.tensors[0].get(2), -3);
   EXPECT_EQ(l.tensors[0].get(3), 1);
+}
+
+TEST(Interpreter, SixteenBitArithmeticRoundsEachResult) {
+  // O (f32) = X + h with X a 16-bit tile: the sum is a 16-bit value (docs/language.md,
+  // "Precision"), as on the CPU and GPU targets. With h half an ulp of 1 (2^-11 in
+  // f16, 2^-8 in bf16), 1 + h is a tie and rounds to 1 (even) before it is widened
+  // into the f32 output; fp64 alone would give 1 + h. 3 + h rounds the same way.
+  for (Elem e : {Elem::F16, Elem::BF16}) {
+    Kernel k = unaryKernel(e, Elem::F32, 2, [](ExprPtr x, int64_t n) {
+      KType t = ty(x->type.elem, {n});
+      double h = x->type.elem == Elem::F16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+      return convert(bin(Op::Add, x, splat(fc(h, x->type.elem), t), t), ty(Elem::F32, {n}));
+    });
+    Launch l;
+    l.tensors = {fromValues(e, {2}, {1.0, 1.0 + 0x1p-7}), nans(Elem::F32, {2})};
+    l.bind();
+    ASSERT_EQ(interpret(k, l.args), "");
+    EXPECT_EQ(l.tensors[1].get(0), 1.0) << elemName(e);
+    // (1 + 2^-7) + h is a tie too: in f16 1 + 2^-7 has an even last bit and stays; in
+    // bf16 (ulp 2^-7) its last bit is odd, so the tie goes up to 1 + 2^-6.
+    EXPECT_EQ(l.tensors[1].get(1), e == Elem::F16 ? 1.0 + 0x1p-7 : 1.0 + 0x1p-6) << elemName(e);
+  }
 }
 
 TEST(Interpreter, ConvertRoundsWhenNarrowing) {

@@ -80,7 +80,41 @@ TEST(RoundToElem, StraightFromDouble) {
   EXPECT_EQ(roundToElem(1.0 + 0x1p-11 + 0x1p-40, Elem::F16), 1.0 + 0x1p-10);
   EXPECT_EQ(roundToElem(0.1, Elem::F32), static_cast<double>(0.1f));
   EXPECT_EQ(roundToElem(-3.7, Elem::I32), -3);
-  EXPECT_EQ(roundToElem(4294967296.0 + 5, Elem::I32), 5);
+  // Float -> i32 saturates, NaN -> 0 (docs/language.md, "Conversions"; the targets
+  // emit the same: ph/Conversion/ConvertRules.h).
+  EXPECT_EQ(roundToElem(4294967296.0 + 5, Elem::I32), 2147483647);
+  EXPECT_EQ(roundToElem(1e30, Elem::I32), 2147483647);
+  EXPECT_EQ(roundToElem(2147483648.0, Elem::I32), 2147483647);
+  EXPECT_EQ(roundToElem(2147483647.9, Elem::I32), 2147483647);
+  EXPECT_EQ(roundToElem(-2147483648.0, Elem::I32), -2147483648.0);
+  EXPECT_EQ(roundToElem(-2147483649.0, Elem::I32), -2147483648.0);
+  EXPECT_EQ(roundToElem(-1e30, Elem::I32), -2147483648.0);
+  EXPECT_EQ(roundToElem(INFINITY, Elem::I32), 2147483647);
+  EXPECT_EQ(roundToElem(-INFINITY, Elem::I32), -2147483648.0);
+  EXPECT_EQ(roundToElem(NAN, Elem::I32), 0);
+}
+
+TEST(CompareOutputs, EqualInfinitiesAndNaNInBothAgree) {
+  HostTensor ref = HostTensor::zeros(Elem::F32, {4}), out = HostTensor::zeros(Elem::F32, {4});
+  const double vals[] = {1.5, INFINITY, -INFINITY, NAN};
+  for (int i = 0; i < 4; ++i) {
+    ref.set(i, vals[i]);
+    out.set(i, vals[i]);
+  }
+  OutputComparison c = compareOutputs(out, ref);
+  EXPECT_TRUE(c.passed);
+  EXPECT_EQ(c.agreedNonFinite, 3);
+  EXPECT_EQ(c.nanCount, 0);
+  EXPECT_EQ(c.relErr, 0); // inf - inf is not taken
+  // An infinity against a finite value, the other infinity, or NaN disagrees.
+  for (double other : {1.0, -static_cast<double>(INFINITY), static_cast<double>(NAN)}) {
+    HostTensor o2 = out;
+    o2.set(1, other);
+    OutputComparison d = compareOutputs(o2, ref);
+    EXPECT_FALSE(d.passed) << other;
+    EXPECT_EQ(d.nanCount, 1) << other;
+  }
+  EXPECT_EQ(compareNonFinite(2.0, 2.5), NonFinite::No);
 }
 
 TEST(HostTensor, GetSetRoundTrips) {

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Annotations.h"
 #include "Features.h"
+#include "Gpu.h"
 
 #include "ph/Analysis.h"
 
@@ -394,15 +395,44 @@ kernel bad(Q: tensor<f16>[N, D], K: tensor<f16>[N, D], O: tensor<f32>[N, D]) {
   EXPECT_EQ(byTitle["use `rowmax`"]["diagnostics"][0]["code"], "E0202");
 }
 
-TEST(CodeLens, ThreeCommandsAndInfoPerKernel) {
+TEST(CodeLens, FourCommandsAndInfoPerKernel) {
   Annotations a(kFlash);
   auto s = snapshotOf(a.code());
   json lenses = codeLens(*s, {}, {});
-  std::vector<std::string> commands;
-  for (const json &l : lenses) commands.push_back(l["command"]["command"]);
-  EXPECT_EQ(commands, (std::vector<std::string>{"ph.run", "ph.compile", "ph.showIR", ""}));
+  std::vector<std::string> commands, titles;
+  for (const json &l : lenses) commands.push_back(l["command"]["command"]), titles.push_back(l["command"]["title"]);
+  EXPECT_EQ(commands, (std::vector<std::string>{"ph.run", "ph.run", "ph.compile", "ph.showIR", ""}));
+  EXPECT_EQ(titles[0], "▶ Run on GPU");
+  EXPECT_EQ(titles[1], "Benchmark");
   EXPECT_EQ(lenses[0]["command"]["arguments"][0]["kernel"], "flash_attention");
-  EXPECT_NE(lenses[3]["command"]["title"].get<std::string>().find("ceil(Nq / BR)"), std::string::npos);
+  EXPECT_EQ(lenses[1]["command"]["arguments"][0]["bench"], true);
+  EXPECT_NE(titles[4].find("ceil(Nq / BR)"), std::string::npos);
+  // The actions sit above the first decorator, the facts above the `kernel` line: two
+  // short lens lines, not one line wider than the editor.
+  EXPECT_LT(lenses[0]["range"]["start"]["line"].get<int>(), lenses[4]["range"]["start"]["line"].get<int>());
+}
+
+TEST(CodeLens, NamedAfterTheTargetWithFiguresOnALensOfTheirOwn) {
+  Annotations a(kFlash);
+  auto s = snapshotOf(a.code());
+  FeatureOptions o;
+  o.runTarget = "CPU";
+  o.compileFigures["flash_attention"] = "48 regs · 53 KiB smem";
+  json lenses = codeLens(*s, {}, o);
+  ASSERT_EQ(lenses.size(), 6u) << lenses.dump(1);
+  EXPECT_EQ(lenses[0]["command"]["title"], "▶ Run on CPU");
+  EXPECT_EQ(lenses[5]["command"]["title"], "48 regs · 53 KiB smem");
+  EXPECT_EQ(lenses[5]["command"]["command"], "");
+  // Three lines: the actions, the facts (above the last decorator), the figures (above `kernel`).
+  EXPECT_LT(lenses[0]["range"]["start"]["line"].get<int>(), lenses[4]["range"]["start"]["line"].get<int>());
+  EXPECT_LT(lenses[4]["range"]["start"]["line"].get<int>(), lenses[5]["range"]["start"]["line"].get<int>());
+  EXPECT_EQ(runTargetLabel("auto", nullptr), "GPU");
+  GpuInfo none;
+  EXPECT_EQ(runTargetLabel("auto", &none), "CPU");
+  EXPECT_EQ(runTargetLabel("gpu", &none), "GPU");
+  GpuInfo h200{true, "NVIDIA H200", "sm_90", ""};
+  EXPECT_EQ(runTargetLabel("auto", &h200), "H200");
+  EXPECT_EQ(runTargetLabel("interp", &h200), "interpreter");
 }
 
 } // namespace
@@ -439,6 +469,26 @@ kernel k(Q: tensor<f32>[N, D], K: tensor<f32>[N, D], V: tensor<f32>[N, D], O: te
   EXPECT_EQ(x["range"], rangeJson(*s, a.range("call")));
   EXPECT_NE(x["relatedInformation"][0]["location"]["uri"].get<std::string>().find("std/attention.ph"), std::string::npos);
   EXPECT_EQ(x["relatedInformation"][0]["location"]["range"]["start"]["line"], 19); // `acc += dot(s, v)`
+}
+
+} // namespace
+
+namespace {
+
+TEST(Diagnostics, BuildDiagnosticsMergeAsOneSource) {
+  auto diag = [](const char *code, int line, const char *source) {
+    return json{{"code", code}, {"source", source}, {"message", "m"},
+                {"range", {{"start", {{"line", line}, {"character", 0}}}, {"end", {{"line", line}, {"character", 1}}}}}};
+  };
+  json into = json::array({diag("E0303", 4, "ph")});
+  // The same error from `ph build`, and one only the backend finds (a spill).
+  json build = json::array({diag("E0303", 4, "ph build"), diag("W0502", 2, "ph build")});
+  mergeBuildDiagnostics(into, build);
+  ASSERT_EQ(into.size(), 2u) << into.dump(1);
+  EXPECT_EQ(into[1]["code"], "W0502");
+  EXPECT_EQ(into[1]["source"], "ph");
+  mergeBuildDiagnostics(into, json());
+  EXPECT_EQ(into.size(), 2u);
 }
 
 } // namespace

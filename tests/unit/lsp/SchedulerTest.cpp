@@ -6,10 +6,14 @@
 #include <atomic>
 #include <future>
 #include <thread>
+#include <vector>
 
-// The scheduler only carries Analysis pointers; these tests never make one.
+// The scheduler only carries Analysis pointers: a stand-in (the two-stage tests count
+// "diagnostics" to tell the parts apart).
 namespace ph {
-struct Analysis {};
+struct Analysis {
+  std::vector<int> diagnostics;
+};
 } // namespace ph
 
 using namespace ph::lsp;
@@ -177,4 +181,77 @@ TEST(Scheduler, ANewerEditCancelsTheRunningAnalysis) {
   std::lock_guard<std::mutex> lock(r.mu);
   ASSERT_EQ(r.fresh.size(), 1u); // only v2 is published
   EXPECT_EQ(r.fresh[0].second, 2);
+}
+
+namespace {
+
+/// An analysis in two parts (as the incremental analyzer's first configurations, then
+/// the rest): the first is published from `published`, the whole analysis is built
+/// when a request first needs it, and the rest publishes the same version again.
+struct TwoStage {
+  std::mutex mu;
+  std::vector<std::pair<int64_t, size_t>> fresh; // version, diagnostics published
+  std::atomic<int> built{0}, rests{0};
+  std::chrono::milliseconds restDelay{0};
+};
+
+std::unique_ptr<Scheduler> makeTwoStage(TwoStage &t) {
+  auto withDiags = [](size_t n) {
+    auto a = std::make_shared<ph::Analysis>();
+    a->diagnostics.resize(n);
+    return std::shared_ptr<const ph::Analysis>(a);
+  };
+  return std::make_unique<Scheduler>(
+      [&t, withDiags](const std::string &, std::shared_ptr<const std::string>, const std::function<bool()> &) {
+        AnalysisResult r(LazyAnalysis::deferred([&t, withDiags] {
+          ++t.built;
+          return withDiags(1);
+        }));
+        r.published = withDiags(1);
+        r.rest = [&t, withDiags](const std::function<bool()> &stale) {
+          for (int i = 0; i < 20 && !stale(); ++i) std::this_thread::sleep_for(t.restDelay / 20);
+          ++t.rests;
+          return AnalysisResult(withDiags(2));
+        };
+        return r;
+      },
+      Scheduler::Options{0ms, 2},
+      [&t](std::shared_ptr<const Snapshot> s) {
+        std::lock_guard<std::mutex> lock(t.mu);
+        t.fresh.emplace_back(s->version, s->analysis->diagnostics.size());
+      });
+}
+
+} // namespace
+
+TEST(Scheduler, TheRestOfAnAnalysisPublishesTheSameVersionAgain) {
+  TwoStage t;
+  auto s = makeTwoStage(t);
+  s->update("file:///a.ph", "v1", 1);
+  s->waitIdle(); // waits for the rest too
+  std::lock_guard<std::mutex> lock(t.mu);
+  ASSERT_EQ(t.fresh.size(), 2u);
+  EXPECT_EQ(t.fresh[0], (std::pair<int64_t, size_t>{1, 1}));
+  EXPECT_EQ(t.fresh[1], (std::pair<int64_t, size_t>{1, 2}));
+  EXPECT_EQ(t.built.load(), 0); // publishing never built the whole analysis
+  EXPECT_EQ(s->latest("file:///a.ph")->analysis->diagnostics.size(), 2u);
+}
+
+TEST(Scheduler, TheWholeAnalysisIsBuiltOnceWhenARequestNeedsIt) {
+  TwoStage t;
+  t.restDelay = 400ms;
+  auto s = makeTwoStage(t);
+  s->update("file:///a.ph", "v1", 1);
+  std::promise<size_t> got;
+  s->withSnapshot("file:///a.ph", [&](std::shared_ptr<const Snapshot> snap) {
+    snap->analysis.get();
+    got.set_value(snap->analysis->diagnostics.size());
+  });
+  EXPECT_EQ(got.get_future().get(), 1u); // the first part's snapshot, built on demand
+  EXPECT_EQ(t.built.load(), 1);
+  s->update("file:///a.ph", "v2", 2); // drops v1's rest
+  s->waitIdle();
+  std::lock_guard<std::mutex> lock(t.mu);
+  for (auto &[v, n] : t.fresh) EXPECT_FALSE(v == 1 && n == 2) << "v1's rest was published after v2 arrived";
+  EXPECT_EQ(t.fresh.back(), (std::pair<int64_t, size_t>{2, 2}));
 }

@@ -24,6 +24,7 @@ namespace ph::backend {
 enum class Stage {
   Kir,    ///< the checked, inlined, specialised kernel (kir::print)
   Tile,   ///< the tile dialect, target-independent
+  TileGpu,///< the tile dialect with GPU layouts, shared buffers and async copies (`tilegpu`)
   Cpu,    ///< the CPU target's loops: scf, memref, arith, math
   Llvm,   ///< the LLVM dialect
   LlvmIR, ///< LLVM IR (`llvm-ir`)
@@ -35,7 +36,7 @@ enum class Stage {
 
 const char *stageName(Stage s);
 bool parseStage(std::string_view name, Stage &out);
-/// `kir|tile|cpu|llvm|llvm-ir|asm|gpu|gpu-llvm|ptx`, for usage messages.
+/// `kir|tile|tilegpu|cpu|llvm|llvm-ir|asm|gpu|gpu-llvm|ptx`, for usage messages.
 std::string stageNames();
 
 struct EmitOptions {
@@ -45,6 +46,8 @@ struct EmitOptions {
   /// Print MLIR locations (`loc(...)`). Off by default so that two kernels
   /// computing the same thing print identically.
   bool debugInfo = false;
+  /// The GPU stages' architecture (`--target sm_90a`); empty: the GPU present, else sm_90.
+  std::string arch;
 };
 
 /// The kernel at `stage` as text, or "" with `err` set.

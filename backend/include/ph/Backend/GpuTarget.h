@@ -28,6 +28,17 @@ struct GpuOptions {
   std::string arch;
   /// For `file:line:col` in MLIR locations and diagnostics.
   const SourceManager *sources = nullptr;
+  /// Fills GpuBinary::passTiming with MLIR's pass timing report (`ph build --time-passes`).
+  bool timePasses = false;
+};
+
+/// Time of one step of a compile, in milliseconds: wall, and CPU (the
+/// compiling thread's; for `ptxas`, the subprocess's user + system time),
+/// which a loaded machine inflates far less.
+struct PhaseTime {
+  std::string name; // context, kir-to-tile, lower, to-nvvm, nvptx, ptxas
+  double ms = 0;
+  double cpuMs = 0;
 };
 
 /// One compiled kernel variant.
@@ -38,6 +49,10 @@ struct GpuBinary {
   /// Notes and warnings (`@tensorcore` ignored, spills), or the error that
   /// refused the kernel (shared memory exceeded).
   std::vector<Diagnostic> diagnostics;
+  /// Where the time went, in order; `ptxas` is the subprocess, the rest is ours.
+  std::vector<PhaseTime> phases;
+  /// MLIR's pass timing report (GpuOptions::timePasses), else empty.
+  std::string passTiming;
 };
 
 /// `sm_90`/`sm_80`/... of the GPU present, else `sm_90`.
@@ -47,7 +62,13 @@ int64_t sharedMemoryLimit(const std::string &arch);
 /// True for the architectures this target builds for.
 bool isSupportedGpuArch(const std::string &arch);
 
-/// Compiles one specialised kernel. Returns false when it was refused (a
+/// What a compiled variant depends on besides its kir and the ph executable:
+/// ptxas's and libdevice's identity (path, size, modification time) for `arch`.
+/// Part of the build cache's key (ph/Cache/VariantKey.h).
+std::string gpuToolchainIdentity(const std::string &arch);
+
+/// Compiles one specialised kernel. Safe to call from several threads at once
+/// (each call has its own MLIR context; `ph build -j`). Returns false when it was refused (a
 /// diagnostic says why) or failed (`err`).
 bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out, std::string &err);
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ph/Conversion/ConvertRules.h"
 #include "ph/Dialect/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -53,23 +54,10 @@ inline std::string locText(mlir::Location loc) {
   return "";
 }
 
-/// tile.convert's rules, for one element: float widening exact, narrowing rounds to
-/// nearest even, float -> int truncates toward zero, int widening sign-extends.
+/// tile.convert's rules, for one element (ph/Conversion/ConvertRules.h, shared with the
+/// CPU lowering).
 inline mlir::Value convertElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to) {
-  using namespace mlir;
-  Type from = v.getType();
-  if (from == to) return v;
-  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
-  if (fromF && toF)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? arith::ExtFOp::create(b, loc, to, v).getResult()
-               : arith::TruncFOp::create(b, loc, to, v).getResult();
-  if (!fromF && toF) return arith::SIToFPOp::create(b, loc, to, v);
-  if (fromF && !toF) return arith::FPToSIOp::create(b, loc, to, v);
-  if (isa<IndexType>(from) || isa<IndexType>(to)) return arith::IndexCastOp::create(b, loc, to, v);
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? arith::ExtSIOp::create(b, loc, to, v).getResult()
-             : arith::TruncIOp::create(b, loc, to, v).getResult();
+  return ph::conv::convertValue(b, loc, v, to);
 }
 
 /// tile.block_id: the CTA's index along `axis` (0, 1, 2: x, y, z) as an i32, the type

@@ -8,8 +8,11 @@
 // must not alias x).
 //
 //===----------------------------------------------------------------------===//
+#include "ph/Conversion/ConvertRules.h"
 #include "ph/Conversion/Passes.h"
 #include "ph/Dialect/Tile/TileDialect.h"
+#include "ph/Dialect/TileGPU/Passes.h"
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
@@ -25,6 +28,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -51,25 +55,10 @@ namespace {
 // Scalar helpers shared by the op lowerings.
 //===----------------------------------------------------------------------===//
 
-/// Converts a scalar or a tensor to element type `to` (tile.convert's rules:
-/// float widening exact, narrowing rounds to nearest even, float -> int
-/// truncates toward zero). `resultType` is the converted value's type.
+/// Converts a scalar or a tensor to `resultType`: tile.convert's rules, shared
+/// with the GPU lowerings (ph/Conversion/ConvertRules.h).
 Value convertTo(OpBuilder &b, Location loc, Value v, Type resultType) {
-  Type from = getElementTypeOrSelf(v.getType()), to = getElementTypeOrSelf(resultType);
-  if (from == to)
-    return v;
-  bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
-  if (fromF && toF)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? arith::ExtFOp::create(b, loc, resultType, v).getResult()
-               : arith::TruncFOp::create(b, loc, resultType, v).getResult();
-  if (!fromF && toF)
-    return arith::SIToFPOp::create(b, loc, resultType, v);
-  if (fromF && !toF)
-    return arith::FPToSIOp::create(b, loc, resultType, v);
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? arith::ExtSIOp::create(b, loc, resultType, v).getResult()
-             : arith::TruncIOp::create(b, loc, resultType, v).getResult();
+  return ph::conv::convertValue(b, loc, v, resultType);
 }
 
 Value constantOf(OpBuilder &b, Location loc, Type elem, double value) {
@@ -353,6 +342,12 @@ LogicalResult lowerBody(func::FuncOp f, ArrayRef<Value> blockIds) {
         Value future = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sgt, key, query);
         return arith::SelectOp::create(bb, l, future, constantOf(bb, l, elem, -1.0e30), x).getResult();
       });
+    } else if (auto o = dyn_cast<IotaOp>(op)) {
+      int64_t dim = o.getDim();
+      Value empty = tensor::EmptyOp::create(b, loc, o.getType().getShape(), b.getI32Type());
+      repl = mapWithIndices(b, loc, empty, [&](OpBuilder &bb, Location l, ValueRange idx, Value) {
+        return arith::IndexCastOp::create(bb, l, bb.getI32Type(), idx[dim]).getResult();
+      });
     } else if (auto o = dyn_cast<ConvertOp>(op)) {
       repl = convertTo(b, loc, o.getSource(), o.getType());
     } else {
@@ -457,6 +452,14 @@ void ph::tile::buildTileToLoopsPipeline(OpPassManager &pm) {
 void ph::tile::buildLoopsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // bf16 arithmetic (and 16-bit math functions) computed in f32 and rounded after each
+  // operation, which is what it means (docs/language.md, "Precision"): x86 has no bf16
+  // arithmetic, and LLVM's would call compiler-rt's __truncsfbf2, which the JIT lacks
+  // (`bf16 * 2.0` checked clean and failed to compile).
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(math::createMathExtendToSupportedTypes());
   // bf16 conversions as integer arithmetic: the JIT then needs no soft-float helpers.
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
@@ -468,6 +471,7 @@ void ph::tile::buildLoopsToLLVMPipeline(OpPassManager &pm) {
 
 void ph::tile::registerPasses() {
   registerPhConversionPasses();
+  tilegpu::registerTileGPUPasses();
   PassPipelineRegistration<>("tile-to-loops", "Lower the tile dialect to scf/memref loops (CPU)",
                              buildTileToLoopsPipeline);
   PassPipelineRegistration<>("tile-loops-to-llvm", "Lower the CPU loops to the LLVM dialect",
@@ -480,7 +484,7 @@ void ph::tile::registerPasses() {
 }
 
 void ph::tile::registerDialects(DialectRegistry &registry) {
-  registry.insert<TileDialect>();
+  registry.insert<TileDialect, tilegpu::TileGPUDialect>();
   registerAllDialects(registry);
   registerAllExtensions(registry);
   // Without these, translation to LLVM IR (and the JIT) stops at func.func.

@@ -15,10 +15,13 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +32,44 @@ using namespace ph;
 using namespace ph::backend;
 
 namespace {
+
+/// f32 or f64 -> bf16, rounding to nearest even (NaN stays a quiet NaN).
+uint16_t bf16Bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  if ((b & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((b >> 16) | 0x40);
+  return static_cast<uint16_t>((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+
+/// A float whose low 16 bits are `bits`: a bf16 is returned in the low half of the first
+/// floating-point register (xmm0 on x86-64, h0/s0 on AArch64), so returning this float
+/// returns that bf16.
+float asBf16Return(uint16_t bits) {
+  uint32_t b = bits;
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+// compiler-rt's f32/f64 -> bf16 helpers. x86 without AVX512-BF16 keeps bf16 values in f32
+// registers and calls __truncsfbf2 to narrow one for a store (a bf16 load that meets a mask's
+// select is enough); the JIT's process has no compiler-rt, so the kernel failed to link:
+// "Symbols not found: [ __truncsfbf2 ]" (found by the differential tests,
+// tests/differential/cases/seed5-crash.json).
+extern "C" float ph_truncsfbf2(float x) { return asBf16Return(bf16Bits(x)); }
+extern "C" float ph_truncdfbf2(double x) {
+  // Through f32 would round twice; bf16's 8 bits of mantissa from the f64's top bits,
+  // with the rest folded into a sticky bit, round once.
+  float f = static_cast<float>(x);
+  double back = static_cast<double>(f);
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  if (back != x && !std::isnan(x) && (b & 0xffffu) == 0x8000u)
+    b += (back < x) == (f > 0) ? 1 : -1; // break an exact-looking tie the way x lies
+  std::memcpy(&f, &b, 4);
+  return asBf16Return(bf16Bits(f));
+}
 
 /// What a launch needs to check and marshal its arguments.
 struct Signature {
@@ -196,6 +237,12 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
     error = "JIT compilation failed: " + llvm::toString(engine.takeError());
     return nullptr;
   }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("__truncsfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&ph_truncsfbf2), llvm::JITSymbolFlags::Exported};
+    map[interner("__truncdfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&ph_truncdfbf2), llvm::JITSymbolFlags::Exported};
+    return map;
+  });
   // ORC compiles lazily: look the entry up now so that compile errors surface
   // here and the first launch is not slower than the rest.
   if (auto fn = (*engine)->lookupPacked(k.name); !fn) {

@@ -7,15 +7,22 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Backend/GpuTarget.h"
+#include "ph/Backend/Arch.h"
+
+#include "ScratchDir.h"
 
 #include "Conversion/TileToGPU/MmaCodegen.h"
 #include "Conversion/TileToGPU/TileToGPU.h"
+#include "TileGpuPipeline.h"
+#include "ph/Dialect/Tile/TileDialect.h"
 #include "Emit/Stages.h"
 #include "ph/Runtime/CudaDriver.h"
 #include "ph/Runtime/GpuRun.h"
 #include "ph/Source.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -26,6 +33,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
@@ -35,8 +43,11 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <chrono>
+#include <ctime>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
 #ifndef PH_CUDA_DIR
 #define PH_CUDA_DIR "/usr/local/cuda"
@@ -54,15 +65,11 @@ std::string defaultGpuArch() {
 }
 
 int64_t sharedMemoryLimit(const std::string &arch) {
-  if (arch == "sm_90" || arch == "sm_90a") return 232448;
-  if (arch == "sm_80") return 166912;
-  if (arch == "sm_86" || arch == "sm_89") return 101376;
-  return 49152;
+  const GpuArch *a = findGpuArch(arch);
+  return a ? a->sharedPerBlock : 49152;
 }
 
-bool isSupportedGpuArch(const std::string &arch) {
-  return arch == "sm_80" || arch == "sm_86" || arch == "sm_89" || arch == "sm_90";
-}
+bool isSupportedGpuArch(const std::string &arch) { return findGpuArch(arch) != nullptr; }
 
 namespace {
 
@@ -121,6 +128,63 @@ bool toSimt(ModuleOp m, int threads, const std::string &arch, simt::SimtResult &
   return mma || simt::convertTileToSimt(m, so, res, err);
 }
 
+/// The TileGPU path for a @tensorcore kernel, in place: `used` when it took the
+/// kernel (the module is then a gpu.module), else `why` says why not and the
+/// module is unchanged for the legacy emitters. False only when
+/// PH_GPU_LOWERING=tilegpu forbids the fallback.
+bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileGpuResult &tg, bool &used,
+                std::string &why, std::string &err) {
+  used = false;
+  GpuLowering lowering = gpuLowering();
+  if (!k.tensorcore || lowering == GpuLowering::Legacy) return true;
+  // Measured on the H200 (docs/tilegpu.md): attention, which reduces rows, runs at
+  // 0.73-0.80x of the legacy emitter's speed on the TileGPU path so far, a GEMM at
+  // 2.5-3.7x. By default the TileGPU path takes the kernels that reduce no rows.
+  bool reducesRows = false;
+  m.walk([&](Operation *op) {
+    if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) reducesRows = true;
+  });
+  if (lowering == GpuLowering::Auto && reducesRows) {
+    why = "kernels that reduce rows stay on the legacy tensor-core emitter by default (PH_GPU_LOWERING=tilegpu takes them)";
+    return true;
+  }
+  OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
+  std::string tgErr;
+  if (runTileGpu(*copy, arch, /*lower=*/true, tg, tgErr) && tg.policy == "mma" &&
+      tg.sharedBytes <= sharedMemoryLimit(arch)) {
+    // The lowered copy replaces the module's body.
+    m.getBody()->clear();
+    m.getBody()->getOperations().splice(m.getBody()->end(), copy->getBody()->getOperations());
+    for (NamedAttribute a : (*copy)->getAttrs()) m->setAttr(a.getName(), a.getValue());
+    used = true;
+    return true;
+  }
+  why = !tgErr.empty() ? tgErr
+        : !tg.warnings.empty() ? tg.warnings.front()
+        : tg.policy == "mma" ? "it needs " + std::to_string(tg.sharedBytes) + " bytes of shared memory"
+                             : "the SIMT policy took it";
+  if (lowering == GpuLowering::TileGpu) {
+    err = "PH_GPU_LOWERING=tilegpu: the TileGPU lowering cannot take `" + k.name + "`: " + why;
+    return false;
+  }
+  return true;
+}
+
+/// The TileGPU path with any policy, for a kernel the legacy emitters refused;
+/// `err` keeps the legacy error when it fails too.
+bool simtFallback(ModuleOp m, const std::string &arch, TileGpuResult &tg, std::string &err) {
+  if (gpuLowering() == GpuLowering::Legacy) return false;
+  TileGpuResult r;
+  std::string tgErr;
+  if (!runTileGpu(m, arch, /*lower=*/true, r, tgErr, /*lowerSimt=*/true) || r.sharedBytes > sharedMemoryLimit(arch)) {
+    if (!tgErr.empty()) err += " (the TileGPU lowering: " + tgErr + ")";
+    return false;
+  }
+  tg = r;
+  err.clear();
+  return true;
+}
+
 /// The lowering of gpu.dynamic_shared_memory defines an internal zero-sized
 /// shared array (PTX `.shared .b8 name;`, one static byte). Accesses far past
 /// the end of a zero-sized object are undefined behaviour that LLVM's alias
@@ -137,33 +201,39 @@ bool externDynamicShared(ModuleOp m) {
 }
 
 /// SIMT gpu.module -> NVVM and LLVM dialects, with the NVVM target attached.
-bool toNvvm(ModuleOp m, const std::string &arch, std::string &err) {
+bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *timing = nullptr) {
   MLIRContext *ctx = m.getContext();
   std::string libdevice = cudaDir() + "/nvvm/libdevice/libdevice.10.bc";
   ArrayAttr link;
   if (llvm::sys::fs::exists(libdevice)) link = ArrayAttr::get(ctx, {StringAttr::get(ctx, libdevice)});
-  auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", arch, "", nullptr, link);
+  // sm_90a's wgmma and setmaxnreg need PTX 8.0; the others keep LLVM's default.
+  const GpuArch *a = findGpuArch(arch);
+  std::string features = a && a->archSpecific ? "+ptx80" : "";
+  auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", arch, features, nullptr, link);
   m.walk([&](::mlir::gpu::GPUModuleOp gm) { gm.setTargetsAttr(ArrayAttr::get(ctx, {target})); });
   return runPipeline(m, [](OpPassManager &pm) {
     pm.addPass(createSCFToControlFlowPass());
     ConvertGpuOpsToNVVMOpsOptions o;
     o.indexBitwidth = 64;
     OpPassManager &g = pm.nest<::mlir::gpu::GPUModuleOp>();
+    // The TileGPU lowering's nvgpu.mma.sync and vector packing (no-ops for the legacy emitters' modules).
+    g.addPass(createConvertNVGPUToNVVMPass());
+    g.addPass(createConvertVectorToLLVMPass());
     g.addPass(createConvertGpuOpsToNVVMOps(o));
     g.addPass(createCanonicalizerPass());
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
-  }, err) && externDynamicShared(m);
+  }, err, timing) && externDynamicShared(m);
 }
 
 /// NVVM module -> PTX text through LLVM's NVPTX backend.
-bool toPtx(ModuleOp m, std::string &ptx, std::string &err) {
+bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing = nullptr) {
   if (!runPipeline(m, [](OpPassManager &pm) {
         GpuModuleToBinaryPassOptions o;
         o.compilationTarget = "isa";
         o.toolkitPath = cudaDir();
         pm.addPass(createGpuModuleToBinaryPass(o));
-      }, err))
+      }, err, timing))
     return false;
   bool found = false;
   m.walk([&](::mlir::gpu::BinaryOp bin) {
@@ -179,30 +249,47 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err) {
 
 /// ptxas PTX -> cubin; `log` gets ptxas's -v report.
 bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8_t> &cubin, std::string &log,
-              std::string &err) {
+              std::string &err, double *cpuMs = nullptr) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
     err = "ptxas not found (looked in " + cudaDir() + "/bin and on PATH; set PH_PTXAS or PH_CUDA_DIR)";
     return false;
   }
-  llvm::SmallString<128> in, out, errFile;
-  int fd;
-  if (llvm::sys::fs::createTemporaryFile("ph", "ptx", fd, in) ||
-      llvm::sys::fs::createTemporaryFile("ph", "cubin", out) ||
-      llvm::sys::fs::createTemporaryFile("ph", "log", errFile)) {
-    err = "cannot create temporary files for ptxas";
-    return false;
-  }
+  // In the process's private folder, removed on every exit path (ScratchDir.h).
+  scratch::PtxasFiles files;
+  if (!scratch::acquire(files, err)) return false;
+  struct Release {
+    scratch::PtxasFiles &f;
+    ~Release() { scratch::release(f); }
+  } release{files};
+  llvm::SmallString<128> in(files.ptx), out(files.cubin), errFile(files.log);
   {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec) {
+      err = "cannot write " + files.ptx + ": " + ec.message();
+      return false;
+    }
     os << ptx;
   }
   std::string archArg = "-arch=" + arch, inPath = in.str().str(), outPath = out.str().str();
   llvm::SmallVector<llvm::StringRef> args = {ptxas, archArg, "-v", "-O3", inPath, "-o", outPath};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(errFile), llvm::StringRef(errFile)};
   std::string execErr;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execErr);
-  if (auto buf = llvm::MemoryBuffer::getFile(errFile)) log = (*buf)->getBuffer().str();
+  std::optional<llvm::sys::ProcessStatistics> stat;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execErr, nullptr, &stat);
+  if (cpuMs && stat) *cpuMs = double(stat->TotalTime.count()) / 1000.0;
+  if (auto buf = llvm::MemoryBuffer::getFile(errFile)) {
+    // ptxas's "Compile time = 53.6 ms" line differs from run to run; without it the report
+    // (kept in manifest.json) is the same for the same PTX, so builds are byte-identical.
+    llvm::SmallVector<llvm::StringRef> lines;
+    (*buf)->getBuffer().split(lines, '\n');
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].contains("Compile time =")) continue;
+      log += lines[i].str();
+      if (i + 1 < lines.size()) log += "\n";
+    }
+  }
   bool ok = rc == 0;
   if (ok) {
     if (auto buf = llvm::MemoryBuffer::getFile(out, /*IsText=*/false))
@@ -210,9 +297,6 @@ bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8
     else ok = false;
   }
   if (!ok) err = "ptxas failed" + (execErr.empty() ? "" : " (" + execErr + ")") + ":\n" + log;
-  llvm::sys::fs::remove(in);
-  llvm::sys::fs::remove(out);
-  llvm::sys::fs::remove(errFile);
   return ok;
 }
 
@@ -225,26 +309,91 @@ Diagnostic makeDiag(DiagKind kind, SourceRange range, std::vector<std::string> a
   return d;
 }
 
+/// Wall-clock milliseconds per step of one compile (GpuBinary::phases).
+class PhaseClock {
+public:
+  explicit PhaseClock(std::vector<PhaseTime> &out)
+      : out(out), last(std::chrono::steady_clock::now()), lastCpu(threadCpuMs()) {}
+  /// Ends the step `name`; `cpuMs` replaces this thread's CPU time (a subprocess's).
+  void mark(const char *name, std::optional<double> cpuMs = std::nullopt) {
+    auto now = std::chrono::steady_clock::now();
+    double cpu = threadCpuMs();
+    out.push_back({name, std::chrono::duration<double, std::milli>(now - last).count(),
+                   cpuMs ? *cpuMs : cpu - lastCpu});
+    last = now;
+    lastCpu = cpu;
+  }
+
+private:
+  static double threadCpuMs() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+  }
+  std::vector<PhaseTime> &out;
+  std::chrono::steady_clock::time_point last;
+  double lastCpu;
+};
+
 } // namespace
+
+std::string gpuToolchainIdentity(const std::string &arch) {
+  auto identity = [](const std::string &path) {
+    llvm::sys::fs::file_status st;
+    if (path.empty() || llvm::sys::fs::status(path, st)) return path + " missing";
+    return path + " " + std::to_string(st.getSize()) + " " +
+           std::to_string(st.getLastModificationTime().time_since_epoch().count());
+  };
+  return "gpu " + arch + "; ptxas " + identity(findPtxas()) + "; libdevice " +
+         identity(cudaDir() + "/nvvm/libdevice/libdevice.10.bc");
+}
 
 bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out, std::string &err) {
   std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
   if (!isSupportedGpuArch(arch)) {
-    err = "unsupported GPU architecture `" + arch + "` (use sm_80, sm_86, sm_89 or sm_90)";
+    err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
     return false;
   }
   out = GpuBinary();
   out.meta.sig = rt::signatureOf(k);
   out.meta.cubin = rt::variantFileName(k, "cubin");
   out.meta.unit = "simt";
+  PhaseClock clock(out.phases);
   std::unique_ptr<MLIRContext> ctx = makeContext();
+  clock.mark("context");
   OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, opts.sources, err);
+  clock.mark("kir-to-tile");
   if (!m) return false;
   simt::SimtResult res;
   simt::MmaReport tc;
   bool usedTc = false;
-  bool lowered = toSimt(*m, k.threads, arch, res, err, &tc, &usedTc);
-  if (usedTc) {
+  // The TileGPU path (layouts as attributes, passes, one pattern per op family)
+  // takes @tensorcore kernels it can place; the legacy emitters take the rest.
+  TileGpuResult tg;
+  std::string tileGpuWhy;
+  bool usedTileGpu = false;
+  if (!tryTileGpu(*m, k, arch, tg, usedTileGpu, tileGpuWhy, err)) return false;
+  OwningOpRef<ModuleOp> tileIr = usedTileGpu ? OwningOpRef<ModuleOp>() : OwningOpRef<ModuleOp>(cast<ModuleOp>((*m)->clone()));
+  bool lowered = usedTileGpu || toSimt(*m, k.threads, arch, res, err, &tc, &usedTc);
+  if (!lowered && !res.sharedExceeded && tileIr && simtFallback(*tileIr, arch, tg, err)) {
+    // The legacy SIMT emitter cannot lower it (index tiles, boolean tiles): the TileGPU SIMT policy can.
+    m = std::move(tileIr);
+    lowered = usedTileGpu = true;
+    tc.why.clear();
+  }
+  clock.mark("lower");
+  if (usedTileGpu) {
+    res.kernelName = tg.kernelName;
+    res.sharedBytes = tg.sharedBytes;
+    bool mma = tg.policy == "mma";
+    out.meta.unit = mma ? "tensorcore" : "simt";
+    if (!mma && k.tensorcore) out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
+    out.meta.notes.push_back(std::string(mma ? "tensorcore: " : "simt: ") + std::to_string(tg.registerTiles) +
+                             " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory (TileGPU, " +
+                             (mma ? "mma.sync)" : "SIMT policy)"));
+    for (const std::string &p : tg.placements) out.meta.notes.push_back("tile " + p);
+    out.meta.tiles = tg.tiles;
+  } else if (usedTc) {
     out.meta.unit = "tensorcore";
     // The first note is the summary `ph build` prints; then one per tile.
     out.meta.notes.push_back("tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
@@ -252,9 +401,11 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     for (const std::string &p : tc.placements) out.meta.notes.push_back("tile " + p);
     for (const simt::MmaReport::Tile &t : tc.tiles)
       out.meta.tiles.push_back({t.type, {t.at.file, t.at.line, t.at.col, t.at.endLine, t.at.endCol},
-                                t.registers ? "registers" : "shared memory"});
+                                t.registers ? "registers" : "shared memory", ""});
+    if (!tileGpuWhy.empty()) out.meta.notes.push_back("legacy tensor-core lowering; TileGPU: " + tileGpuWhy);
   } else if (k.tensorcore) {
     out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
+    if (!tileGpuWhy.empty()) out.diagnostics.back().notes.push_back({k.loc, "the TileGPU mma policy: " + tileGpuWhy});
     if (!tc.why.empty()) out.diagnostics.back().notes.push_back({k.loc, "the tensor-core lowering cannot take " + tc.why});
     out.meta.notes.push_back(out.diagnostics.back().message + (tc.why.empty() ? "" : " (" + tc.why + ")"));
   }
@@ -280,9 +431,33 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   }
   out.meta.symbol = res.kernelName;
   out.meta.dynamicShared = int(res.sharedBytes);
-  if (!toNvvm(*m, arch, err) || !toPtx(*m, out.ptx, err)) return false;
+  // MLIR's pass timing, printed as text into passTiming when asked for.
+  std::optional<DefaultTimingManager> tm;
+  std::optional<TimingScope> root;
+  std::string timingText;
+  llvm::raw_string_ostream timingOs(timingText);
+  if (opts.timePasses) {
+    tm.emplace();
+    tm->setEnabled(true);
+    tm->setOutput(createOutputStrategy(DefaultTimingManager::OutputFormat::Text, timingOs));
+    root.emplace(tm->getRootScope());
+  }
+  TimingScope *timing = root ? &*root : nullptr;
+  bool nvvm = toNvvm(*m, arch, err, timing);
+  clock.mark("to-nvvm");
+  bool ptx = nvvm && toPtx(*m, out.ptx, err, timing);
+  clock.mark("nvptx");
+  if (tm) {
+    root.reset();
+    tm->print();
+    out.passTiming = timingText;
+  }
+  if (!ptx) return false;
   std::string log;
-  if (!runPtxas(out.ptx, arch, out.cubin, log, err)) return false;
+  double ptxasCpu = 0;
+  bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu);
+  clock.mark("ptxas", ptxasCpu);
+  if (!assembled) return false;
   out.meta.ptxas = rt::parsePtxasReport(log, res.kernelName);
   for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));
   return true;
@@ -311,13 +486,54 @@ std::string runOnGpu(const kir::Kernel &k, const LaunchArgs &args, const GpuOpti
 }
 
 void registerGpuStages(StageRegistry &r) {
-  r[Stage::Gpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
-                     std::string &err) {
+  // Tile IR with layouts, shared buffers and async copies, before the NVVM patterns.
+  r[Stage::TileGpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
+                         std::string &err) {
+    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
+    if (!isSupportedGpuArch(arch)) {
+      err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
+      return false;
+    }
+    TileGpuResult tg;
+    if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) return false;
+    out = "// " + arch + ", " + std::to_string(k.threads) + " threads, policy " + tg.policy;
+    if (tg.policy == "mma") out += ", " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
+    out += "\n";
+    for (const std::string &w : tg.warnings) out += "// " + w + "\n";
+    out += printOp(m, opts);
+    return true;
+  };
+  // The GPU stages lower the way `ph build` does: TileGPU when it takes the kernel, else the legacy emitters.
+  auto lower = [](ModuleOp m, const kir::Kernel &k, const std::string &arch, simt::SimtResult &res, simt::MmaReport &tc,
+                  bool &usedTc, TileGpuResult &tg, bool &usedTileGpu, std::string &err) {
+    if (!isSupportedGpuArch(arch)) {
+      err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
+      return false;
+    }
+    std::string why;
+    if (!tryTileGpu(m, k, arch, tg, usedTileGpu, why, err)) return false;
+    if (usedTileGpu) {
+      res.sharedBytes = tg.sharedBytes;
+      return true;
+    }
+    if (!why.empty()) tc.why = why;
+    OwningOpRef<ModuleOp> tileIr = cast<ModuleOp>(m->clone());
+    if (toSimt(m, threadsOf(m, &k), arch, res, err, &tc, &usedTc)) return true;
+    if (res.sharedExceeded || !simtFallback(*tileIr, arch, tg, err)) return false;
+    m.getBody()->clear();
+    m.getBody()->getOperations().splice(m.getBody()->end(), tileIr->getBody()->getOperations());
+    for (NamedAttribute a : (*tileIr)->getAttrs()) m->setAttr(a.getName(), a.getValue());
+    usedTileGpu = true;
+    res.sharedBytes = tg.sharedBytes;
+    return true;
+  };
+  r[Stage::Gpu] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
     simt::SimtResult res;
-    std::string arch = defaultGpuArch();
+    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
     simt::MmaReport tc;
-    bool usedTc = false;
-    if (!toSimt(m, threadsOf(m, &k), arch, res, err, &tc, &usedTc)) {
+    TileGpuResult tg;
+    bool usedTc = false, usedTileGpu = false;
+    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, err)) {
       if (res.sharedExceeded)
         err = formatDiag(DiagKind::SharedMemoryExceeded, {k.name, std::to_string(res.sharedBytes),
                                                           std::to_string(sharedMemoryLimit(arch)), arch,
@@ -326,24 +542,32 @@ void registerGpuStages(StageRegistry &r) {
     }
     out = "// " + arch + ", " + std::to_string(k.threads) + " threads, " + std::to_string(res.sharedBytes) +
           " bytes of dynamic shared memory\n";
-    if (usedTc) out += "// tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
+    if (usedTileGpu) out += "// tensorcore (TileGPU, mma.sync): " + std::to_string(tg.registerTiles) +
+                            " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory\n";
+    else if (usedTc) out += "// tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
                        std::to_string(tc.sharedTiles) + " in shared memory\n";
     else if (!tc.why.empty()) out += "// SIMT: the tensor-core lowering cannot take " + tc.why + "\n";
     out += printOp(m, opts);
     return true;
   };
-  r[Stage::GpuLlvm] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
-                         std::string &err) {
+  r[Stage::GpuLlvm] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
+                              std::string &err) {
     simt::SimtResult res;
-    std::string arch = defaultGpuArch();
-    if (!toSimt(m, threadsOf(m, &k), arch, res, err) || !toNvvm(m, arch, err)) return false;
+    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
+    simt::MmaReport tc;
+    TileGpuResult tg;
+    bool usedTc = false, usedTileGpu = false;
+    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, err) || !toNvvm(m, arch, err)) return false;
     out = printOp(m, opts);
     return true;
   };
-  r[Stage::Ptx] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &, std::string &out, std::string &err) {
+  r[Stage::Ptx] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
     simt::SimtResult res;
-    std::string arch = defaultGpuArch();
-    if (!toSimt(m, threadsOf(m, &k), arch, res, err)) return false;
+    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
+    simt::MmaReport tc;
+    TileGpuResult tg;
+    bool usedTc = false, usedTileGpu = false;
+    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, err)) return false;
     return toNvvm(m, arch, err) && toPtx(m, out, err);
   };
 }

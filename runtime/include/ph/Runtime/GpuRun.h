@@ -64,7 +64,7 @@ struct Comparison {
   double relL2 = 0;
   double maxAbs = 0;
   int64_t worst = -1;
-  int64_t nonFinite = 0; // NaN/inf in `out` where `ref` is finite
+  int64_t nonFinite = 0; // a NaN or an infinity in one, not the same in the other (ph::compareNonFinite)
   double tolerance = 0;
   bool ok = false;
   std::string summary() const;

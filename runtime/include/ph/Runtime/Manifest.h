@@ -45,6 +45,7 @@ struct TilePlacement {
   std::string type;      // `tensor<64x64xf16>`
   SourceSpan at;         // the value's source
   std::string placement; // "registers" | "shared memory"
+  std::string detail;    // the layout or buffering: "mma", "dot operand", "blocked", "2 stages"; "" when none
 };
 
 struct ManifestKernel {

@@ -69,6 +69,7 @@ struct Tile {
   std::string type; // `tensor<64x64xf16>`
   Range range;      // where the value comes from
   std::string placement; // registers | shared memory
+  std::string detail;    // the layout or buffering: "mma", "blocked", "2 stages"; "" when none
 };
 
 /// One compiled kernel variant (an autotune configuration).

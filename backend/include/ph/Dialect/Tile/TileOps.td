@@ -164,12 +164,29 @@ def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure, AllTypesMatch<["source", "
   let assemblyFormat = "$source `,` $row `,` $col attr-dict `:` type($source)";
 }
 
+def Tile_IotaOp : Tile_Op<"iota", [Pure]> {
+  let summary = "`row_ids(t)` (dim 0) and `col_ids(t)` (dim 1): each element's index along `dim`";
+  let description = [{
+    An i32 tile whose element (i, j) holds i (dim = 0) or j (dim = 1). With
+    comparisons and `arith.select` it writes any mask of (row, column):
+    `kt + col_ids(s) <= row + row_ids(s)` is the causal one.
+
+    ```mlir
+    %c = tile.iota 1 : tensor<64x32xi32>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim);
+  let results = (outs 2DTensorOf<[I32]>:$result);
+  let assemblyFormat = "$dim attr-dict `:` type($result)";
+}
+
 def Tile_ConvertOp : Tile_Op<"convert", [Pure]> {
   let summary = "element type conversion; narrowing rounds to nearest even";
   let description = [{
     Between float types (widening is exact, narrowing rounds to nearest
-    even), and between i32 and floats (float to int truncates toward zero).
-    Works on scalars and on tiles of one shape.
+    even, f16 <-> bf16 through f32), and between i32 and floats (float to
+    int truncates toward zero and saturates, NaN gives 0).
+    Works on scalars and on tiles of one shape (ph/Conversion/ConvertRules.h).
   }];
   let arguments = (ins AnyTypeOf<[AnyFloat, AnySignlessInteger, Tile_Tile]>:$source);
   let results = (outs AnyTypeOf<[AnyFloat, AnySignlessInteger, Tile_Tile]>:$result);

@@ -1,0 +1,49 @@
+//===- Layouts.h - Which elements of a tile each thread holds ---*- C++ -*-===//
+//
+// The layout-indexing interface every register-layout lowering reads: for a
+// layout attribute and a tile shape, how many registers a thread holds, and
+// where register r's element lies relative to the thread's base position
+// (per dimension: pass r_d of the layout over the tile, element e_d of the
+// thread within one pass). The thread's base is computed in IR by
+// LayoutIndexing.h; position_d = (base_d + offset_d(r)) mod shape_d, the
+// modulo replicating a tile smaller than the layout's pass (an [R, 1] row
+// vector of an mma layout sits in the four lanes of a quad).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/IR/Attributes.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace ph::tilegpu {
+
+struct RegisterLayout {
+  llvm::SmallVector<int64_t> shape;     // the tile's extents
+  llvm::SmallVector<int64_t> pass;      // extent one pass of the layout covers, per dimension
+  llvm::SmallVector<int64_t> perThread; // elements a thread holds in one pass, per dimension
+  llvm::SmallVector<int64_t> reps;      // passes over the tile, per dimension (>= 1)
+  /// Static offset of element e_d of a pass along d (blocked: e; mma rows: 8e; ...).
+  llvm::SmallVector<llvm::SmallVector<int64_t>> elemOffset;
+
+  unsigned rank() const { return static_cast<unsigned>(shape.size()); }
+  int64_t numRegs() const;
+  /// Register r as (pass index, element index) per dimension: passes outer,
+  /// row-major; elements inner, row-major.
+  void decompose(int64_t r, llvm::SmallVectorImpl<int64_t> &rep, llvm::SmallVectorImpl<int64_t> &e) const;
+  int64_t compose(llvm::ArrayRef<int64_t> rep, llvm::ArrayRef<int64_t> e) const;
+  /// Offset of register r along d from the thread's base, before the modulo.
+  int64_t offset(int64_t r, unsigned d) const;
+};
+
+/// The register layout of `layout` over `shape`, or nullopt with `why` set
+/// (a shape the layout cannot cover: neither a multiple nor a divisor of its pass).
+std::optional<RegisterLayout> registerLayout(mlir::Attribute layout, llvm::ArrayRef<int64_t> shape,
+                                             std::string *why = nullptr);
+
+/// Threads the layout spreads over (its warps times 32).
+int64_t threadsOf(mlir::Attribute layout);
+
+} // namespace ph::tilegpu

@@ -1,0 +1,81 @@
+//===- Passes.td - The TileGPU passes --------------------------------------===//
+#ifndef PH_DIALECT_TILEGPU_PASSES_TD
+#define PH_DIALECT_TILEGPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileGPUAssignLayouts : Pass<"tilegpu-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Give every tile value a layout, by a per-architecture policy";
+  let description = [{
+    The policy is chosen per kernel from the architecture and `@tensorcore`
+    (the `tile.tensorcore` attribute): `simt` puts every tile in a
+    `#tilegpu.blocked` layout over the kernel's threads; `mma` (sm_80 and
+    later, a kernel with a 16-bit dot) puts dot results and everything
+    computed from them in `#tilegpu.mma<2>`, their operands in
+    `#tilegpu.dot_op` (through `tilegpu.convert_layout`), folds
+    `acc + dot(a, b)` into `tilegpu.dot`, and gives loads and stores
+    `#tilegpu.blocked` unless their only users want a register layout. A
+    kernel the mma policy cannot place is reported (an error with the tile's
+    location and why) and keeps no layouts; the driver then uses SIMT.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"", "sm_80, sm_86, sm_89, sm_90 or sm_90a">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"auto\"",
+           "auto (mma for @tensorcore kernels with a 16-bit dot, else simt), simt or mma">,
+    Option<"threads", "threads", "int", /*default=*/"0", "threads per CTA (0: the kernel's tile.threads, else 128)">,
+  ];
+  let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
+}
+
+def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Dot operands loaded from global memory go through shared memory by cp.async, N stages ahead in loops";
+  let description = [{
+    A `tile.load` whose only use is a `tilegpu.convert_layout` to a
+    `#tilegpu.dot_op` layout becomes a `tilegpu.async_copy` into a shared
+    buffer and a `tilegpu.local_load` in the operand layout. Inside an
+    `scf.for` whose offsets depend only on the induction variable, the copy
+    runs `stages - 1` iterations ahead into a ring of `stages` buffers
+    (the prologue issues the first ones; one commit group per iteration;
+    `async_wait {pending = stages - 2}` and one barrier before the reads,
+    which also orders the reuse of the buffer read one iteration before).
+    Outside loops: one buffer, a wait for everything, a barrier.
+  }];
+  let options = [
+    Option<"stages", "stages", "int", /*default=*/"3", "buffers in the ring of a pipelined loop (2 or more)">,
+  ];
+  let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
+def TileGPUAllocateShared : Pass<"tilegpu-allocate-shared", "::mlir::ModuleOp"> {
+  let summary = "Give every shared buffer its offset in the CTA's dynamic shared memory";
+  let description = [{
+    Each `tilegpu.local_alloc` gets an `offset` (bytes, 128-aligned) and the
+    function `tilegpu.shared_bytes`, the total. With `reuse`, buffers whose
+    live ranges do not overlap (first to last use, a use inside a loop
+    counting to the loop's end) share bytes, first-fit in order of size; that
+    needs a barrier between one's last read and the other's first write,
+    which tilegpu-insert-barriers will place, so it is off by default.
+  }];
+  let options = [
+    Option<"reuse", "reuse", "bool", /*default=*/"false", "let buffers that are not live together share bytes">,
+  ];
+}
+
+def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "Lower a kernel with layouts to a gpu.func of LLVM, NVVM and nvgpu ops";
+  let description = [{
+    One conversion pattern per op family (backend/lib/Conversion/TileGPUToNVVM):
+    elementwise and masks, reductions and broadcasts, global loads and stores,
+    shared buffers (cp.async, ldmatrix, barriers), layout conversions, and the
+    dot on mma.sync (nvgpu.mma.sync). Tiles become structs of the registers a
+    thread holds. The kernel becomes a `gpu.func` in `gpu.module @ph_kernels`
+    with the ABI of docs/abi.md; convert-gpu-to-nvvm and
+    convert-nvgpu-to-nvvm finish the job. A kernel with an op no pattern takes
+    fails with that op's location.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
+}
+
+#endif // PH_DIALECT_TILEGPU_PASSES_TD

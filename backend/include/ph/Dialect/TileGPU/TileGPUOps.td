@@ -1,0 +1,115 @@
+//===- TileGPUOps.td - Types and ops of the TileGPU dialect ----------------===//
+#ifndef PH_DIALECT_TILEGPU_TILEGPUOPS_TD
+#define PH_DIALECT_TILEGPU_TILEGPUOPS_TD
+
+include "ph/Dialect/TileGPU/TileGPUAttrs.td"
+include "ph/Dialect/Tile/TileDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def SharedMemoryResource : Resource<"::ph::tilegpu::SharedMemoryResource">;
+
+def TileGPU_MemDescType : TileGPU_Type<"MemDesc", "memdesc"> {
+  let summary = "a buffer in shared memory, with the layout of its elements";
+  let description = [{
+    `!tilegpu.memdesc<3x64x32xf16, #tilegpu.shared<...>>`: a leading
+    dimension beyond the tile's rank counts pipeline stages (buffers of one
+    shape used in turn). tilegpu-allocate-shared gives each its offset.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::mlir::Type":$elementType,
+                        "::mlir::Attribute":$encoding);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of one buffer (one stage), padding included.
+    int64_t getStageBytes(unsigned tileRank);
+  }];
+}
+
+def TileGPU_Tensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
+
+def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
+                                                           SameOperandsAndResultElementType]> {
+  let summary = "the same tile in another layout (through shared memory, or shuffles)";
+  let arguments = (ins TileGPU_Tensor:$source);
+  let results = (outs TileGPU_Tensor:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasFolder = 1;
+}
+
+def TileGPU_DotOp : TileGPU_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "D = A·B + C on the tensor cores or the FMA units";
+  let description = [{
+    `tile.dot` followed by the `arith.addf` that accumulates it, as one op:
+    the matrix instructions add into their accumulator for free. With
+    `transB`, B is [N, K] (`dot_t`). A and B are in `#tilegpu.dot_op`
+    layouts of C's layout (or all in one `#tilegpu.blocked` for FMA).
+  }];
+  let arguments = (ins TileGPU_Tensor:$a, TileGPU_Tensor:$b, TileGPU_Tensor:$acc, UnitAttr:$transB);
+  let results = (outs TileGPU_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc", [MemoryEffects<[MemAlloc<SharedMemoryResource>]>]> {
+  let summary = "a buffer in shared memory (offset given by tilegpu-allocate-shared)";
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+}
+
+def TileGPU_LocalLoadOp : TileGPU_Op<"local_load", [MemoryEffects<[MemRead<SharedMemoryResource>]>]> {
+  let summary = "a tile read from a shared buffer (stage `stage` of a multi-buffer)";
+  let arguments = (ins TileGPU_MemDescType:$buffer, Optional<Index>:$stage);
+  let results = (outs TileGPU_Tensor:$result);
+  let assemblyFormat = [{
+    $buffer (`[` $stage^ `]`)? attr-dict `:` qualified(type($buffer)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_LocalStoreOp : TileGPU_Op<"local_store", [MemoryEffects<[MemWrite<SharedMemoryResource>]>]> {
+  let summary = "a tile written into a shared buffer";
+  let arguments = (ins TileGPU_Tensor:$value, TileGPU_MemDescType:$buffer, Optional<Index>:$stage);
+  let assemblyFormat = [{
+    $value `,` $buffer (`[` $stage^ `]`)? attr-dict `:` type($value) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCopyOp : TileGPU_Op<"async_copy", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "cp.async of a slice of a global tensor into a shared buffer";
+  let description = [{
+    The slice is that of `tile.load` (offsets, extents, lens, masked,
+    squeezed); elements past a masked extent are written as zero. Completes
+    in commit groups: `tilegpu.async_commit_group` closes one,
+    `tilegpu.async_wait {pending = N}` waits until at most N are in flight.
+  }];
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$ptr, Variadic<Index>:$offsets, Variadic<Index>:$extents,
+                       TileGPU_MemDescType:$buffer, Optional<Index>:$stage,
+                       DenseI64ArrayAttr:$lens, DenseBoolArrayAttr:$masked, DenseBoolArrayAttr:$squeezed);
+  let assemblyFormat = [{
+    $ptr `[` $offsets `]` `extents` `[` $extents `]` `into` $buffer (`[` $stage^ `]`)? attr-dict
+    `:` qualified(type($ptr)) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCommitGroupOp : TileGPU_Op<"async_commit_group"> {
+  let summary = "closes the group of async copies issued since the last one";
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait"> {
+  let summary = "waits until at most `pending` commit groups are in flight";
+  let arguments = (ins I32Attr:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
+  let summary = "bar.sync of the CTA (placed by tilegpu-insert-barriers)";
+  let assemblyFormat = "attr-dict";
+}
+
+#endif // PH_DIALECT_TILEGPU_TILEGPUOPS_TD

@@ -1,0 +1,161 @@
+//===- ElementwiseToNVVM.cpp - Elementwise ops, constants, splats, converts, masks ===//
+//
+// In a register layout an elementwise op is the same scalar op on each
+// register: one generic pattern serves every arith and math op. Constants and
+// splats replicate a scalar; tile.convert and the masks work per register,
+// the masks with the register's position in the tile.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternBase.h"
+#include "../TileToGPU/CodegenShared.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+namespace {
+
+bool isTileType(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && rt.getEncoding();
+}
+
+/// Any arith or math op with a tile result: the scalar op per register.
+struct ElementwisePattern : ConversionPattern {
+  ElementwisePattern(TypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands, ConversionPatternRewriter &rw) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || isa<arith::ConstantOp>(op)) return failure();
+    if (op->getNumResults() != 1 || !isTileType(op->getResult(0).getType())) return failure();
+    Location loc = op->getLoc();
+    Type resTy = getTypeConverter()->convertType(op->getResult(0).getType());
+    if (!resTy) return failure();
+    Type elem = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+    int64_t n = cast<LLVM::LLVMStructType>(resTy).getBody().size();
+    SmallVector<SmallVector<Value>> regs;
+    for (auto [orig, v] : llvm::zip(op->getOperands(), operands))
+      regs.push_back(isTileType(orig.getType()) ? unpack(rw, loc, v) : SmallVector<Value>(n, v));
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < n; ++i) {
+      OperationState st(loc, op->getName());
+      for (auto &r : regs) st.addOperands(r[i]);
+      st.addTypes(elem);
+      st.addAttributes(op->getAttrs());
+      out.push_back(rw.create(st)->getResult(0));
+    }
+    rw.replaceOp(op, pack(rw, loc, resTy, out));
+    return success();
+  }
+};
+
+struct ConstantPattern : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    if (!isTileType(op.getType())) return failure();
+    auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!dense) return rw.notifyMatchFailure(op, "a tile constant that is not a splat");
+    Type resTy = getTypeConverter()->convertType(op.getType());
+    Value scalar = arith::ConstantOp::create(rw, op.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+    int64_t n = cast<LLVM::LLVMStructType>(resTy).getBody().size();
+    rw.replaceOp(op, pack(rw, op.getLoc(), resTy, SmallVector<Value>(n, scalar)));
+    return success();
+  }
+};
+
+struct SplatPattern : OpConversionPattern<tile::SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::SplatOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    Type resTy = getTypeConverter()->convertType(op.getType());
+    if (!resTy) return failure();
+    int64_t n = cast<LLVM::LLVMStructType>(resTy).getBody().size();
+    rw.replaceOp(op, pack(rw, op.getLoc(), resTy, SmallVector<Value>(n, a.getValue())));
+    return success();
+  }
+};
+
+struct ConvertPattern : OpConversionPattern<tile::ConvertOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::ConvertOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    if (!isTileType(op.getType())) {
+      if (isa<RankedTensorType>(op.getType())) return failure();
+      rw.replaceOp(op, simt::convertElement(rw, op.getLoc(), a.getSource(), op.getType()));
+      return success();
+    }
+    Type resTy = getTypeConverter()->convertType(op.getType());
+    Type to = cast<RankedTensorType>(op.getType()).getElementType();
+    SmallVector<Value> out;
+    for (Value v : unpack(rw, op.getLoc(), a.getSource())) out.push_back(simt::convertElement(rw, op.getLoc(), v, to));
+    rw.replaceOp(op, pack(rw, op.getLoc(), resTy, out));
+    return success();
+  }
+};
+
+/// row_ids / col_ids: each register's position along the dimension, as i32.
+struct IotaPattern : OpConversionPattern<tile::IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::IotaOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto rt = cast<RankedTensorType>(op.getType());
+    if (!rt.getEncoding()) return failure();
+    RegisterLayout rl = layoutOfType(rt);
+    SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl), out;
+    unsigned d = unsigned(op.getDim());
+    for (int64_t r = 0; r < rl.numRegs(); ++r)
+      out.push_back(arith::IndexCastOp::create(rw, loc, rt.getElementType(), position(rw, loc, rl, base, r, d)));
+    rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(rt), out));
+    return success();
+  }
+};
+
+struct BlockIdPattern : OpConversionPattern<tile::BlockIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::BlockIdOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    rw.replaceOp(op, simt::emitBlockId(rw, op.getLoc(), unsigned(op.getAxis())));
+    return success();
+  }
+};
+
+/// mask_cols(s, n, v) and causal_mask(s, row, col): a select per register on its position.
+template <typename MaskOp>
+struct MaskPattern : OpConversionPattern<MaskOp> {
+  using OpConversionPattern<MaskOp>::OpConversionPattern;
+  using Adaptor = typename OpConversionPattern<MaskOp>::OpAdaptor;
+  LogicalResult matchAndRewrite(MaskOp op, Adaptor a, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    Type resTy = this->getTypeConverter()->convertType(op.getType());
+    RegisterLayout rl = layoutOfType(op.getType());
+    SmallVector<Value> base = threadBase(rw, loc, cast<RankedTensorType>(op.getType()).getEncoding(), rl);
+    SmallVector<Value> regs = unpack(rw, loc, a.getSource()), out;
+    Type i32 = rw.getI32Type();
+    Type elem = cast<RankedTensorType>(op.getType()).getElementType();
+    for (int64_t r = 0; r < rl.numRegs(); ++r) {
+      Value j = arith::IndexCastOp::create(rw, loc, i32, position(rw, loc, rl, base, r, 1));
+      Value masked, fill;
+      if constexpr (std::is_same_v<MaskOp, tile::MaskColsOp>) {
+        masked = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sge, j, a.getN());
+        fill = a.getValue();
+      } else {
+        Value i = arith::IndexCastOp::create(rw, loc, i32, position(rw, loc, rl, base, r, 0));
+        Value lhs = arith::AddIOp::create(rw, loc, a.getCol(), j), rhs = arith::AddIOp::create(rw, loc, a.getRow(), i);
+        masked = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sgt, lhs, rhs);
+        fill = arith::ConstantOp::create(rw, loc, FloatAttr::get(elem, -1.0e30));
+      }
+      out.push_back(arith::SelectOp::create(rw, loc, masked, fill, regs[r]));
+    }
+    rw.replaceOp(op, pack(rw, loc, resTy, out));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateElementwisePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
+  MLIRContext *ctx = p.getContext();
+  p.add<ElementwisePattern>(tc, ctx);
+  p.add<ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, IotaPattern, MaskPattern<tile::MaskColsOp>,
+        MaskPattern<tile::CausalMaskOp>>(tc, ctx);
+}
+
+} // namespace ph::tilegpu

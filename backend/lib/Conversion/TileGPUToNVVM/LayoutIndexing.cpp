@@ -1,0 +1,164 @@
+//===- LayoutIndexing.cpp - Types, packing and thread positions of layouts ---===//
+#include "PatternBase.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+
+TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *ctx) {
+  addConversion([](Type t) { return t; });
+  addConversion([ctx](tile::PtrType) -> Type { return LLVM::LLVMPointerType::get(ctx, 1); });
+  addConversion([ctx](MemDescType) -> Type { return LLVM::LLVMPointerType::get(ctx, 3); });
+  addConversion([ctx](RankedTensorType t) -> std::optional<Type> {
+    if (!t.getEncoding()) return std::nullopt;
+    auto rl = registerLayout(t.getEncoding(), t.getShape());
+    if (!rl) return std::nullopt;
+    SmallVector<Type> elems(rl->numRegs(), t.getElementType());
+    return LLVM::LLVMStructType::getLiteral(ctx, elems);
+  });
+  auto cast = [](OpBuilder &b, Type to, ValueRange in, Location loc) -> Value {
+    return UnrealizedConversionCastOp::create(b, loc, to, in).getResult(0);
+  };
+  addSourceMaterialization(cast);
+  addTargetMaterialization(cast);
+}
+
+SmallVector<Value> unpack(OpBuilder &b, Location loc, Value s) {
+  auto st = cast<LLVM::LLVMStructType>(s.getType());
+  SmallVector<Value> out;
+  for (int64_t i = 0, n = st.getBody().size(); i < n; ++i) out.push_back(LLVM::ExtractValueOp::create(b, loc, s, i));
+  return out;
+}
+
+Value pack(OpBuilder &b, Location loc, Type type, ValueRange elems) {
+  Value s = LLVM::UndefOp::create(b, loc, type);
+  for (auto [i, e] : llvm::enumerate(elems)) s = LLVM::InsertValueOp::create(b, loc, s, e, int64_t(i));
+  return s;
+}
+
+Value cIndex(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+Value threadId(OpBuilder &b, Location loc) { return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x); }
+
+RegisterLayout layoutOfType(Type t) {
+  auto rt = cast<RankedTensorType>(t);
+  auto rl = registerLayout(rt.getEncoding(), rt.getShape());
+  assert(rl && "a tile without a register layout reached the lowering");
+  return *rl;
+}
+
+namespace {
+
+/// Coordinates of `linear` over `counts`, `order[0]` fastest.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear, ArrayRef<unsigned> counts,
+                               ArrayRef<unsigned> order) {
+  SmallVector<Value> out(counts.size());
+  for (unsigned d : order) {
+    Value c = cIndex(b, loc, counts[d]);
+    out[d] = arith::RemUIOp::create(b, loc, linear, c);
+    linear = arith::DivUIOp::create(b, loc, linear, c);
+  }
+  return out;
+}
+
+} // namespace
+
+SmallVector<Value> threadBase(OpBuilder &b, Location loc, Attribute layout, const RegisterLayout &rl) {
+  Value tid = threadId(b, loc);
+  Value c32 = cIndex(b, loc, 32);
+  Value lane = arith::RemUIOp::create(b, loc, tid, c32);
+  Value warp = arith::DivUIOp::create(b, loc, tid, c32);
+  SmallVector<Value> base;
+  if (auto bl = dyn_cast<BlockedEncodingAttr>(layout)) {
+    SmallVector<Value> lc = delinearize(b, loc, lane, bl.getThreadsPerWarp(), bl.getOrder());
+    SmallVector<Value> wc = delinearize(b, loc, warp, bl.getWarpsPerCTA(), bl.getOrder());
+    for (unsigned d = 0; d < rl.rank(); ++d) {
+      int64_t spt = bl.getSizePerThread()[d], tpw = bl.getThreadsPerWarp()[d];
+      Value l = arith::MulIOp::create(b, loc, lc[d], cIndex(b, loc, spt));
+      Value w = arith::MulIOp::create(b, loc, wc[d], cIndex(b, loc, spt * tpw));
+      base.push_back(arith::AddIOp::create(b, loc, l, w));
+    }
+    return base;
+  }
+  // mma v2 and its operands: warp (row, col) row-major over warpsPerCTA; lane (g, t).
+  MmaEncodingAttr m = dyn_cast<MmaEncodingAttr>(layout);
+  auto op = dyn_cast<DotOperandEncodingAttr>(layout);
+  if (op) m = cast<MmaEncodingAttr>(op.getParent());
+  Value wn = cIndex(b, loc, m.getWarpsPerCTA()[1]);
+  Value wRow = arith::DivUIOp::create(b, loc, warp, wn), wCol = arith::RemUIOp::create(b, loc, warp, wn);
+  Value g = arith::DivUIOp::create(b, loc, lane, cIndex(b, loc, 4));
+  Value t2 = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, lane, cIndex(b, loc, 4)), cIndex(b, loc, 2));
+  auto rows = [&] { return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, wRow, cIndex(b, loc, 16)), g).getResult(); };
+  auto cols = [&](Value inBlock) {
+    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, wCol, cIndex(b, loc, 8)), inBlock).getResult();
+  };
+  if (!op) return {rows(), cols(t2)};
+  if (op.getOpIdx() == 0) return {rows(), t2};
+  return op.getTrans() ? SmallVector<Value>{cols(g), t2} : SmallVector<Value>{t2, cols(g)};
+}
+
+Value position(OpBuilder &b, Location loc, const RegisterLayout &rl, ArrayRef<Value> base, int64_t r, unsigned d) {
+  Value p = arith::AddIOp::create(b, loc, base[d], cIndex(b, loc, rl.offset(r, d)));
+  if (rl.shape[d] < rl.pass[d]) p = arith::RemUIOp::create(b, loc, p, cIndex(b, loc, rl.shape[d]));
+  return p;
+}
+
+int64_t divisibility(Value v) {
+  constexpr int64_t kMax = 1024;
+  auto pow2of = [](int64_t c) {
+    if (c == 0) return kMax;
+    int64_t p = 1;
+    while (p < kMax && c % (p * 2) == 0) p *= 2;
+    return p;
+  };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto f = dyn_cast_or_null<FunctionOpInterface>(owner)) {
+      auto a = f->getAttrOfType<DenseI64ArrayAttr>("tile.divisibility");
+      if (a && arg.getArgNumber() < a.size()) return pow2of(a[arg.getArgNumber()]);
+      return 1;
+    }
+    if (auto loop = dyn_cast_or_null<scf::ForOp>(owner); loop && arg == loop.getInductionVar())
+      return std::min(divisibility(loop.getLowerBound()), divisibility(loop.getStep()));
+    return 1;
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def) return 1;
+  IntegerAttr c;
+  if (auto k = dyn_cast<arith::ConstantOp>(def))
+    if ((c = dyn_cast<IntegerAttr>(k.getValue()))) return pow2of(c.getInt());
+  if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastUIOp, UnrealizedConversionCastOp>(def) &&
+      def->getNumOperands() == 1)
+    return divisibility(def->getOperand(0));
+  if (isa<arith::AddIOp, arith::SubIOp>(def))
+    return std::min(divisibility(def->getOperand(0)), divisibility(def->getOperand(1)));
+  if (isa<arith::MulIOp>(def))
+    return std::min(kMax, divisibility(def->getOperand(0)) * divisibility(def->getOperand(1)));
+  return 1;
+}
+
+int64_t lastDimDivisibility(Operation *access) {
+  auto a = access->getAttrOfType<IntegerAttr>("tilegpu.divisibility");
+  return a ? a.getInt() : 1;
+}
+
+void noteDivisibility(Operation *root) {
+  // Before the conversion moves the kernel's body: the facts come from the
+  // function's arguments and loops, which the conversion replaces.
+  root->walk([](Operation *op) {
+    auto note = [&](auto o) {
+      if (o.getOffsets().empty()) return;
+      size_t d = o.getOffsets().size() - 1;
+      int64_t v = std::min(divisibility(o.getOffsets()[d]), divisibility(o.getExtents()[d]));
+      op->setAttr("tilegpu.divisibility", IntegerAttr::get(IntegerType::get(op->getContext(), 64), v));
+    };
+    if (auto l = dyn_cast<tile::LoadOp>(op)) note(l);
+    else if (auto s = dyn_cast<tile::StoreOp>(op)) note(s);
+    else if (auto c = dyn_cast<AsyncCopyOp>(op)) note(c);
+  });
+}
+
+} // namespace ph::tilegpu

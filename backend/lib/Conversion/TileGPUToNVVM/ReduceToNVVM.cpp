@@ -1,0 +1,128 @@
+//===- ReduceToNVVM.cpp - Row reductions and broadcasts in a register layout ---===//
+//
+// A broadcast within one layout reads, for each result register, the source
+// register at the same element slot with pass 0 along the stretched
+// dimension. A row reduction combines a thread's registers of each row, then
+// the lanes that share the row with butterfly shuffles (the quad of an mma
+// layout, the lanes along the columns of a blocked one). Rows split over
+// warps would need shared memory: the policy keeps reduced rows in one warp.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternBase.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <map>
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+namespace {
+
+struct BroadcastPattern : OpConversionPattern<tile::BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::BroadcastOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    auto srcTy = cast<RankedTensorType>(op.getSource().getType());
+    auto resTy = cast<RankedTensorType>(op.getType());
+    if (srcTy.getEncoding() != resTy.getEncoding() || srcTy.getRank() != resTy.getRank())
+      return rw.notifyMatchFailure(op, "a broadcast between layouts");
+    RegisterLayout src = layoutOfType(srcTy), res = layoutOfType(resTy);
+    SmallVector<Value> in = unpack(rw, op.getLoc(), a.getSource()), out;
+    SmallVector<int64_t> rep, e;
+    for (int64_t r = 0; r < res.numRegs(); ++r) {
+      res.decompose(r, rep, e);
+      for (unsigned d = 0; d < res.rank(); ++d)
+        if (src.shape[d] != res.shape[d]) rep[d] = 0;
+      out.push_back(in[src.compose(rep, e)]);
+    }
+    rw.replaceOp(op, pack(rw, op.getLoc(), getTypeConverter()->convertType(resTy), out));
+    return success();
+  }
+};
+
+/// Lane masks (xor distances) of the lanes that hold other columns of the same rows.
+bool rowLanes(Attribute layout, const RegisterLayout &rl, SmallVectorImpl<int> &xors, std::string &why) {
+  if (rl.shape[1] < rl.pass[1]) {
+    why = "a row reduction of a tile narrower than its layout";
+    return false;
+  }
+  if (auto m = dyn_cast<MmaEncodingAttr>(layout)) {
+    if (m.getWarpsPerCTA()[1] != 1) {
+      why = "a row reduction over warps";
+      return false;
+    }
+    xors.assign({1, 2});
+    return true;
+  }
+  if (auto b = dyn_cast<BlockedEncodingAttr>(layout)) {
+    if (b.getWarpsPerCTA()[1] != 1) {
+      why = "a row reduction over warps";
+      return false;
+    }
+    // Lane bits of dimension 1: below those of the dimensions before it in `order`.
+    int stride = 1;
+    for (unsigned d : b.getOrder()) {
+      if (d == 1) break;
+      stride *= int(b.getThreadsPerWarp()[d]);
+    }
+    for (int s = 1; s < int(b.getThreadsPerWarp()[1]); s *= 2) xors.push_back(s * stride);
+    return true;
+  }
+  why = "a row reduction in this layout";
+  return false;
+}
+
+template <typename ReduceOp, bool IsMax>
+struct RowReducePattern : OpConversionPattern<ReduceOp> {
+  using OpConversionPattern<ReduceOp>::OpConversionPattern;
+  using Adaptor = typename OpConversionPattern<ReduceOp>::OpAdaptor;
+  LogicalResult matchAndRewrite(ReduceOp op, Adaptor a, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto srcTy = cast<RankedTensorType>(op.getSource().getType());
+    auto resTy = cast<RankedTensorType>(op.getType());
+    if (srcTy.getEncoding() != resTy.getEncoding() || srcTy.getRank() != 2)
+      return rw.notifyMatchFailure(op, "a reduction between layouts");
+    RegisterLayout src = layoutOfType(srcTy), res = layoutOfType(resTy);
+    SmallVector<int> xors;
+    std::string why;
+    if (!rowLanes(srcTy.getEncoding(), src, xors, why)) return rw.notifyMatchFailure(op, why);
+    Type elem = srcTy.getElementType();
+    bool isFloat = isa<FloatType>(elem);
+    auto combine = [&](Value x, Value y) -> Value {
+      if (IsMax) return isFloat ? arith::MaximumFOp::create(rw, loc, x, y).getResult() : arith::MaxSIOp::create(rw, loc, x, y).getResult();
+      return isFloat ? arith::AddFOp::create(rw, loc, x, y).getResult() : arith::AddIOp::create(rw, loc, x, y).getResult();
+    };
+    SmallVector<Value> in = unpack(rw, loc, a.getSource());
+    // One partial per (pass, element) along the rows.
+    std::map<std::pair<int64_t, int64_t>, Value> partial;
+    SmallVector<int64_t> rep, e;
+    for (int64_t r = 0; r < src.numRegs(); ++r) {
+      src.decompose(r, rep, e);
+      auto key = std::make_pair(rep[0], e[0]);
+      auto it = partial.find(key);
+      partial[key] = it == partial.end() ? in[r] : combine(it->second, in[r]);
+    }
+    Value width = arith::ConstantIntOp::create(rw, loc, 32, 32);
+    for (auto &[key, v] : partial)
+      for (int x : xors) {
+        Value off = arith::ConstantIntOp::create(rw, loc, x, 32);
+        Value other = gpu::ShuffleOp::create(rw, loc, v, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+        v = combine(v, other);
+      }
+    SmallVector<Value> out;
+    for (int64_t r = 0; r < res.numRegs(); ++r) {
+      res.decompose(r, rep, e);
+      out.push_back(partial.at({rep[0], e[0]}));
+    }
+    rw.replaceOp(op, pack(rw, loc, this->getTypeConverter()->convertType(resTy), out));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateReducePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
+  p.add<BroadcastPattern, RowReducePattern<tile::RowMaxOp, true>, RowReducePattern<tile::RowSumOp, false>>(tc, p.getContext());
+}
+
+} // namespace ph::tilegpu

@@ -1,0 +1,314 @@
+//===- SharedToNVVM.cpp - Shared buffers, cp.async, ldmatrix, barriers --------===//
+//
+// A buffer is its byte offset in the CTA's dynamic shared memory (given by
+// tilegpu-allocate-shared), as an `!llvm.ptr<3>`. Async copies spread the
+// slice's 16-byte chunks over the CTA's threads (nvvm.cp.async, zero-filling
+// what lies past a masked extent through its source size); reads into a dot
+// operand layout are nvvm.ldmatrix (.trans for a B operand stored [K, N]);
+// other reads and writes go register by register.
+//
+//===----------------------------------------------------------------------===//
+#include "PatternBase.h"
+#include "../TileToGPU/CodegenShared.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+namespace {
+
+int64_t bytesOf(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
+
+/// How a tile of `tileRank` dimensions sits in a buffer: elements between rows
+/// (the last dimension padded) and bytes between stages.
+struct BufferShape {
+  SmallVector<int64_t> dims; // the tile's
+  int64_t pitch = 0;         // elements between consecutive rows
+  int64_t stageBytes = 0;
+  int64_t elem = 0;          // bytes per element
+};
+
+BufferShape bufferShape(MemDescType t, unsigned tileRank) {
+  BufferShape s;
+  ArrayRef<int64_t> shape = t.getShape().take_back(tileRank);
+  s.dims.assign(shape.begin(), shape.end());
+  int64_t pad = 0;
+  if (auto e = dyn_cast<SharedEncodingAttr>(t.getEncoding())) pad = e.getPad();
+  s.pitch = shape.back() + pad;
+  s.elem = bytesOf(t.getElementType());
+  s.stageBytes = t.getStageBytes(tileRank);
+  return s;
+}
+
+/// Byte offset of element `idx` (index values) of stage `stage` (null: 0).
+Value byteOffset(OpBuilder &b, Location loc, const BufferShape &s, ArrayRef<Value> idx, Value stage) {
+  Value lin = idx.size() == 1 ? idx[0] : Value();
+  if (idx.size() > 1) {
+    lin = idx[0];
+    for (size_t d = 1; d < idx.size(); ++d) {
+      int64_t stride = d + 1 == idx.size() ? s.pitch : s.dims[d];
+      lin = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, lin, cIndex(b, loc, stride)), idx[d]);
+    }
+    // The rows above use pitch only between the last two dimensions.
+  }
+  Value bytes = arith::MulIOp::create(b, loc, lin, cIndex(b, loc, s.elem));
+  if (stage) bytes = arith::AddIOp::create(b, loc, bytes, arith::MulIOp::create(b, loc, stage, cIndex(b, loc, s.stageBytes)));
+  return bytes;
+}
+
+Value gep(OpBuilder &b, Location loc, Value base, Value byteOff) {
+  Value off = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOff);
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base, ValueRange{off});
+}
+
+struct LocalAllocPattern : OpConversionPattern<LocalAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(LocalAllocOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    if (!op.getOffset()) return rw.notifyMatchFailure(op, "run tilegpu-allocate-shared first");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Value smem = gpu::DynamicSharedMemoryOp::create(
+        rw, loc, MemRefType::get({ShapedType::kDynamic}, rw.getI8Type(), MemRefLayoutAttrInterface(), wg));
+    Value addr = memref::ExtractAlignedPointerAsIndexOp::create(rw, loc, smem);
+    Value i64 = arith::IndexCastOp::create(rw, loc, rw.getI64Type(), addr);
+    Value base = LLVM::IntToPtrOp::create(rw, loc, LLVM::LLVMPointerType::get(ctx, 3), i64);
+    rw.replaceOp(op, gep(rw, loc, base, cIndex(rw, loc, *op.getOffset())));
+    return success();
+  }
+};
+
+int64_t ctaThreads(Operation *op) {
+  for (Operation *p = op; p; p = p->getParentOp())
+    if (auto a = p->getAttrOfType<IntegerAttr>("tile.threads")) return a.getInt();
+  return 128;
+}
+
+struct AsyncCopyPattern : OpConversionPattern<AsyncCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncCopyOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    SmallVector<int64_t> tile;
+    for (size_t d = 0; d < op.getLens().size(); ++d)
+      if (!op.getSqueezed()[d]) tile.push_back(op.getLens()[d]);
+    BufferShape bs = bufferShape(op.getBuffer().getType(), tile.size());
+    Type elem = op.getBuffer().getType().getElementType();
+    int64_t vec = 16 / bs.elem;
+    size_t lastD = op.getLens().size() - 1;
+    int64_t div = lastDimDivisibility(op);
+    if (op.getSqueezed()[lastD] || tile.back() % vec || div % vec || (bs.pitch * bs.elem) % 16)
+      return rw.notifyMatchFailure(op, "an async copy whose rows are not whole aligned 16-byte chunks");
+    DenseMap<Value, Value> m;
+    for (auto [o, n] : llvm::zip(op->getOperands(), a.getOperands())) m[o] = n;
+    auto lookup = [&](Value v) { return m.lookup(v) ? m.lookup(v) : v; };
+    int64_t chunks = 1;
+    for (int64_t d : tile) chunks *= d;
+    chunks /= vec;
+    int64_t threads = ctaThreads(op);
+    Value tid = threadId(rw, loc);
+    auto mod = NVVM::LoadCacheModifierKindAttr::get(op.getContext(), NVVM::LoadCacheModifierKind::CG);
+    for (int64_t c0 = 0; c0 < chunks; c0 += threads) {
+      Value c = arith::AddIOp::create(rw, loc, tid, cIndex(rw, loc, c0));
+      // Chunk c: row-major over the tile with the last dimension in vectors.
+      SmallVector<Value> idx(tile.size());
+      Value rest = c;
+      for (int d = int(tile.size()) - 1; d >= 0; --d) {
+        int64_t n = d == int(tile.size()) - 1 ? tile[d] / vec : tile[d];
+        idx[d] = arith::RemUIOp::create(rw, loc, rest, cIndex(rw, loc, n));
+        rest = arith::DivUIOp::create(rw, loc, rest, cIndex(rw, loc, n));
+      }
+      idx.back() = arith::MulIOp::create(rw, loc, idx.back(), cIndex(rw, loc, vec));
+      auto body = [&](OpBuilder &b) {
+        Value inBounds, src;
+        simt::emitGlobalAddress(b, loc, op, idx, lookup, inBounds, src);
+        Value dst = gep(b, loc, a.getBuffer(), byteOffset(b, loc, bs, idx, a.getStage()));
+        Value size;
+        if (inBounds) {
+          // Past a masked extent: copy nothing, zero-fill the 16 bytes.
+          size = arith::SelectOp::create(b, loc, inBounds, arith::ConstantIntOp::create(b, loc, 16, 32),
+                                         arith::ConstantIntOp::create(b, loc, 0, 32));
+        }
+        NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(16), mod, size);
+      };
+      if (chunks % threads && c0 + threads > chunks) {
+        Value live = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::ult, c, cIndex(rw, loc, chunks));
+        auto guard = scf::IfOp::create(rw, loc, live, false);
+        OpBuilder in = guard.getThenBodyBuilder();
+        body(in);
+      } else {
+        body(rw);
+      }
+    }
+    (void)elem;
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct CommitPattern : OpConversionPattern<AsyncCommitGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncCommitGroupOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct WaitPattern : OpConversionPattern<AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncWaitOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(op, rw.getI32IntegerAttr(int32_t(op.getPending())));
+    return success();
+  }
+};
+
+struct BarrierPattern : OpConversionPattern<BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BarrierOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<gpu::BarrierOp>(op);
+    return success();
+  }
+};
+
+/// ldmatrix of the mma.sync operand fragments a warp needs, in the dot
+/// operand layout's register order.
+LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatternRewriter &rw, Value &result,
+                          const TypeConverter *tc) {
+  Location loc = op.getLoc();
+  auto rt = cast<RankedTensorType>(op.getType());
+  auto enc = cast<DotOperandEncodingAttr>(rt.getEncoding());
+  Type elem = rt.getElementType();
+  if (!elem.isF16() && !elem.isBF16()) return rw.notifyMatchFailure(op, "ldmatrix of a tile that is not 16-bit");
+  RegisterLayout rl = layoutOfType(rt);
+  BufferShape bs = bufferShape(op.getBuffer().getType(), 2);
+  if ((bs.pitch * bs.elem) % 16) return rw.notifyMatchFailure(op, "ldmatrix rows must be 16-byte aligned");
+  auto m = cast<MmaEncodingAttr>(enc.getParent());
+  int64_t wm = m.getWarpsPerCTA()[0], wn = m.getWarpsPerCTA()[1];
+  Value tid = threadId(rw, loc);
+  Value lane = arith::RemUIOp::create(rw, loc, tid, cIndex(rw, loc, 32));
+  Value warp = arith::DivUIOp::create(rw, loc, tid, cIndex(rw, loc, 32));
+  Value wRow = arith::DivUIOp::create(rw, loc, warp, cIndex(rw, loc, wn));
+  Value wCol = arith::RemUIOp::create(rw, loc, warp, cIndex(rw, loc, wn));
+  Value l8 = arith::RemUIOp::create(rw, loc, lane, cIndex(rw, loc, 8));
+  Value grp = arith::DivUIOp::create(rw, loc, lane, cIndex(rw, loc, 8)); // which 8x8 matrix the lane addresses
+  auto i32 = rw.getI32Type();
+  auto vec2 = VectorType::get({2}, elem);
+  auto layoutRow = NVVM::MMALayout::row, layoutCol = NVVM::MMALayout::col;
+  auto shape = NVVM::LdStMatrixShapeAttr::get(op.getContext(), 8, 8);
+  SmallVector<Value> regs(rl.numRegs());
+  // Four 8x8 matrices per ldmatrix.x4; `place(m, k)` stores matrix m's two elements at register slots.
+  auto ldsm = [&](Value row, Value col, bool trans, ArrayRef<std::pair<int64_t, int64_t>> slots) {
+    Value off = byteOffset(rw, loc, bs, {row, col}, stage);
+    Value ptr = gep(rw, loc, buf, off);
+    auto st = LLVM::LLVMStructType::getLiteral(op.getContext(), SmallVector<Type>(4, i32));
+    Value res = NVVM::LdMatrixOp::create(rw, loc, st, ptr, 4, trans ? layoutCol : layoutRow, shape,
+                                         NVVM::LdStMatrixEltType::B16);
+    for (int64_t q = 0; q < 4; ++q) {
+      Value w = LLVM::ExtractValueOp::create(rw, loc, res, q);
+      Value v = LLVM::BitcastOp::create(rw, loc, vec2, w);
+      for (int64_t h = 0; h < 2; ++h)
+        regs[slots[q].first + h * slots[q].second] =
+            LLVM::ExtractElementOp::create(rw, loc, v, arith::ConstantIntOp::create(rw, loc, h, 32));
+    }
+  };
+  auto idx = [&](Value base, int64_t c) { return arith::AddIOp::create(rw, loc, base, cIndex(rw, loc, c)).getResult(); };
+  SmallVector<int64_t> rep(2), e(2);
+  if (enc.getOpIdx() == 0) {
+    // A [M, K]: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15) = a0a1, a2a3, a4a5, a6a7.
+    Value rowInBlock = arith::AddIOp::create(rw, loc, l8, arith::MulIOp::create(rw, loc, arith::RemUIOp::create(rw, loc, grp, cIndex(rw, loc, 2)), cIndex(rw, loc, 8)));
+    Value colInBlock = arith::MulIOp::create(rw, loc, arith::DivUIOp::create(rw, loc, grp, cIndex(rw, loc, 2)), cIndex(rw, loc, 8));
+    Value warpRow0 = arith::AddIOp::create(rw, loc, arith::MulIOp::create(rw, loc, wRow, cIndex(rw, loc, 16)), rowInBlock);
+    for (int64_t rm = 0; rm < rl.reps[0]; ++rm)
+      for (int64_t rk = 0; rk < rl.reps[1]; ++rk) {
+        rep = {rm, rk};
+        // Register slots (e0 row half, e1 in {0,1,8,9}) = e0 * 4 + e1.
+        int64_t b0 = rl.compose(rep, {0, 0});
+        ldsm(idx(warpRow0, rm * 16 * wm), idx(colInBlock, rk * 16), false,
+             {{b0 + 0, 1}, {b0 + 4, 1}, {b0 + 2, 1}, {b0 + 6, 1}});
+      }
+  } else if (!enc.getTrans()) {
+    // B [K, N] row-major, read transposed: matrices (k 0-7, n-block j), (k 8-15, j), (k 0-7, j+1), (k 8-15, j+1).
+    Value kRow = arith::AddIOp::create(rw, loc, l8, arith::MulIOp::create(rw, loc, arith::RemUIOp::create(rw, loc, grp, cIndex(rw, loc, 2)), cIndex(rw, loc, 8)));
+    Value second = arith::DivUIOp::create(rw, loc, grp, cIndex(rw, loc, 2)); // 0: block j, 1: block j+1
+    Value nCol0 = arith::MulIOp::create(rw, loc, wCol, cIndex(rw, loc, 8));
+    Value nCol = arith::AddIOp::create(rw, loc, nCol0, arith::MulIOp::create(rw, loc, second, cIndex(rw, loc, 8 * wn)));
+    if (rl.reps[1] % 2) return rw.notifyMatchFailure(op, "a B operand with an odd number of 8-column blocks per warp");
+    for (int64_t rk = 0; rk < rl.reps[0]; ++rk)
+      for (int64_t rn = 0; rn < rl.reps[1]; rn += 2) {
+        int64_t s0 = rl.compose({rk, rn}, {0, 0}), s1 = rl.compose({rk, rn + 1}, {0, 0});
+        ldsm(idx(kRow, rk * 16), idx(nCol, rn * 8 * wn), true, {{s0 + 0, 1}, {s0 + 2, 1}, {s1 + 0, 1}, {s1 + 2, 1}});
+      }
+  } else {
+    // B^T [N, K] row-major: matrices (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15 = block j+1, k 0-7), (j+1, k 8-15).
+    Value second = arith::DivUIOp::create(rw, loc, grp, cIndex(rw, loc, 2));
+    Value kHalf = arith::MulIOp::create(rw, loc, arith::RemUIOp::create(rw, loc, grp, cIndex(rw, loc, 2)), cIndex(rw, loc, 8));
+    Value nRow = arith::AddIOp::create(rw, loc, arith::AddIOp::create(rw, loc, arith::MulIOp::create(rw, loc, wCol, cIndex(rw, loc, 8)), l8),
+                                       arith::MulIOp::create(rw, loc, second, cIndex(rw, loc, 8 * wn)));
+    if (rl.reps[0] % 2) return rw.notifyMatchFailure(op, "a B operand with an odd number of 8-row blocks per warp");
+    for (int64_t rn = 0; rn < rl.reps[0]; rn += 2)
+      for (int64_t rk = 0; rk < rl.reps[1]; ++rk) {
+        int64_t s0 = rl.compose({rn, rk}, {0, 0}), s1 = rl.compose({rn + 1, rk}, {0, 0});
+        ldsm(idx(nRow, rn * 8 * wn), idx(kHalf, rk * 16), false, {{s0 + 0, 1}, {s0 + 2, 1}, {s1 + 0, 1}, {s1 + 2, 1}});
+      }
+  }
+  (void)wm;
+  result = pack(rw, loc, tc->convertType(rt), regs);
+  return success();
+}
+
+struct LocalLoadPattern : OpConversionPattern<LocalLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(LocalLoadOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    auto rt = cast<RankedTensorType>(op.getType());
+    Value result;
+    if (isa<DotOperandEncodingAttr>(rt.getEncoding())) {
+      if (failed(loadOperand(op, a.getBuffer(), a.getStage(), rw, result, getTypeConverter()))) return failure();
+      rw.replaceOp(op, result);
+      return success();
+    }
+    Location loc = op.getLoc();
+    RegisterLayout rl = layoutOfType(rt);
+    BufferShape bs = bufferShape(op.getBuffer().getType(), rt.getRank());
+    SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl), out;
+    for (int64_t r = 0; r < rl.numRegs(); ++r) {
+      SmallVector<Value> idx;
+      for (unsigned d = 0; d < rl.rank(); ++d) idx.push_back(position(rw, loc, rl, base, r, d));
+      Value ptr = gep(rw, loc, a.getBuffer(), byteOffset(rw, loc, bs, idx, a.getStage()));
+      out.push_back(LLVM::LoadOp::create(rw, loc, rt.getElementType(), ptr, unsigned(bs.elem)));
+    }
+    rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(rt), out));
+    return success();
+  }
+};
+
+struct LocalStorePattern : OpConversionPattern<LocalStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(LocalStoreOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    auto rt = cast<RankedTensorType>(op.getValue().getType());
+    Location loc = op.getLoc();
+    RegisterLayout rl = layoutOfType(rt);
+    BufferShape bs = bufferShape(op.getBuffer().getType(), rt.getRank());
+    SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl);
+    SmallVector<Value> regs = unpack(rw, loc, a.getValue());
+    for (int64_t r = 0; r < rl.numRegs(); ++r) {
+      SmallVector<Value> idx;
+      for (unsigned d = 0; d < rl.rank(); ++d) idx.push_back(position(rw, loc, rl, base, r, d));
+      Value ptr = gep(rw, loc, a.getBuffer(), byteOffset(rw, loc, bs, idx, a.getStage()));
+      LLVM::StoreOp::create(rw, loc, regs[r], ptr, unsigned(bs.elem));
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateSharedPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
+  p.add<LocalAllocPattern, AsyncCopyPattern, CommitPattern, WaitPattern, BarrierPattern, LocalLoadPattern,
+        LocalStorePattern>(tc, p.getContext());
+}
+
+} // namespace ph::tilegpu

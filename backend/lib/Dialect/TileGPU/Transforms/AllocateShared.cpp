@@ -1,0 +1,116 @@
+//===- AllocateShared.cpp - tilegpu-allocate-shared: offsets of shared buffers ---===//
+//
+// Ops are numbered in program order; a buffer lives from its first to its last
+// use, a use inside a loop covering the whole outermost loop around it (the
+// next iteration reads it again). Buffers are placed largest first at the
+// lowest 128-byte-aligned offset that overlaps no buffer placed before whose
+// live range meets its own. Reusing the bytes of a dead buffer is only safe
+// once a barrier separates its last read from the next buffer's first write:
+// until tilegpu-insert-barriers proves that, `reuse` stays off and every
+// buffer gets bytes of its own.
+//
+//===----------------------------------------------------------------------===//
+#include "ph/Dialect/TileGPU/Passes.h"
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace ph::tilegpu {
+#define GEN_PASS_DEF_TILEGPUALLOCATESHARED
+#include "ph/Dialect/TileGPU/Passes.h.inc"
+} // namespace ph::tilegpu
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+namespace {
+
+struct Interval {
+  LocalAllocOp alloc;
+  int64_t bytes = 0, begin = 0, end = 0, offset = 0;
+};
+
+int64_t allocBytes(LocalAllocOp a) {
+  MemDescType t = a.getResult().getType();
+  // Every dimension but the stage one (when there is one) is the tile's.
+  unsigned tileRank = t.getShape().size();
+  int64_t stages = 1;
+  for (Operation *u : a.getResult().getUsers()) {
+    Value stage;
+    if (auto l = dyn_cast<LocalLoadOp>(u)) stage = l.getStage();
+    if (auto s = dyn_cast<LocalStoreOp>(u)) stage = s.getStage();
+    if (auto c = dyn_cast<AsyncCopyOp>(u)) stage = c.getStage();
+    if (stage) {
+      tileRank = t.getShape().size() - 1;
+      stages = t.getShape()[0];
+      break;
+    }
+  }
+  return stages * t.getStageBytes(tileRank);
+}
+
+void allocate(func::FuncOp f, bool reuse) {
+  DenseMap<Operation *, int64_t> index;
+  int64_t n = 0;
+  f.walk<WalkOrder::PreOrder>([&](Operation *op) { index[op] = n++; });
+  // The end of an op's region tree: its last nested op.
+  auto lastInside = [&](Operation *op) {
+    int64_t last = index[op];
+    op->walk([&](Operation *inner) { last = std::max(last, index[inner]); });
+    return last;
+  };
+  SmallVector<Interval> bufs;
+  f.walk([&](LocalAllocOp a) {
+    Interval iv{a, allocBytes(a), INT64_MAX, -1, 0};
+    for (Operation *u : a.getResult().getUsers()) {
+      Operation *outer = u;
+      for (Operation *p = u->getParentOp(); p && p != f; p = p->getParentOp())
+        if (isa<scf::ForOp>(p)) outer = p;
+      iv.begin = std::min(iv.begin, index[outer]);
+      iv.end = std::max(iv.end, outer == u ? index[u] : lastInside(outer));
+    }
+    if (!reuse) {
+      iv.begin = 0;
+      iv.end = INT64_MAX;
+    }
+    if (iv.end >= 0) bufs.push_back(iv);
+  });
+  SmallVector<Interval *> order;
+  for (Interval &b : bufs) order.push_back(&b);
+  llvm::stable_sort(order, [](Interval *a, Interval *b) { return a->bytes > b->bytes; });
+  SmallVector<Interval *> placed;
+  int64_t total = 0;
+  for (Interval *b : order) {
+    int64_t off = 0;
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (Interval *p : placed) {
+        bool live = !(p->end < b->begin || b->end < p->begin);
+        bool overlap = off < p->offset + p->bytes && p->offset < off + b->bytes;
+        if (live && overlap) {
+          off = (p->offset + p->bytes + 127) / 128 * 128;
+          moved = true;
+        }
+      }
+    }
+    b->offset = off;
+    placed.push_back(b);
+    total = std::max(total, off + b->bytes);
+  }
+  Builder builder(f.getContext());
+  for (Interval &b : bufs) b.alloc.setOffsetAttr(builder.getI64IntegerAttr(b.offset));
+  f->setAttr("tilegpu.shared_bytes", builder.getI64IntegerAttr(total));
+}
+
+struct AllocateSharedPass : impl::TileGPUAllocateSharedBase<AllocateSharedPass> {
+  using TileGPUAllocateSharedBase::TileGPUAllocateSharedBase;
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp f) { allocate(f, reuse); });
+  }
+};
+
+} // namespace
+} // namespace ph::tilegpu

@@ -1,0 +1,412 @@
+//===- AssignLayouts.cpp - tilegpu-assign-layouts: a layout for every tile ---===//
+//
+// Layouts are chosen once, up front, from the IR: a policy per kernel (SIMT
+// or mma.sync, by architecture and `@tensorcore`), anchors (dot results in
+// the mma layout), propagation through everything computed from them and
+// back to the splats, constants and loads that feed them, and a blocked
+// layout for the rest. Then types are rewritten in place, `acc + dot(a, b)`
+// becomes `tilegpu.dot`, and `tilegpu.convert_layout` is put wherever an
+// operand's layout is not the one its user needs. Whether a kernel fits is
+// decided here, with the tile and the reason, not by emitting code and
+// throwing it away.
+//
+//===----------------------------------------------------------------------===//
+#include "ph/Backend/Arch.h"
+#include "ph/Dialect/TileGPU/Layouts.h"
+#include "ph/Dialect/TileGPU/Passes.h"
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace ph::tilegpu {
+#define GEN_PASS_DEF_TILEGPUASSIGNLAYOUTS
+#include "ph/Dialect/TileGPU/Passes.h.inc"
+} // namespace ph::tilegpu
+
+using namespace mlir;
+using ph::backend::GpuArch;
+
+namespace ph::tilegpu {
+namespace {
+
+int64_t elemBytes(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
+
+int64_t pow2AtMost(int64_t n) {
+  int64_t p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+/// A coalesced layout over `threads` threads: 16-byte vectors along the last
+/// dimension, lanes along it first, warps along the first dimension.
+Attribute defaultBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64_t threads) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
+  for (int d = int(rank) - 1; d >= 0; --d) order.push_back(unsigned(d));
+  int64_t last = shape.back();
+  int64_t vec = std::min<int64_t>(16 / elemBytes(elem), pow2AtMost(last));
+  while (vec > 1 && last % vec) vec /= 2;
+  spt[rank - 1] = unsigned(vec);
+  int64_t lanes = 32;
+  for (int d = int(rank) - 1; d >= 0 && lanes > 1; --d) {
+    int64_t room = shape[d] / (d == int(rank) - 1 ? vec : 1);
+    int64_t t = std::min<int64_t>(lanes, std::max<int64_t>(1, pow2AtMost(room)));
+    if (d == 0) t = lanes; // the rest replicate along the first dimension
+    tpw[d] = unsigned(t);
+    lanes /= t;
+  }
+  int64_t warps = std::max<int64_t>(1, threads / 32);
+  for (unsigned d = 0; d < rank && warps > 1; ++d) {
+    int64_t room = std::max<int64_t>(1, shape[d] / (int64_t(spt[d]) * tpw[d]));
+    int64_t w = d + 1 == rank ? warps : std::min<int64_t>(warps, pow2AtMost(room));
+    wpc[d] = unsigned(w);
+    warps /= w;
+  }
+  return BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+bool isElementwise(Operation *op) {
+  if (op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType())) return false;
+  if (isa<arith::ConstantOp>(op)) return false;
+  return op->hasTrait<OpTrait::Elementwise>() ||
+         isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
+}
+
+/// Ops whose tile result may take whatever layout its users want.
+bool isLayoutFree(Operation *op) {
+  return op && (isa<arith::ConstantOp, tile::SplatOp, tile::LoadOp, tile::BroadcastOp, tile::ConvertOp, tile::IotaOp>(op) ||
+                isElementwise(op));
+}
+
+/// Ops whose result and tile operands share one layout (the lowering works register by register).
+bool sharesLayout(Operation *op) {
+  return isElementwise(op) ||
+         isa<tile::BroadcastOp, tile::RowMaxOp, tile::RowSumOp, tile::ConvertOp, tile::MaskColsOp, tile::CausalMaskOp>(op);
+}
+
+class Assigner {
+public:
+  Assigner(func::FuncOp f, const GpuArch &arch, StringRef policy, int64_t threads)
+      : f_(f), ctx_(f.getContext()), arch_(arch), policy_(policy), threads_(threads) {}
+
+  LogicalResult run();
+
+private:
+  bool wantsMma();
+  LogicalResult chooseMma();
+  void propagate();
+  LogicalResult check();
+  void rewrite();
+  void set(Value v, Attribute a) {
+    if (isa<RankedTensorType>(v.getType()) && !layout_.count(v)) {
+      layout_[v] = a;
+      changed_ = true;
+    }
+  }
+  Attribute get(Value v) const { return layout_.lookup(v); }
+  Value convertTo(Value v, Attribute want, OpBuilder &b);
+  Value convertAt(Value v, Attribute want, OpBuilder &b);
+
+  func::FuncOp f_;
+  MLIRContext *ctx_;
+  const GpuArch &arch_;
+  std::string policy_;
+  int64_t threads_;
+  MmaEncodingAttr mma_;
+  DenseMap<Value, Attribute> layout_;
+  DenseMap<std::pair<Value, Attribute>, Value> converted_;
+  bool changed_ = false;
+};
+
+bool Assigner::wantsMma() {
+  if (policy_ == "simt") return false;
+  bool tc = f_->hasAttr("tile.tensorcore") || policy_ == "mma";
+  if (!tc || !arch_.mmaSync) return false;
+  bool any = false;
+  f_.walk([&](tile::DotOp d) {
+    Type ea = cast<RankedTensorType>(d.getA().getType()).getElementType();
+    Type eb = cast<RankedTensorType>(d.getB().getType()).getElementType();
+    Type er = cast<RankedTensorType>(d.getResult().getType()).getElementType();
+    if ((ea.isF16() || ea.isBF16()) && ea == eb && er.isF32()) any = true;
+  });
+  return any;
+}
+
+/// Warps along the rows only when rows are reduced or a dot feeds a dot (the
+/// reductions stay inside a warp, and P feeds P·V from registers, as in
+/// FlashAttention-2); otherwise the squarest warp tile that fits every dot.
+LogicalResult Assigner::chooseMma() {
+  int64_t warps = threads_ / 32;
+  bool rowsOnly = false;
+  SmallVector<std::pair<int64_t, int64_t>> shapes;
+  f_.walk([&](Operation *op) {
+    if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) rowsOnly = true;
+    if (auto d = dyn_cast<tile::DotOp>(op)) {
+      auto rt = cast<RankedTensorType>(d.getResult().getType());
+      shapes.push_back({rt.getDimSize(0), rt.getDimSize(1)});
+      for (Value operand : {d.getA(), d.getB()}) {
+        // A dot operand computed from another dot's result.
+        SmallVector<Value> work = {operand};
+        DenseSet<Value> seen;
+        while (!work.empty()) {
+          Value v = work.pop_back_val();
+          if (!seen.insert(v).second) continue;
+          Operation *def = v.getDefiningOp();
+          if (!def) continue;
+          if (isa<tile::DotOp>(def)) rowsOnly = true;
+          if (sharesLayout(def))
+            for (Value o : def->getOperands()) work.push_back(o);
+        }
+      }
+    }
+  });
+  int64_t bestWm = -1, bestScore = -1;
+  for (int64_t wm = warps; wm >= 1; wm /= 2) {
+    int64_t wn = warps / wm;
+    if (rowsOnly && wn != 1) continue;
+    bool fits = true;
+    int64_t score = INT64_MAX;
+    for (auto [m, n] : shapes) {
+      if (m % (16 * wm) || n % (8 * wn)) fits = false;
+      score = std::min(score, std::min(m / wm, n / wn));
+    }
+    if (fits && score > bestScore) {
+      bestScore = score;
+      bestWm = wm;
+    }
+  }
+  if (bestWm < 0) {
+    tile::DotOp first;
+    f_.walk([&](tile::DotOp d) {
+      if (!first) first = d;
+    });
+    auto rt = cast<RankedTensorType>(first.getResult().getType());
+    return first.emitWarning() << "tile " << rt << " cannot take the mma.sync register layout: "
+                               << (rowsOnly ? "its rows are reduced, so the " + std::to_string(warps) +
+                                                  " warps split its rows: they must be a multiple of " +
+                                                  std::to_string(16 * warps)
+                                            : std::string("no split of the ") + std::to_string(warps) +
+                                                  " warps into 16-row and 8-column blocks fits every dot");
+  }
+  SmallVector<unsigned> wpc = {unsigned(bestWm), unsigned(warps / bestWm)};
+  mma_ = MmaEncodingAttr::get(ctx_, 2, wpc, {16, 8});
+  return success();
+}
+
+void Assigner::propagate() {
+  if (mma_) f_.walk([&](tile::DotOp d) { set(d.getResult(), mma_); });
+  do {
+    changed_ = false;
+    f_.walk([&](Operation *op) {
+      if (sharesLayout(op)) {
+        Attribute a;
+        for (Value v : op->getOperands())
+          if (!a) a = get(v);
+        if (!a) a = get(op->getResult(0));
+        if (!a) return;
+        // Forward to the result; back to operands that may take any layout.
+        set(op->getResult(0), a);
+        for (Value v : op->getOperands())
+          if (isa<RankedTensorType>(v.getType()) && isLayoutFree(v.getDefiningOp()) && !v.getDefiningOp<tile::LoadOp>())
+            set(v, a);
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+        for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+          Value group[] = {loop.getInitArgs()[i], loop.getRegionIterArgs()[i], yield.getOperand(i), loop.getResult(i)};
+          Attribute a;
+          for (Value v : group)
+            if (!a) a = get(v);
+          if (!a) continue;
+          for (Value v : {group[1], group[3]}) set(v, a);
+          if (isLayoutFree(group[0].getDefiningOp()) && !group[0].getDefiningOp<tile::LoadOp>()) set(group[0], a);
+        }
+      }
+    });
+  } while (changed_);
+  // A load whose users all want one register layout takes it directly (a bias
+  // row read in the accumulator's layout); loads feeding dots stay coalesced.
+  f_.walk([&](tile::LoadOp ld) {
+    Attribute want;
+    bool agree = true;
+    for (OpOperand &use : ld.getResult().getUses()) {
+      Operation *u = use.getOwner();
+      Attribute a = sharesLayout(u) ? get(u->getResult(0)) : Attribute();
+      if (!a || (want && a != want)) agree = false;
+      want = a;
+    }
+    if (agree && want) set(ld.getResult(), want);
+  });
+  // Everything else: coalesced and vectorised over the kernel's threads.
+  auto others = [&](Value v) {
+    if (auto rt = dyn_cast<RankedTensorType>(v.getType()); rt && !get(v) && rt.getRank() > 0)
+      set(v, defaultBlocked(ctx_, rt.getShape(), rt.getElementType(), threads_));
+  };
+  f_.walk([&](Operation *op) {
+    for (Value r : op->getResults()) others(r);
+    for (Region &reg : op->getRegions())
+      for (Block &b : reg)
+        for (Value a : b.getArguments()) others(a);
+  });
+}
+
+LogicalResult Assigner::check() {
+  LogicalResult ok = success();
+  for (auto &[v, a] : layout_) {
+    if (!isa<MmaEncodingAttr>(a)) continue;
+    std::string why;
+    if (!registerLayout(a, cast<RankedTensorType>(v.getType()).getShape(), &why)) {
+      Operation *at = v.getDefiningOp() ? v.getDefiningOp() : v.getParentBlock()->getParentOp();
+      at->emitWarning() << "tile " << v.getType() << " cannot take the mma.sync register layout: " << why;
+      ok = failure();
+    }
+  }
+  f_.walk([&](tile::DotOp d) {
+    int64_t k = cast<RankedTensorType>(d.getA().getType()).getDimSize(1);
+    if (mma_ && k % 16) {
+      d.emitWarning() << "a dot over K = " << k << " cannot run on mma.sync m16n8k16: K must be a multiple of 16";
+      ok = failure();
+    }
+  });
+  return ok;
+}
+
+Value Assigner::convertTo(Value v, Attribute want, OpBuilder &b) {
+  if (layoutOf(v.getType()) == want) return v;
+  auto key = std::make_pair(v, want);
+  if (auto it = converted_.find(key); it != converted_.end()) return it->second;
+  // Converted once, where the value is made: a loop-invariant operand (attention's q)
+  // is converted outside the loop, a load's conversion sits beside the load (where
+  // tilegpu-pipeline finds it), and two users share one conversion.
+  OpBuilder::InsertionGuard guard(b);
+  if (Operation *def = v.getDefiningOp()) b.setInsertionPointAfter(def);
+  else b.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
+  Value out = convertAt(v, want, b);
+  converted_[key] = out;
+  return out;
+}
+
+Value Assigner::convertAt(Value v, Attribute want, OpBuilder &b) {
+  // A splat constant is remade in the wanted layout rather than converted.
+  if (auto c = v.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<SplatElementsAttr>(c.getValue())) {
+      auto t = withLayout(v.getType(), want);
+      return arith::ConstantOp::create(b, c.getLoc(), t, SplatElementsAttr::get(t, dense.getSplatValue<Attribute>()));
+    }
+  return ConvertLayoutOp::create(b, v.getLoc(), withLayout(v.getType(), want), v);
+}
+
+void Assigner::rewrite() {
+  // Types first (values keep their uses), constants re-typed with them.
+  for (auto &[v, a] : layout_) v.setType(withLayout(v.getType(), a));
+  f_.walk([&](arith::ConstantOp c) {
+    auto t = dyn_cast<RankedTensorType>(c.getType());
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (t && dense && dense.getType() != t) c.setValueAttr(dense.reshape(t));
+  });
+  OpBuilder b(ctx_);
+  SmallVector<tile::DotOp> dots;
+  f_.walk([&](tile::DotOp d) { dots.push_back(d); });
+  for (tile::DotOp d : dots) {
+    b.setInsertionPoint(d);
+    {
+      Attribute res = layoutOf(d.getResult().getType());
+      Attribute la = mma_ ? Attribute(DotOperandEncodingAttr::get(ctx_, 0, res, 2, false)) : res;
+      Attribute lb = mma_ ? Attribute(DotOperandEncodingAttr::get(ctx_, 1, res, 2, d.getTransB())) : res;
+      Value a = convertTo(d.getA(), la, b), bv = convertTo(d.getB(), lb, b);
+      // acc + dot(a, b) as one op: the tensor cores add into their accumulator.
+      arith::AddFOp add;
+      if (d.getResult().hasOneUse()) add = dyn_cast<arith::AddFOp>(*d.getResult().getUsers().begin());
+      if (add && layoutOf(add.getType()) == res) {
+        Value acc = add.getLhs() == d.getResult() ? add.getRhs() : add.getLhs();
+        b.setInsertionPoint(add);
+        auto fused = DotOp::create(b, d.getLoc(), add.getType(), a, bv, acc, d.getTransB());
+        add.getResult().replaceAllUsesWith(fused.getResult());
+        add.erase();
+      } else {
+        auto t = cast<RankedTensorType>(d.getResult().getType());
+        Value zero = arith::ConstantOp::create(b, d.getLoc(), t,
+                                               SplatElementsAttr::get(t, b.getZeroAttr(t.getElementType())));
+        auto fused = DotOp::create(b, d.getLoc(), t, a, bv, zero, d.getTransB());
+        d.getResult().replaceAllUsesWith(fused.getResult());
+      }
+      d.erase();
+    }
+  }
+  SmallVector<Operation *> ops;
+  f_.walk([&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : ops) {
+    b.setInsertionPoint(op);
+    if (sharesLayout(op)) {
+      Attribute want = layoutOf(op->getResult(0).getType());
+      for (OpOperand &o : op->getOpOperands())
+        if (isa<RankedTensorType>(o.get().getType())) o.set(convertTo(o.get(), want, b));
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+        Attribute want = layoutOf(loop.getRegionIterArgs()[i].getType());
+        if (!want) continue;
+        OpOperand &init = loop.getInitArgsMutable()[i];
+        init.set(convertTo(init.get(), want, b));
+      }
+      continue;
+    }
+    if (auto y = dyn_cast<scf::YieldOp>(op)) {
+      if (auto loop = dyn_cast<scf::ForOp>(y->getParentOp()))
+        for (unsigned i = 0; i < y.getNumOperands(); ++i) {
+          Attribute want = layoutOf(loop.getRegionIterArgs()[i].getType());
+          if (want) y->setOperand(i, convertTo(y.getOperand(i), want, b));
+        }
+    }
+  }
+}
+
+LogicalResult Assigner::run() {
+  LogicalResult result = success();
+  if (wantsMma() && failed(chooseMma())) result = failure();
+  propagate();
+  if (mma_ && failed(check())) result = failure();
+  if (failed(result) && mma_) {
+    // The kernel runs with the SIMT policy; the warnings said why.
+    mma_ = {};
+    layout_.clear();
+    propagate();
+  }
+  rewrite();
+  f_->setAttr("tilegpu.policy", StringAttr::get(ctx_, mma_ ? "mma" : "simt"));
+  return result;
+}
+
+struct AssignLayoutsPass : impl::TileGPUAssignLayoutsBase<AssignLayoutsPass> {
+  using TileGPUAssignLayoutsBase::TileGPUAssignLayoutsBase;
+  void runOnOperation() override {
+    const GpuArch *a = backend::findGpuArch(arch);
+    if (!a) {
+      getOperation().emitError() << "unknown architecture `" << arch << "` (use " << backend::supportedGpuArchs() << ")";
+      return signalPassFailure();
+    }
+    if (policy != "auto" && policy != "simt" && policy != "mma") {
+      getOperation().emitError() << "unknown layout policy `" << policy << "` (auto, simt or mma)";
+      return signalPassFailure();
+    }
+    getOperation().walk([&](func::FuncOp f) {
+      int64_t t = threads;
+      if (t <= 0) {
+        auto attr = f->getAttrOfType<IntegerAttr>("tile.threads");
+        t = attr ? attr.getInt() : 128;
+      }
+      // A kernel the mma policy cannot place keeps its tiles unplaced (the
+      // warning says why); the driver lowers it another way.
+      (void)Assigner(f, *a, policy, t).run();
+    });
+  }
+};
+
+} // namespace
+} // namespace ph::tilegpu

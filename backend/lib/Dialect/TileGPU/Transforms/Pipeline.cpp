@@ -1,0 +1,222 @@
+//===- Pipeline.cpp - tilegpu-pipeline: dot operands by cp.async, N ahead ---===//
+//
+// The tensor cores read their operands from registers that ldmatrix fills
+// from shared memory, so a dot operand loaded from global memory goes there
+// first. In a loop the copy for iteration i + stages - 1 is issued while
+// iteration i computes (CUTLASS's multistage mainloop): the copy engine and
+// the tensor cores overlap, and one barrier per iteration both publishes the
+// copy that completed and retires the buffer read one iteration before.
+//
+//===----------------------------------------------------------------------===//
+#include "ph/Dialect/TileGPU/Passes.h"
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace ph::tilegpu {
+#define GEN_PASS_DEF_TILEGPUPIPELINE
+#include "ph/Dialect/TileGPU/Passes.h.inc"
+} // namespace ph::tilegpu
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+namespace {
+
+struct Staged {
+  tile::LoadOp load;
+  ConvertLayoutOp convert;
+};
+
+/// Rows padded by 16 bytes: ldmatrix's eight 16-byte row reads then hit
+/// eight distinct groups of four banks whatever the row length.
+MemDescType bufferType(tile::LoadOp ld, int64_t stages) {
+  auto t = cast<RankedTensorType>(ld.getResult().getType());
+  MLIRContext *ctx = ld.getContext();
+  unsigned pad = 16 / ((t.getElementTypeBitWidth() + 7) / 8);
+  SmallVector<unsigned> order;
+  for (int d = int(t.getRank()) - 1; d >= 0; --d) order.push_back(unsigned(d));
+  auto enc = SharedEncodingAttr::get(ctx, /*vec=*/pad, /*perPhase=*/1, /*maxPhase=*/1, pad, order);
+  SmallVector<int64_t> shape;
+  if (stages > 1) shape.push_back(stages);
+  shape.append(t.getShape().begin(), t.getShape().end());
+  return MemDescType::get(ctx, shape, t.getElementType(), enc);
+}
+
+/// The ops inside `loop`'s body that the load's operands are computed from, in
+/// program order; false when one of them is not pure or reads an iter_arg.
+bool sliceInLoop(tile::LoadOp ld, scf::ForOp loop, SmallVectorImpl<Operation *> &slice) {
+  SetVector<Operation *> ops;
+  SmallVector<Value> work(ld->getOperands().begin(), ld->getOperands().end());
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second) continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == loop.getBody() && arg != loop.getInductionVar()) return false;
+      if (loop->isProperAncestor(arg.getOwner()->getParentOp())) return false;
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!loop->isProperAncestor(def)) continue;
+    if (def->getBlock() != loop.getBody() || def->getNumRegions() || !isMemoryEffectFree(def)) return false;
+    ops.insert(def);
+    for (Value o : def->getOperands()) work.push_back(o);
+  }
+  slice.assign(ops.begin(), ops.end());
+  llvm::sort(slice, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return true;
+}
+
+Value indexOf(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isIndex()) return v;
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+Value constIndex(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+void copyInto(OpBuilder &b, tile::LoadOp ld, IRMapping &map, Value buffer, Value stage) {
+  auto mapAll = [&](ValueRange vs) {
+    SmallVector<Value> out;
+    for (Value v : vs) out.push_back(map.lookupOrDefault(v));
+    return out;
+  };
+  AsyncCopyOp::create(b, ld.getLoc(), map.lookupOrDefault(ld.getPtr()), mapAll(ld.getOffsets()), mapAll(ld.getExtents()),
+                      buffer, stage, ld.getLensAttr(), ld.getMaskedAttr(), ld.getSqueezedAttr());
+}
+
+class Pipeliner {
+public:
+  Pipeliner(func::FuncOp f, int64_t stages) : f_(f), stages_(stages) {}
+  void run();
+
+private:
+  Value alloc(tile::LoadOp ld, int64_t stages) {
+    OpBuilder b(f_.getContext());
+    b.setInsertionPointToStart(&f_.getBody().front());
+    return LocalAllocOp::create(b, ld.getLoc(), bufferType(ld, stages), IntegerAttr()).getResult();
+  }
+  void stageOnce(Staged s, bool inLoop);
+  void pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads);
+
+  func::FuncOp f_;
+  int64_t stages_;
+};
+
+/// One buffer: copy, wait for it, publish it, read it. In a loop, a barrier
+/// first retires the previous iteration's reads of the same buffer.
+void Pipeliner::stageOnce(Staged s, bool inLoop) {
+  Value buf = alloc(s.load, 1);
+  OpBuilder b(s.load);
+  Location loc = s.load.getLoc();
+  if (inLoop) BarrierOp::create(b, loc);
+  IRMapping none;
+  copyInto(b, s.load, none, buf, Value());
+  AsyncCommitGroupOp::create(b, loc);
+  AsyncWaitOp::create(b, loc, 0);
+  BarrierOp::create(b, loc);
+  auto read = LocalLoadOp::create(b, loc, s.convert.getType(), buf, Value());
+  s.convert.getResult().replaceAllUsesWith(read.getResult());
+  s.convert.erase();
+  s.load.erase();
+}
+
+void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
+  Location loc = loop.getLoc();
+  int64_t S = stages_;
+  SmallVector<Value> bufs;
+  SmallVector<SmallVector<Operation *>> slices;
+  for (Staged &s : loads) {
+    bufs.push_back(alloc(s.load, S));
+    SmallVector<Operation *> slice;
+    sliceInLoop(s.load, loop, slice);
+    slices.push_back(std::move(slice));
+  }
+  Value iv = loop.getInductionVar();
+  Type ivType = iv.getType();
+  auto ivConst = [&](OpBuilder &b, int64_t v) -> Value {
+    if (ivType.isIndex()) return constIndex(b, loc, v);
+    return arith::ConstantOp::create(b, loc, ivType, b.getIntegerAttr(ivType, v));
+  };
+  // Issue the copies of the iteration whose induction variable is `at`, into stage `stage`, if it exists.
+  auto issue = [&](OpBuilder &b, Value at, Value stage) {
+    Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, loop.getUpperBound());
+    auto guard = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
+    OpBuilder in = guard.getThenBodyBuilder();
+    for (size_t i = 0; i < loads.size(); ++i) {
+      IRMapping map;
+      map.map(iv, at);
+      for (Operation *op : slices[i]) in.clone(*op, map);
+      copyInto(in, loads[i].load, map, bufs[i], stage);
+    }
+    AsyncCommitGroupOp::create(b, loc);
+  };
+
+  // Prologue: iterations 0 .. S-2.
+  OpBuilder pre(loop);
+  for (int64_t s = 0; s + 1 < S; ++s) {
+    Value at = arith::AddIOp::create(pre, loc, loop.getLowerBound(),
+                                     arith::MulIOp::create(pre, loc, loop.getStep(), ivConst(pre, s)));
+    issue(pre, at, constIndex(pre, loc, s));
+  }
+  // Each iteration: wait for its stage, publish it, issue S-1 ahead, read.
+  OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
+  Value iter = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
+  Value iterIdx = indexOf(b, loc, iter);
+  Value cS = constIndex(b, loc, S);
+  Value stage = arith::RemSIOp::create(b, loc, iterIdx, cS);
+  AsyncWaitOp::create(b, loc, int32_t(S - 2));
+  BarrierOp::create(b, loc);
+  Value ahead = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), ivConst(b, S - 1)));
+  Value aheadStage = arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, S - 1)), cS);
+  issue(b, ahead, aheadStage);
+  for (size_t i = 0; i < loads.size(); ++i) {
+    OpBuilder at(loads[i].convert);
+    auto read = LocalLoadOp::create(at, loads[i].load.getLoc(), loads[i].convert.getType(), bufs[i], stage);
+    loads[i].convert.getResult().replaceAllUsesWith(read.getResult());
+    loads[i].convert.erase();
+    loads[i].load.erase();
+  }
+  // Drain: the empty groups of the last iterations, and shared memory free for what follows.
+  OpBuilder post(loop->getBlock(), std::next(Block::iterator(loop)));
+  AsyncWaitOp::create(post, loc, 0);
+  BarrierOp::create(post, loc);
+}
+
+void Pipeliner::run() {
+  llvm::MapVector<Operation *, SmallVector<Staged>> byLoop;
+  SmallVector<Staged> single;
+  f_.walk([&](tile::LoadOp ld) {
+    if (!ld.getResult().hasOneUse()) return;
+    auto cvt = dyn_cast<ConvertLayoutOp>(*ld.getResult().getUsers().begin());
+    if (!cvt || !isa<DotOperandEncodingAttr>(layoutOf(cvt.getType())) || cvt->getBlock() != ld->getBlock()) return;
+    auto loop = dyn_cast<scf::ForOp>(ld->getParentOp());
+    SmallVector<Operation *> slice;
+    if (loop && stages_ >= 2 && sliceInLoop(ld, loop, slice))
+      byLoop[loop].push_back({ld, cvt});
+    else
+      single.push_back({ld, cvt});
+  });
+  for (Staged s : single) stageOnce(s, s.load->getParentOfType<scf::ForOp>() != nullptr);
+  for (auto &[loop, loads] : byLoop) pipelineLoop(cast<scf::ForOp>(loop), loads);
+}
+
+struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
+  using TileGPUPipelineBase::TileGPUPipelineBase;
+  void runOnOperation() override {
+    if (stages < 1) {
+      getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
+      return signalPassFailure();
+    }
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages).run(); });
+  }
+};
+
+} // namespace
+} // namespace ph::tilegpu

@@ -1,0 +1,153 @@
+//===- TileGpuPipeline.cpp - The TileGPU passes as the GPU target runs them --===//
+#include "TileGpuPipeline.h"
+#include "Emit/Stages.h"
+
+#include "ph/Dialect/TileGPU/Passes.h"
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace ph::backend {
+namespace {
+
+std::string text(mlir::Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+std::string where(Location loc) {
+  std::string out;
+  loc->walk([&](Location l) {
+    if (auto r = dyn_cast<FileLineColRange>(l)) {
+      out = r.getFilename().str() + ":" + std::to_string(r.getStartLine()) + ":" + std::to_string(r.getStartColumn());
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return out;
+}
+
+/// The op's source range (the frontend's FileLineColRange), or an empty span.
+rt::SourceSpan span(Location loc) {
+  rt::SourceSpan out;
+  loc->walk([&](Location l) {
+    if (auto r = dyn_cast<FileLineColRange>(l)) {
+      out = {r.getFilename().str(), int(r.getStartLine()), int(r.getStartColumn()), int(r.getEndLine()),
+             int(r.getEndColumn())};
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return out;
+}
+
+/// The register layout's name, the detail of a "registers" placement.
+std::string layoutDetail(Attribute a) {
+  if (isa<tilegpu::MmaEncodingAttr>(a)) return "mma";
+  if (isa<tilegpu::DotOperandEncodingAttr>(a)) return "dot operand";
+  if (isa<tilegpu::BlockedEncodingAttr>(a)) return "blocked";
+  return "";
+}
+
+std::string layoutName(Attribute a) {
+  if (isa<tilegpu::MmaEncodingAttr>(a)) return "registers (mma)";
+  if (isa<tilegpu::DotOperandEncodingAttr>(a)) return "registers (dot operand)";
+  if (isa<tilegpu::BlockedEncodingAttr>(a)) return "registers (blocked)";
+  return "registers";
+}
+
+/// Where each tile lives, for `ph build`'s notes and the editor's hover.
+void collectPlacements(ModuleOp m, TileGpuResult &res) {
+  m.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
+      // The tile the buffer holds (a ring's leading dimension counts its stages).
+      auto t = alloc.getResult().getType();
+      ArrayRef<int64_t> shape = t.getShape();
+      int64_t stages = 1;
+      for (Operation *u : alloc.getResult().getUsers())
+        if (auto l = dyn_cast<tilegpu::LocalLoadOp>(u); l && l.getStage()) stages = shape.front();
+      if (stages > 1) shape = shape.drop_front();
+      std::string w = where(op->getLoc());
+      res.placements.push_back("`" + text(RankedTensorType::get(shape, t.getElementType())) + "`" +
+                               (w.empty() ? "" : " at " + w) + ": shared memory" +
+                               (stages > 1 ? " (" + std::to_string(stages) + " stages)" : ""));
+      res.tiles.push_back({text(RankedTensorType::get(shape, t.getElementType())), span(op->getLoc()), "shared memory",
+                           stages > 1 ? std::to_string(stages) + " stages" : ""});
+      ++res.sharedTiles;
+      return;
+    }
+    if (isa<tilegpu::ConvertLayoutOp>(op) || op->getNumResults() != 1) return;
+    auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!rt || !rt.getEncoding()) return;
+    std::string w = where(op->getLoc());
+    res.placements.push_back("`" + text(RankedTensorType::get(rt.getShape(), rt.getElementType())) + "`" +
+                             (w.empty() ? "" : " at " + w) + ": " + layoutName(rt.getEncoding()));
+    res.tiles.push_back({text(RankedTensorType::get(rt.getShape(), rt.getElementType())), span(op->getLoc()),
+                         "registers", layoutDetail(rt.getEncoding())});
+    ++res.registerTiles;
+  });
+}
+
+} // namespace
+
+GpuLowering gpuLowering() {
+  const char *e = std::getenv("PH_GPU_LOWERING");
+  std::string v = e ? e : "auto";
+  if (v == "legacy") return GpuLowering::Legacy;
+  if (v == "tilegpu") return GpuLowering::TileGpu;
+  return GpuLowering::Auto;
+}
+
+bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err,
+                bool lowerSimt) {
+  MLIRContext *ctx = m.getContext();
+  ctx->getOrLoadDialect<tilegpu::TileGPUDialect>();
+  // The policy's reasons are warnings at the tile that could not be placed.
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+    std::string w = where(d.getLocation());
+    std::string msg = d.str();
+    if (d.getSeverity() == DiagnosticSeverity::Warning) res.warnings.push_back((w.empty() ? "" : w + ": ") + msg);
+    else if (d.getSeverity() == DiagnosticSeverity::Error) err += (err.empty() ? "" : "\n") + (w.empty() ? "" : w + ": ") + msg;
+    return success();
+  });
+  PassManager pm(ctx);
+  tilegpu::TileGPUAssignLayoutsOptions lo;
+  lo.arch = arch;
+  pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
+  if (failed(pm.run(m))) return false;
+  for (auto f : m.getOps<func::FuncOp>()) {
+    if (auto p = f->getAttrOfType<StringAttr>("tilegpu.policy")) res.policy = p.getValue().str();
+    res.kernelName = f.getName().str();
+  }
+  if (res.policy != "mma" && !lowerSimt) return true;
+  PassManager lowerPm(ctx);
+  tilegpu::TileGPUPipelineOptions po;
+  // A tuning knob for measuring pipeline depth (default 3 stages).
+  if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
+  lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
+  lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
+  if (failed(lowerPm.run(m))) return false;
+  collectPlacements(m, res);
+  for (auto f : m.getOps<func::FuncOp>())
+    if (auto s = f->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes")) res.sharedBytes = s.getInt();
+  if (!lower) return true;
+  PassManager convertPm(ctx);
+  convertPm.addPass(tilegpu::createConvertTileGPUToNVVM());
+  if (failed(convertPm.run(m))) {
+    if (err.empty()) err = "the TileGPU lowering failed";
+    return false;
+  }
+  return true;
+}
+
+} // namespace ph::backend

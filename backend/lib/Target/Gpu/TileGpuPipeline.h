@@ -1,0 +1,43 @@
+//===- TileGpuPipeline.h - The TileGPU passes as the GPU target runs them -*- C++ -*-===//
+//
+// Private to backend/lib/Target/Gpu. tile -> layouts (a policy per
+// architecture) -> shared buffers and cp.async pipelines -> offsets -> a
+// gpu.func of NVVM/nvgpu/LLVM ops; the legacy emitters (TileToGPU/) take what
+// this path does not yet (PH_GPU_LOWERING=legacy forces them, =tilegpu
+// refuses to fall back).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/Runtime/Manifest.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace ph::backend {
+
+enum class GpuLowering { Auto, TileGpu, Legacy };
+/// PH_GPU_LOWERING: auto (default), tilegpu, legacy.
+GpuLowering gpuLowering();
+
+struct TileGpuResult {
+  std::string policy;                   // "mma" or "simt" (assign-layouts' choice)
+  std::vector<std::string> warnings;    // why the mma policy could not place the kernel, with locations
+  std::vector<std::string> placements;  // "`tensor<...>` at f.ph:3:5: registers (mma)"
+  std::vector<rt::TilePlacement> tiles; // the same as data (the manifest's `tiles`)
+  int registerTiles = 0, sharedTiles = 0;
+  int64_t sharedBytes = 0;
+  std::string kernelName;
+};
+
+/// Assigns layouts, then (`lower`) pipelines, allocates and converts to NVVM in
+/// place. Returns false with `err` set when a pass fails; `res.policy` says
+/// which policy took the kernel.
+/// `lowerSimt`: also lower a kernel the SIMT policy took (blocked layouts: the
+/// fallback for what the legacy SIMT emitter cannot lower, e.g. index tiles).
+bool runTileGpu(mlir::ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err,
+                bool lowerSimt = false);
+
+} // namespace ph::backend

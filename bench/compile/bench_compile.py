@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Compile time of `ph build`: cold and warm cache, one job and all cores (docs/compile.md).
+
+    python3 bench/compile/bench_compile.py [--ph build/bin/ph] [--runs 3] [--jobs 1,0] [--json OUT]
+
+Needs no GPU (ptxas from the CUDA Toolkit, as `ph build` does). For each of the three files:
+  cold        an empty cache (a fresh folder per run), -j 1 and -j all
+  warm        every variant already cached
+  warm-edit   one kernel edited (a new constant each run, no line moved): its variants compile,
+              the others come from the cache
+and, once per file, `ph build --time --no-cache -j 1`'s breakdown per variant: our own time
+(context, kir-to-tile, lower, to-nvvm, nvptx) beside ptxas's. Figures are whole-process wall and
+CPU (user + system of the child) seconds: median [min-max] over --runs runs. On a shared
+machine the spread is the noise; quote medians.
+"""
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# file -> (text to edit in one kernel, replacement with {n}: a new constant per run). The
+# edit stays on its line, so no other kernel's lines (which the PTX records) move.
+# The first kernel's call of std's `attention` in each file: mha.ph's mha_f16 (4 of 16 variants),
+# attention_tc.ph's attn_w4 (12 of 48).
+EDIT = ("scale, BR, BC)", "scale * 1.{n:06d}, BR, BC)")
+FILES = {"examples/flash_attention.ph": EDIT, "examples/mha.ph": EDIT, "bench/gpu/attention_tc.ph": EDIT}
+
+
+def run_build(ph, src, out, cache_home, jobs, extra=()):
+    env = dict(os.environ, XDG_CACHE_HOME=cache_home)
+    env.pop("PH_CACHE_DIR", None)
+    cmd = [ph, "build", src, "--target", "sm_90", "-o", out] + (["-j", str(jobs)] if jobs else []) + list(extra)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr}")
+    m = re.search(r"\((\d+) variant\(s\)\): (\d+) compiled, (\d+) cached", p.stdout)
+    return wall, cpu, (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None, p.stderr
+
+
+def summary(xs):
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs)}
+
+
+def fmt(s):
+    return f"{s['median']:6.2f} [{s['min']:.2f}-{s['max']:.2f}]"
+
+
+def breakdown(ph, src, work):
+    """Per-phase medians over the variants of one --time --no-cache -j 1 build."""
+    _, _, _, err = run_build(ph, src, os.path.join(work, "bd"), os.path.join(work, "bd-xdg"), 1,
+                             ["--no-cache", "--time"])
+    phases = {}
+    ours = []
+    for line in err.splitlines():
+        if not line.startswith("time: "):
+            continue
+        # `time: K [cfg]: context 1.5, kir-to-tile 3.9 (wall 20.0), ...; ours ...`: CPU ms per step
+        body = line.split("]:", 1)[1].split(";", 1)[0] if "]:" in line else ""
+        total = 0.0
+        for name, ms in re.findall(r"([a-z-]+) ([0-9.]+)", re.sub(r"\(wall [0-9.]+\)", "", body)):
+            phases.setdefault(name, []).append(float(ms))
+            if name != "ptxas":
+                total += float(ms)
+        ours.append(total)
+    return {k: statistics.median(v) for k, v in phases.items()}, (statistics.median(ours) if ours else 0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ph", default=os.path.join(ROOT, "build", "bin", "ph"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--jobs", default="1,0", help="comma-separated -j values; 0 = all cores (the default)")
+    ap.add_argument("--files", default=",".join(FILES))
+    ap.add_argument("--no-breakdown", action="store_true")
+    ap.add_argument("--json", help="write every figure here")
+    args = ap.parse_args()
+    jobs = [int(j) for j in args.jobs.split(",")]
+    cores = len(os.sched_getaffinity(0))
+    print(f"ph build compile time: {cores} core(s), {args.runs} run(s) each, median [min-max] seconds")
+    rows = []
+    work = tempfile.mkdtemp(prefix="ph-bench-compile-")
+    try:
+        for rel in args.files.split(","):
+            old, new = FILES[rel]
+            text = open(os.path.join(ROOT, rel)).read()
+            assert old in text, f"{rel}: `{old}` not found"
+            src = os.path.join(work, os.path.basename(rel))
+            with open(src, "w") as f:
+                f.write(text)
+            out = os.path.join(work, "out")
+            if not args.no_breakdown:
+                phases, ours = breakdown(args.ph, src, work)
+                parts = ", ".join(f"{k} {v:.1f}" for k, v in phases.items())
+                print(f"{rel}: per variant, median CPU ms: {parts}; ours {ours:.1f}")
+                rows.append({"file": rel, "scenario": "breakdown", "phases_ms": phases, "ours_ms": ours})
+            for j in jobs:
+                jname = "all" if j == 0 else str(j)
+                # Cold: an empty cache each run.
+                walls, cpus = [], []
+                for r in range(args.runs):
+                    home = os.path.join(work, f"cold-{j}-{r}")
+                    w, c, counts, _ = run_build(args.ph, src, out, home, j)
+                    walls.append(w), cpus.append(c)
+                    shutil.rmtree(home, ignore_errors=True)
+                variants = counts[0]
+                rows.append({"file": rel, "variants": variants, "scenario": "cold", "jobs": jname,
+                             "wall": summary(walls), "cpu": summary(cpus)})
+                # Warm: one cache, filled once (untimed), then every variant a hit.
+                home = os.path.join(work, f"warm-{j}")
+                run_build(args.ph, src, out, home, j)
+                walls, cpus = [], []
+                for r in range(args.runs):
+                    w, c, counts, _ = run_build(args.ph, src, out, home, j)
+                    assert counts[1] == 0, counts
+                    walls.append(w), cpus.append(c)
+                rows.append({"file": rel, "variants": variants, "scenario": "warm", "jobs": jname,
+                             "wall": summary(walls), "cpu": summary(cpus)})
+                # Warm, one kernel edited: a new constant per run, so its variants miss each time.
+                walls, cpus, recompiled = [], [], 0
+                for r in range(args.runs):
+                    with open(src, "w") as f:
+                        f.write(text.replace(old, new.format(n=(j + 1) * 1000 + r + 1), 1))
+                    w, c, counts, _ = run_build(args.ph, src, out, home, j)
+                    recompiled = counts[1]
+                    walls.append(w), cpus.append(c)
+                with open(src, "w") as f:
+                    f.write(text)
+                rows.append({"file": rel, "variants": variants, "scenario": "warm-edit", "jobs": jname,
+                             "recompiled": recompiled, "wall": summary(walls), "cpu": summary(cpus)})
+                shutil.rmtree(home, ignore_errors=True)
+        print(f"{'file':30} {'variants':>8} {'scenario':10} {'-j':>4} {'wall s':>20} {'cpu s':>20}")
+        for row in rows:
+            if row["scenario"] == "breakdown":
+                continue
+            extra = f"  ({row['recompiled']} recompiled)" if "recompiled" in row else ""
+            print(f"{row['file']:30} {row['variants']:8} {row['scenario']:10} {row['jobs']:>4} "
+                  f"{fmt(row['wall']):>20} {fmt(row['cpu']):>20}{extra}")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"cores": cores, "runs": args.runs, "rows": rows}, f, indent=1)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

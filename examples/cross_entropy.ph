@@ -1,0 +1,23 @@
+/// Cross-entropy forward of each row of logits `X` (`[N, V]`, any V) against its label in `L`
+/// (`[N, 1]`, i32): `loss = logsumexp(x) - x[label]`, as `torch.nn.functional.cross_entropy`
+/// with `reduction="none"`. One read of X: the online softmax's running maximum `m` and
+/// denominator `l` over blocks of `BC` columns, and the label's logit picked out with
+/// `where(col_ids(x) + c == label, x, 0.0)`. Columns past V are masked with a comparison.
+@autotune(BR in [4], BC in [128])
+kernel cross_entropy(X: tensor<f16>[N, V], L: tensor<i32>[N, 1], Loss: tensor<f32>[N, 1]) {
+  let r = ctx.block.x * BR
+  let label = L[r :+ BR, 0 :+ 1]
+  var m: tile<f32>[BR, 1] = -1.0e30
+  var l: tile<f32>[BR, 1] = 0.0
+  var picked: tile<f32>[BR, 1] = 0.0
+  for c in range(0, extent(X, 1), BC) {
+    var x: tile<f32>[BR, BC] = X[r :+ BR, c :+ BC]
+    let col = col_ids(x) + c
+    picked += rowsum(where(col == label, x, 0.0))
+    x = where(col < extent(X, 1), x, -1.0e30)
+    var mnew = tmax(m, rowmax(x))
+    l = l * exp(m - mnew) + rowsum(exp(x - mnew))
+    m = mnew
+  }
+  Loss[r :+ BR, 0 :+ 1] = m + log(l) - picked
+}

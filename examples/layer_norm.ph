@@ -1,0 +1,22 @@
+/// Layer norm of each row of `X` (`[N, C]`, any C): `y = (x - mean) / sqrt(var + eps) * W + B`
+/// with `W` and `B` of shape `[1, C]`, as `torch.nn.functional.layer_norm`. One CTA per `BR`
+/// rows; the first loop sums x and x² over blocks of `BC` columns (f32), the second writes the
+/// normalised rows. Loads past C read zeros, which add nothing to the sums.
+@autotune(BR in [4], BC in [128])
+kernel layer_norm(X: tensor<f16>[N, C], W: tensor<f16>[1, C], B: tensor<f16>[1, C], Y: tensor<f16>[N, C],
+                  eps: f32) {
+  let r = ctx.block.x * BR
+  var s: tile<f32>[BR, 1] = 0.0
+  var s2: tile<f32>[BR, 1] = 0.0
+  for c in range(0, extent(X, 1), BC) {
+    var x: tile<f32>[BR, BC] = X[r :+ BR, c :+ BC]
+    s += rowsum(x)
+    s2 += rowsum(x * x)
+  }
+  var mean = s / extent(X, 1)
+  var rstd = rsqrt(s2 / extent(X, 1) - mean * mean + eps)
+  for c in range(0, extent(X, 1), BC) {
+    let x = X[r :+ BR, c :+ BC]
+    Y[r :+ BR, c :+ BC] = (x - mean) * rstd * W[0 :+ 1, c :+ BC] + B[0 :+ 1, c :+ BC]
+  }
+}

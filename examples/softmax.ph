@@ -1,0 +1,21 @@
+/// Row softmax of `X` (`[N, C]`, any C) into `Y`: one CTA per `BR` rows. The first loop
+/// keeps each row's running maximum `m` and denominator `l` over blocks of `BC` columns (the
+/// online softmax: one read of X); the second writes `exp(x - m) / l`. Columns past C are
+/// masked to -1.0e30, so they add nothing.
+@autotune(BR in [4], BC in [128])
+kernel softmax(X: tensor<f16>[N, C], Y: tensor<f16>[N, C]) {
+  let r = ctx.block.x * BR
+  var m: tile<f32>[BR, 1] = -1.0e30
+  var l: tile<f32>[BR, 1] = 0.0
+  for c in range(0, extent(X, 1), BC) {
+    var x: tile<f32>[BR, BC] = X[r :+ BR, c :+ BC]
+    mask_cols(x, extent(X, 1) - c, -1.0e30)
+    var mnew = tmax(m, rowmax(x))
+    l = l * exp(m - mnew) + rowsum(exp(x - mnew))
+    m = mnew
+  }
+  for c in range(0, extent(X, 1), BC) {
+    let x = X[r :+ BR, c :+ BC]
+    Y[r :+ BR, c :+ BC] = exp(x - m) / l
+  }
+}

@@ -1,0 +1,82 @@
+//===- Incremental.h - Item-by-item analysis with a cache ---------*- C++ -*-===//
+//
+// The language server's analysis of a document, edit after edit. The file is cut
+// into items (a kernel or fn with its `///` lines and decorators, up to the next
+// one); each item is lexed, parsed, resolved and elaborated (every autotune
+// configuration) on its own, against the prelude, the file's fns it calls (std
+// included) and the names of the others, and the result is cached under its text
+// and those dependencies. An edit re-analyses the items whose text changed and the
+// items that call them; the rest comes from the cache. The diagnostics are byte
+// for byte those of `analyze` (`ph check`): each item keeps its findings apart by
+// phase and they are merged in analyze's order before its sort and de-duplication.
+// Whatever the item split cannot reproduce exactly (names declared twice or
+// shadowing a builtin or std function, the analysed file being a std file) goes
+// through `analyze` whole.
+//
+// A large first analysis (or an edit of a fn every kernel calls) can run in two
+// stages: the first configuration of each changed kernel at once (the editor's
+// diagnostics), the other configurations on the next call with `allConfigs`.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/Analysis.h"
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace ph {
+
+struct IncrementalStats {
+  size_t items = 0;          // items of the last version
+  size_t itemsParsed = 0;    // lexed and parsed afresh by the last update
+  size_t itemsChecked = 0;   // resolved and elaborated afresh by the last update
+  size_t variants = 0;       // kernel configurations elaborated by the last update
+  size_t cachedItems = 0;    // entries kept in the cache
+  size_t cacheBytes = 0;     // their approximate size
+  bool whole = false;        // the last update went through `analyze` whole
+};
+
+class IncrementalAnalyzer {
+public:
+  /// `options.cancelled` is ignored (each update takes its own); `specialise` is
+  /// forced off (the editor never needs kir::Kernels).
+  explicit IncrementalAnalyzer(std::shared_ptr<const Prelude> prelude, AnalyzeOptions options = {});
+  ~IncrementalAnalyzer();
+  IncrementalAnalyzer(const IncrementalAnalyzer &) = delete;
+  IncrementalAnalyzer &operator=(const IncrementalAnalyzer &) = delete;
+
+  struct Result {
+    /// The diagnostics, sources, main file and kernels (cheap to build; enough to
+    /// publish diagnostics). Null only when cancelled before anything was done.
+    std::shared_ptr<const Analysis> diagnostics;
+    /// Builds the whole Analysis (symbols, occurrences, types, hints, tokens, the
+    /// tree) from this version's cached items; callable from any thread, at any
+    /// later time. Null when `diagnostics` already is the whole analysis.
+    std::function<std::shared_ptr<const Analysis>()> materialize;
+    /// False when some kernels were elaborated for their first configuration only:
+    /// call `update` again with `allConfigs` for the final diagnostics.
+    bool complete = true;
+    bool cancelled = false;
+  };
+
+  /// Analyses `file` (a new version of the document), reusing every item unchanged
+  /// since the last call. Without `allConfigs`, when more than `lazyVariants`
+  /// configurations would have to be elaborated, only the first of each kernel is.
+  /// Calls must not overlap (the server runs one analysis at a time per document).
+  Result update(std::shared_ptr<const SourceFile> file, const std::function<bool()> &cancelled = {},
+                bool allConfigs = true);
+
+  IncrementalStats stats() const;
+  /// Above this many configurations to elaborate, an update without `allConfigs`
+  /// elaborates the first configuration of each kernel only.
+  size_t lazyVariants = 64;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace ph

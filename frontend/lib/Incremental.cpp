@@ -1,0 +1,820 @@
+//===- Incremental.cpp - Item-by-item analysis with a cache ---------------===//
+//
+// Each item is checked in a small analysis of its own ("mini"), whose files are:
+//   [0, P)   the prelude (parsed and resolved once, shared)
+//   P        stubs: every fn of the document the item does not reach, as `fn f(_0, ..)`
+//            with no body, so that names, argument counts and spelling fixes see them
+//   P + 1    the item itself (its text, then the next item's first line as look-ahead)
+//   P + 2 +j the j-th fn item it calls, directly or not (inlined by the elaborator)
+// The resolver and the elaborator run on it unchanged. What comes out is kept in
+// those coordinates and moved to the document's (file P, the item's start added)
+// when a version is assembled, so an item that only moved is not checked again.
+//
+//===----------------------------------------------------------------------===//
+#include "ph/Incremental.h"
+#include "ph/Limits.h"
+
+#include "CheckerState.h"
+#include "ph/Lexer.h"
+#include "ph/Parser.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ph {
+namespace {
+
+constexpr uint32_t kExt = 0x80000000u; // a symbol reference outside the item (ExtRef)
+
+struct DeclInfo {
+  bool isKernel = false;
+  std::string name;
+  size_t arity = 0;
+};
+
+/// What the rest of the document needs to know of an item, from its parse.
+struct ItemSummary {
+  std::string key;       // the item's text, '\0', the look-ahead line
+  uint32_t length = 0;   // the item's text (without the look-ahead)
+  bool valid = true;     // the parse stopped at the next item
+  std::vector<Diagnostic> lexDiags, parseDiags; // file kSelf, item offsets
+  std::vector<DeclInfo> decls;
+  std::vector<std::string> calls; // called names, sorted, unique
+  size_t variants = 0;            // configurations of its kernels (autotune product)
+  std::vector<std::pair<std::string, int64_t>> firstConfig;
+  bool firstConfigOk = true;      // the kernels agree on each name's first value
+  size_t bytes = 0;
+};
+
+struct ExtRef {
+  enum Kind { Builtin, Prelude, Fn } kind = Fn;
+  std::string name;
+  FileId file = 0;
+  uint32_t begin = 0;
+  Symbol builtin; // Builtin: the symbol to add when the document has none yet
+};
+
+struct FactGroup {
+  std::vector<Symbol> symbols; // containers: indices in this group (or kExt | ext)
+  std::vector<ExprFact> exprFacts;
+  std::vector<TypeHint> typeHints;
+};
+
+/// An item resolved and elaborated: everything in mini coordinates.
+struct CheckedItem {
+  bool complete = true;
+  std::vector<Diagnostic> resolveDiags, elabDiags;
+  FactGroup own;
+  std::vector<Occurrence> occurrences; // symbols: own index or kExt | ext
+  std::vector<KernelSummary> kernels;  // symbol: own index
+  std::vector<ExtRef> ext;
+  std::vector<FactGroup> deps; // the dep fn items' facts recorded while inlining them
+  size_t variants = 0;
+  size_t bytes = 0;
+};
+
+struct Item {
+  uint32_t start = 0;
+  std::shared_ptr<const ItemSummary> summary;
+  std::shared_ptr<const CheckedItem> checked;
+  std::vector<size_t> deps; // indices of the fn items it reaches, in document order
+};
+
+/// The prelude, parsed and resolved once.
+struct Canonical {
+  std::vector<std::shared_ptr<const ast::Module>> modules;
+  std::vector<Diagnostic> parseDiags, resolveDiags;
+  std::vector<Symbol> symbols;
+  std::vector<Occurrence> occurrences;
+  std::set<std::string> fnNames;
+  std::unordered_map<std::string, std::vector<std::string>> stdCalls; // std fn -> the names it calls
+};
+
+/// An item's tree from this update's parse, handed to its check (not cached).
+struct Parsed {
+  std::shared_ptr<const SourceFile> file;
+  std::shared_ptr<const ast::Module> module;
+};
+
+size_t stringBytes(const std::string &s) { return s.capacity() > 15 ? s.capacity() : 0; }
+size_t diagBytes(const std::vector<Diagnostic> &ds) {
+  size_t b = ds.size() * sizeof(Diagnostic);
+  for (auto &d : ds) {
+    b += stringBytes(d.message) + d.notes.size() * sizeof(DiagNote) + d.fixes.size() * sizeof(DiagFix);
+    for (auto &n : d.notes) b += stringBytes(n.message);
+  }
+  return b;
+}
+size_t groupBytes(const FactGroup &g) {
+  size_t b = g.symbols.size() * sizeof(Symbol) + g.exprFacts.size() * sizeof(ExprFact) + g.typeHints.size() * sizeof(TypeHint);
+  for (auto &s : g.symbols) {
+    b += stringBytes(s.name) + stringBytes(s.signature) + stringBytes(s.doc) + stringBytes(s.typeSymbolic) + stringBytes(s.memory);
+    b += s.typeConcrete.capacity() * sizeof(std::string);
+    for (auto &t : s.typeConcrete) b += stringBytes(t);
+  }
+  for (auto &f : g.exprFacts) {
+    b += stringBytes(f.typeSymbolic) + f.typeConcrete.capacity() * sizeof(std::string);
+    for (auto &t : f.typeConcrete) b += stringBytes(t);
+  }
+  for (auto &h : g.typeHints) b += stringBytes(h.label);
+  return b;
+}
+
+bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool wordAt(std::string_view line, std::string_view w) {
+  return line.substr(0, w.size()) == w && (line.size() == w.size() || !identChar(line[w.size()]));
+}
+
+/// Where items begin: a line starting with `@`, `kernel` or `fn` that does not
+/// follow decorator lines, pulled back over the `///` lines right above it. A
+/// wrong guess costs a join (the parse tells), never a wrong result.
+std::vector<uint32_t> splitPoints(const std::string &t) {
+  std::vector<uint32_t> starts{0};
+  size_t docRun = std::string::npos;
+  bool afterDecorator = false;
+  for (size_t i = 0; i < t.size();) {
+    size_t eol = t.find('\n', i);
+    if (eol == std::string::npos) eol = t.size();
+    std::string_view line(t.data() + i, eol - i);
+    bool doc = line.size() >= 3 && line.substr(0, 3) == "///" && (line.size() == 3 || line[3] != '/');
+    bool decl = (!line.empty() && line[0] == '@') || wordAt(line, "kernel") || wordAt(line, "fn");
+    bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
+    bool comment = !doc && line.substr(0, 2) == "//";
+    if (decl) {
+      size_t s = docRun != std::string::npos ? docRun : i;
+      if (!afterDecorator && s > starts.back()) starts.push_back(static_cast<uint32_t>(s));
+      afterDecorator = line[0] == '@';
+      docRun = std::string::npos;
+    } else if (doc) {
+      if (docRun == std::string::npos) docRun = i;
+    } else if (!blank && !comment) {
+      docRun = std::string::npos;
+      afterDecorator = false;
+    } else if (blank) {
+      docRun = std::string::npos;
+    }
+    i = eol + 1;
+  }
+  return starts;
+}
+
+void collectCalls(const ast::Expr &e, std::set<std::string> &out) {
+  if (e.kind == ast::ExprKind::Call && e.name.valid()) out.insert(e.name.name);
+  for (auto &o : e.operands)
+    if (o) collectCalls(*o, out);
+  for (auto &s : e.slices) {
+    if (s.start) collectCalls(*s.start, out);
+    if (s.len) collectCalls(*s.len, out);
+  }
+}
+void collectCalls(const ast::Stmt &s, std::set<std::string> &out) {
+  if (s.value) collectCalls(*s.value, out);
+  if (s.target) collectCalls(*s.target, out);
+  if (s.type)
+    for (auto &d : s.type->dims) collectCalls(*d, out);
+  for (auto &b : s.body) collectCalls(*b, out);
+}
+
+SourceRange translate(SourceRange r, FileId P, const std::vector<uint32_t> &bases) {
+  if (r.file == UINT32_MAX || r.file < P) return r;
+  size_t g = r.file == P + 1 ? 0 : r.file >= P + 2 ? r.file - P - 1 : SIZE_MAX;
+  if (g >= bases.size()) return SourceRange{P, 0, 0};
+  return SourceRange{P, bases[g] + r.begin, bases[g] + r.end};
+}
+
+Diagnostic translate(const Diagnostic &d, FileId P, const std::vector<uint32_t> &bases) {
+  Diagnostic out = d;
+  out.range = translate(d.range, P, bases);
+  for (auto &n : out.notes) n.range = translate(n.range, P, bases);
+  for (auto &f : out.fixes)
+    for (auto &e : f.edits) e.range = translate(e.range, P, bases);
+  return out;
+}
+
+bool samePath(const std::string &a, const std::string &b) {
+  std::error_code ec;
+  if (a == b) return true;
+  auto ca = std::filesystem::weakly_canonical(a, ec);
+  if (ec) return false;
+  auto cb = std::filesystem::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+} // namespace
+
+struct IncrementalAnalyzer::Impl {
+  std::shared_ptr<const Prelude> prelude;
+  AnalyzeOptions options;
+  FileId P = 0;
+  std::shared_ptr<const Canonical> canonical;
+  std::shared_ptr<const SourceFile> stubFile = std::make_shared<SourceFile>("<stubs>", "");
+  /// Keyed by a view of the summary's own key (its text), which the entry keeps alive.
+  std::unordered_map<std::string_view, std::shared_ptr<const ItemSummary>> summaries;
+  /// Keyed by the identities of the summaries it was checked against (the item's and its
+  /// deps', kept alive by the entry, so an address is never reused while it is here),
+  /// the fn table and the stage.
+  struct CheckEntry {
+    std::shared_ptr<const CheckedItem> checked;
+    std::vector<std::shared_ptr<const ItemSummary>> against;
+  };
+  std::unordered_map<std::string, CheckEntry> checks;
+  mutable std::mutex statsMu;
+  std::mutex updateMu;
+  IncrementalStats stats;
+  std::string lastPath;
+
+  void loadPrelude();
+  std::shared_ptr<const ItemSummary> summarize(const std::string &path, std::string key, uint32_t length,
+                                               Parsed *parsed);
+  std::shared_ptr<const CheckedItem> check(const std::string &path, const Item &self, const Parsed &parsed,
+                                           const std::vector<Item> &items, const std::vector<DeclInfo> &stubs,
+                                           bool allConfigs, size_t &variants);
+};
+
+void IncrementalAnalyzer::Impl::loadPrelude() {
+  auto c = std::make_shared<Canonical>();
+  Analysis A;
+  DiagnosticSink diags;
+  if (prelude)
+    for (auto &f : prelude->files) A.sources.add(f);
+  P = static_cast<FileId>(A.sources.size());
+  for (FileId id = 0; id < P; ++id) {
+    DiagnosticSink fileDiags;
+    auto tokens = lex(A.sources.file(id), id, fileDiags);
+    auto module = parse(tokens, id, fileDiags);
+    A.modules.push_back(std::shared_ptr<const ast::Module>(std::move(module)));
+    for (auto &d : fileDiags.take()) c->parseDiags.push_back(std::move(d));
+  }
+  A.mainFile = P; // no such file: nothing is elaborated
+  AnalyzeOptions o;
+  o.specialise = false;
+  check::State st(A, diags, o);
+  check::resolve(st);
+  c->resolveDiags = diags.take();
+  c->modules = A.modules;
+  c->symbols = A.symbols;
+  c->occurrences = A.occurrences;
+  for (auto &m : A.modules)
+    for (auto &d : m->decls) {
+      if (!d->name.valid()) continue;
+      c->fnNames.insert(d->name.name);
+      std::set<std::string> calls;
+      for (auto &st : d->body) collectCalls(*st, calls);
+      c->stdCalls[d->name.name].assign(calls.begin(), calls.end());
+    }
+  canonical = c;
+}
+
+std::shared_ptr<const ItemSummary> IncrementalAnalyzer::Impl::summarize(const std::string &path, std::string key,
+                                                                         uint32_t length, Parsed *parsed) {
+  auto s = std::make_shared<ItemSummary>();
+  s->length = length;
+  auto filePtr = std::make_shared<SourceFile>(path, key.substr(0, length) + key.substr(length + 1));
+  const SourceFile &file = *filePtr;
+  DiagnosticSink lexDiags, parseDiags;
+  auto tokens = lex(file, P + 1, lexDiags);
+  size_t limit = 0;
+  while (limit + 1 < tokens.size() && tokens[limit].range.begin < length) ++limit;
+  if (tokens[limit].range.begin < length) limit = tokens.size() - 1; // only Eof left
+  size_t end = 0;
+  auto m = parseItem(tokens, P + 1, parseDiags, limit, &end);
+  bool last = key.size() == length + 1; // nothing after the item: the parse runs to the end
+  s->valid = last || end == limit;
+  for (auto &d : lexDiags.take())
+    if (d.range.begin < length || last) s->lexDiags.push_back(std::move(d));
+  s->parseDiags = parseDiags.take();
+  std::set<std::string> calls;
+  std::map<std::string, int64_t> first;
+  for (auto &d : m->decls) {
+    s->decls.push_back({d->isKernel, d->name.valid() ? d->name.name : std::string(), d->params.size()});
+    for (auto &st : d->body) collectCalls(*st, calls);
+    for (auto &p : d->params)
+      if (p.type)
+        for (auto &dim : p.type->dims) collectCalls(*dim, calls);
+    for (auto &dec : d->decorators)
+      for (auto &a : dec.args)
+        for (auto &v : a.values) collectCalls(*v, calls);
+    if (!d->isKernel) continue;
+    size_t n = 1;
+    for (auto &dec : d->decorators) {
+      if (dec.name.name != "autotune") continue;
+      std::set<std::string> seen;
+      for (auto &a : dec.args) {
+        if (a.kind != ast::DecoratorArg::Kind::In || a.values.empty() || !seen.insert(a.name.name).second) continue;
+        bool ok = true;
+        for (auto &v : a.values) ok = ok && v->kind == ast::ExprKind::IntLit && v->intValue > 0;
+        if (!ok) continue;
+        n *= a.values.size();
+        auto [it, inserted] = first.emplace(a.name.name, a.values[0]->intValue);
+        if (!inserted && it->second != a.values[0]->intValue) s->firstConfigOk = false;
+      }
+    }
+    s->variants += n;
+  }
+  s->calls.assign(calls.begin(), calls.end());
+  s->firstConfig.assign(first.begin(), first.end());
+  s->key = std::move(key);
+  if (parsed) *parsed = {filePtr, std::shared_ptr<const ast::Module>(std::move(m))};
+  s->bytes = sizeof(ItemSummary) + s->key.capacity() + diagBytes(s->lexDiags) + diagBytes(s->parseDiags) +
+             s->decls.size() * sizeof(DeclInfo) + s->calls.size() * 32;
+  return s;
+}
+
+std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::string &path, const Item &self,
+                                                                     const Parsed &parsed,
+                                                                     const std::vector<Item> &items,
+                                                                     const std::vector<DeclInfo> &stubs,
+                                                                     bool allConfigs, size_t &variants) {
+  Analysis A;
+  const Canonical &c = *canonical;
+  for (FileId id = 0; id < P; ++id) A.sources.add(prelude->files[id]);
+  A.modules = c.modules;
+  A.sources.add(stubFile);
+  auto stubModule = std::make_unique<ast::Module>();
+  stubModule->file = P;
+  for (const DeclInfo &s : stubs) {
+    auto d = std::make_unique<ast::Decl>();
+    d->name = {s.name, {P, 0, 0}};
+    for (size_t i = 0; i < s.arity; ++i) d->params.push_back({{"_" + std::to_string(i), {P, 0, 0}}, std::nullopt, {P, 0, 0}});
+    stubModule->decls.push_back(std::move(d));
+  }
+  A.modules.push_back(std::shared_ptr<const ast::Module>(std::move(stubModule)));
+  std::vector<std::vector<Token>> keepTokens; // the trees point at nothing in them, but keep them with their files
+  auto addItem = [&](const ItemSummary &s, FileId id) {
+    auto file = std::make_shared<SourceFile>(path, s.key.substr(0, s.length) + s.key.substr(s.length + 1));
+    DiagnosticSink ignored;
+    auto tokens = lex(*file, id, ignored);
+    size_t limit = 0;
+    while (limit + 1 < tokens.size() && tokens[limit].range.begin < s.length) ++limit;
+    if (tokens[limit].range.begin < s.length) limit = tokens.size() - 1;
+    size_t end = 0;
+    auto m = parseItem(tokens, id, ignored, limit, &end);
+    A.sources.add(file);
+    A.modules.push_back(std::shared_ptr<const ast::Module>(std::move(m)));
+  };
+  if (parsed.module) {
+    A.sources.add(parsed.file);
+    A.modules.push_back(parsed.module);
+  } else {
+    addItem(*self.summary, P + 1);
+  }
+  for (size_t j = 0; j < self.deps.size(); ++j) addItem(*items[self.deps[j]].summary, P + 2 + static_cast<FileId>(j));
+  A.mainFile = P + 1;
+
+  AnalyzeOptions o = options;
+  o.specialise = false;
+  o.cancelled = nullptr;
+  bool partial = !allConfigs && self.summary->firstConfigOk && options.configFilter.empty() && self.summary->variants > 1;
+  if (partial) {
+    // The first stage is for diagnostics: each expression's type waits for the rest.
+    o.configFilter = self.summary->firstConfig;
+    o.editorFacts = false;
+  }
+  // std functions nothing here reaches are declared (their names count) but not resolved.
+  std::set<std::string> reached;
+  std::vector<std::string> work(self.summary->calls.begin(), self.summary->calls.end());
+  for (size_t d : self.deps) work.insert(work.end(), items[d].summary->calls.begin(), items[d].summary->calls.end());
+  while (!work.empty()) {
+    std::string n = std::move(work.back());
+    work.pop_back();
+    auto it = c.stdCalls.find(n);
+    if (it == c.stdCalls.end() || !reached.insert(n).second) continue;
+    work.insert(work.end(), it->second.begin(), it->second.end());
+  }
+  std::unordered_set<const ast::Decl *> declareOnly;
+  for (auto &m : c.modules)
+    for (auto &d : m->decls)
+      if (!d->name.valid() || !reached.count(d->name.name)) declareOnly.insert(d.get());
+  DiagnosticSink diags;
+  check::State st(A, diags, o);
+  st.declareOnly = &declareOnly;
+  check::resolve(st);
+  size_t resolved = diags.all().size();
+  check::elaborate(st);
+
+  auto out = std::make_shared<CheckedItem>();
+  out->complete = !partial;
+  auto all = diags.take();
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i < resolved) {
+      if (all[i].range.file == P + 1) out->resolveDiags.push_back(std::move(all[i]));
+    } else if (all[i].range.file != P) {
+      out->elabDiags.push_back(std::move(all[i]));
+    }
+  }
+  // Symbols: each one's group (0 the item, 1 + j dep j, -1 elsewhere) and index there.
+  size_t nGroups = 1 + self.deps.size();
+  std::vector<int> group(A.symbols.size(), -1);
+  std::vector<uint32_t> local(A.symbols.size(), UINT32_MAX);
+  std::vector<uint32_t> counts(nGroups, 0);
+  for (size_t i = 0; i < A.symbols.size(); ++i) {
+    FileId f = A.symbols[i].def.file;
+    if (f == UINT32_MAX || f < P + 1) continue;
+    group[i] = static_cast<int>(f - P - 1);
+    local[i] = counts[group[i]]++;
+  }
+  std::map<std::string, uint32_t> extIndex;
+  auto ref = [&](uint32_t sym, int inGroup) -> uint32_t {
+    if (sym == UINT32_MAX || sym >= A.symbols.size()) return UINT32_MAX;
+    if (group[sym] == inGroup) return local[sym];
+    const Symbol &s = A.symbols[sym];
+    ExtRef e;
+    if (s.def.file == UINT32_MAX) {
+      e.kind = ExtRef::Builtin;
+      e.builtin = s;
+    } else if (s.def.file < P) {
+      e.kind = ExtRef::Prelude;
+      e.file = s.def.file;
+      e.begin = s.def.begin;
+    } else if (s.kind == SymbolKind::Function || s.kind == SymbolKind::Kernel) {
+      e.kind = ExtRef::Fn;
+    } else {
+      return UINT32_MAX;
+    }
+    e.name = s.name;
+    std::string k = std::to_string(e.kind) + ":" + std::to_string(e.file) + ":" + std::to_string(e.begin) + ":" + e.name;
+    auto [it, inserted] = extIndex.emplace(k, static_cast<uint32_t>(out->ext.size()));
+    if (inserted) out->ext.push_back(std::move(e));
+    return kExt | it->second;
+  };
+  out->deps.resize(self.deps.size());
+  auto groupOf = [&](int g) -> FactGroup & { return g == 0 ? out->own : out->deps[g - 1]; };
+  for (size_t i = 0; i < A.symbols.size(); ++i) {
+    if (group[i] < 0) continue;
+    Symbol s = A.symbols[i];
+    s.container = ref(s.container, group[i]);
+    groupOf(group[i]).symbols.push_back(std::move(s));
+  }
+  for (const Occurrence &occ : A.occurrences)
+    if (occ.range.file == P + 1) out->occurrences.push_back({occ.range, ref(occ.symbol, 0), occ.isDefinition, occ.isWrite});
+  for (ExprFact &f : A.exprFacts)
+    if (f.range.file >= P + 1) groupOf(static_cast<int>(f.range.file - P - 1)).exprFacts.push_back(std::move(f));
+  for (auto &[stmt, sym] : st.stmtSymbol) {
+    if (stmt->kind != ast::StmtKind::Let || stmt->type || stmt->name.range.file < P + 1) continue;
+    const Symbol &s = A.symbols[sym];
+    if (!s.typeSymbolic.empty())
+      groupOf(static_cast<int>(stmt->name.range.file - P - 1)).typeHints.push_back({stmt->name.range, ": " + s.typeSymbolic});
+  }
+  // A dep's facts stand for that fn item in the document: in its own coordinates.
+  auto own = [&](SourceRange &r) {
+    if (r.file >= P + 2 && r.file != UINT32_MAX) r.file = P + 1;
+  };
+  for (FactGroup &g : out->deps) {
+    for (Symbol &s : g.symbols) own(s.def), own(s.declRange), own(s.scope);
+    for (ExprFact &f : g.exprFacts) own(f.range);
+    for (TypeHint &h : g.typeHints) own(h.nameRange);
+  }
+  for (KernelSummary k : A.kernels) {
+    k.symbol = ref(k.symbol, 0);
+    variants += k.configs.size();
+    out->kernels.push_back(std::move(k));
+  }
+  out->variants = variants;
+  out->bytes = sizeof(CheckedItem) + diagBytes(out->resolveDiags) + diagBytes(out->elabDiags) + groupBytes(out->own) +
+               out->occurrences.size() * sizeof(Occurrence) + out->kernels.size() * (sizeof(KernelSummary) + 256) +
+               out->ext.size() * sizeof(ExtRef);
+  for (auto &g : out->deps) out->bytes += groupBytes(g);
+  return out;
+}
+
+IncrementalAnalyzer::IncrementalAnalyzer(std::shared_ptr<const Prelude> prelude, AnalyzeOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->prelude = std::move(prelude);
+  impl_->options = std::move(options);
+  impl_->options.specialise = false;
+  impl_->options.cancelled = nullptr;
+  impl_->loadPrelude();
+}
+
+IncrementalAnalyzer::~IncrementalAnalyzer() = default;
+
+IncrementalStats IncrementalAnalyzer::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->statsMu);
+  return impl_->stats;
+}
+
+namespace {
+
+/// Builds the whole Analysis of one version from its items (materialize).
+std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file, std::shared_ptr<const Prelude> prelude,
+                                         std::shared_ptr<const Canonical> canonical, const std::vector<Item> &items,
+                                         std::shared_ptr<const std::vector<Diagnostic>> diagnostics, FileId P) {
+  auto A = std::make_shared<Analysis>();
+  for (FileId id = 0; id < P; ++id) A->sources.add(prelude->files[id]);
+  A->mainFile = A->sources.add(file);
+  A->modules = canonical->modules;
+  {
+    DiagnosticSink ignored;
+    A->tokens = lex(*file, P, ignored);
+    A->modules.push_back(std::shared_ptr<const ast::Module>(parse(A->tokens, P, ignored)));
+  }
+  A->diagnostics = *diagnostics;
+  A->symbols = canonical->symbols;
+  A->occurrences = canonical->occurrences;
+  std::unordered_map<std::string, uint32_t> builtins, fns;
+  std::map<std::tuple<FileId, uint32_t, std::string>, uint32_t> preludeIds;
+  for (uint32_t i = 0; i < A->symbols.size(); ++i) {
+    const Symbol &s = A->symbols[i];
+    if (s.def.file == UINT32_MAX) builtins.emplace(s.name, i);
+    else preludeIds.emplace(std::make_tuple(s.def.file, s.def.begin, s.name), i);
+  }
+  // Which group of symbols and facts stands for each item: a fn item's own, or
+  // those the first kernel that inlines it recorded (with their types).
+  std::vector<const FactGroup *> groups(items.size());
+  for (size_t i = 0; i < items.size(); ++i) groups[i] = &items[i].checked->own;
+  std::vector<bool> taken(items.size(), false);
+  for (size_t k = 0; k < items.size(); ++k)
+    for (size_t j = 0; j < items[k].deps.size(); ++j) {
+      size_t f = items[k].deps[j];
+      const FactGroup &g = items[k].checked->deps[j];
+      if (taken[f] || g.symbols.size() != items[f].checked->own.symbols.size() || g.exprFacts.empty()) continue;
+      groups[f] = &g;
+      taken[f] = true;
+    }
+  std::vector<uint32_t> base(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    base[i] = static_cast<uint32_t>(A->symbols.size());
+    std::vector<uint32_t> bases{items[i].start};
+    for (const Symbol &s0 : groups[i]->symbols) {
+      Symbol s = s0;
+      s.def = translate(s.def, P, bases);
+      s.declRange = translate(s.declRange, P, bases);
+      s.scope = translate(s.scope, P, bases);
+      if (s.kind == SymbolKind::Function) fns.emplace(s.name, static_cast<uint32_t>(A->symbols.size()));
+      A->symbols.push_back(std::move(s));
+    }
+  }
+  auto resolveRef = [&](size_t i, uint32_t r) -> uint32_t {
+    if (r == UINT32_MAX) return r;
+    if (!(r & kExt)) return base[i] + r;
+    const ExtRef &e = items[i].checked->ext[r & ~kExt];
+    switch (e.kind) {
+    case ExtRef::Builtin: {
+      auto [it, inserted] = builtins.emplace(e.name, static_cast<uint32_t>(A->symbols.size()));
+      if (inserted) A->symbols.push_back(e.builtin);
+      return it->second;
+    }
+    case ExtRef::Prelude: {
+      auto it = preludeIds.find(std::make_tuple(e.file, e.begin, e.name));
+      return it == preludeIds.end() ? UINT32_MAX : it->second;
+    }
+    case ExtRef::Fn: {
+      auto it = fns.find(e.name);
+      return it == fns.end() ? UINT32_MAX : it->second;
+    }
+    }
+    return UINT32_MAX;
+  };
+  for (size_t i = 0; i < items.size(); ++i) {
+    const CheckedItem &c = *items[i].checked;
+    std::vector<uint32_t> bases{items[i].start};
+    for (size_t k = 0; k < groups[i]->symbols.size(); ++k) {
+      uint32_t r = groups[i]->symbols[k].container;
+      A->symbols[base[i] + k].container = r == UINT32_MAX ? r : (r & kExt) ? UINT32_MAX : base[i] + r;
+    }
+    for (const Occurrence &o : c.occurrences)
+      A->occurrences.push_back({translate(o.range, P, bases), resolveRef(i, o.symbol), o.isDefinition, o.isWrite});
+    for (const ExprFact &f : groups[i]->exprFacts) {
+      ExprFact g = f;
+      g.range = translate(f.range, P, bases);
+      A->exprFacts.push_back(std::move(g));
+    }
+    for (const TypeHint &h : groups[i]->typeHints) A->typeHints.push_back({translate(h.nameRange, P, bases), h.label});
+    for (KernelSummary k : c.kernels) {
+      k.symbol = resolveRef(i, k.symbol);
+      k.nameRange = translate(k.nameRange, P, bases);
+      k.declRange = translate(k.declRange, P, bases);
+      A->kernels.push_back(std::move(k));
+    }
+  }
+  auto byPos = [](const auto &a, const auto &b) {
+    if (a.range.file != b.range.file) return a.range.file < b.range.file;
+    return a.range.begin < b.range.begin;
+  };
+  std::stable_sort(A->occurrences.begin(), A->occurrences.end(), byPos);
+  std::stable_sort(A->exprFacts.begin(), A->exprFacts.end(), byPos);
+  std::sort(A->typeHints.begin(), A->typeHints.end(),
+            [](const TypeHint &a, const TypeHint &b) { return a.nameRange.begin < b.nameRange.begin; });
+  return A;
+}
+
+} // namespace
+
+IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const SourceFile> file,
+                                                        const std::function<bool()> &cancelled, bool allConfigs) {
+  Impl &I = *impl_;
+  std::lock_guard<std::mutex> serial(I.updateMu); // documents sharing a path share the cache
+  Result result;
+  auto isCancelled = [&] { return cancelled && cancelled(); };
+  IncrementalStats stats;
+  auto whole = [&]() {
+    AnalyzeOptions o = I.options;
+    o.cancelled = cancelled;
+    result.diagnostics = analyze(file, I.prelude, o);
+    result.cancelled = result.diagnostics->cancelled;
+    stats.whole = true;
+    std::lock_guard<std::mutex> lock(I.statsMu);
+    stats.cachedItems = I.summaries.size() + I.checks.size();
+    I.stats = stats;
+    return result;
+  };
+  if (file->text().size() > limits::kMaxSourceBytes) return whole(); // E0602 (ph/Limits.h)
+  if (I.prelude)
+    for (auto &f : I.prelude->files)
+      if (samePath(f->path(), file->path())) return whole();
+
+  // 1. Items: split, summarised (from the cache when the text and look-ahead are the same).
+  const std::string &text = file->text();
+  std::vector<uint32_t> starts = splitPoints(text);
+  std::vector<Item> items;
+  std::vector<Parsed> parsed; // parallel to items: the trees parsed by this update
+  std::unordered_map<std::string_view, std::shared_ptr<const ItemSummary>> usedSummaries;
+  for (size_t i = 0; i < starts.size();) {
+    size_t j = i + 1;
+    while (true) {
+      uint32_t b = starts[i], e = j < starts.size() ? starts[j] : static_cast<uint32_t>(text.size());
+      std::string key = text.substr(b, e - b);
+      key += '\0';
+      if (j < starts.size()) {
+        size_t eol = text.find('\n', e);
+        key.append(text, e, eol == std::string::npos ? std::string::npos : eol + 1 - e);
+      }
+      std::shared_ptr<const ItemSummary> s;
+      Parsed tree;
+      if (auto it = I.summaries.find(key); it != I.summaries.end()) {
+        s = it->second;
+      } else if (auto u = usedSummaries.find(key); u != usedSummaries.end()) {
+        s = u->second;
+      } else {
+        s = I.summarize(file->path(), key, e - b, &tree);
+        ++stats.itemsParsed;
+      }
+      usedSummaries.emplace(std::string_view(s->key), s);
+      if (s->valid || j >= starts.size()) {
+        Item it;
+        it.start = b;
+        it.summary = s;
+        items.push_back(std::move(it));
+        parsed.push_back(std::move(tree));
+        break;
+      }
+      ++j; // the parse ran into the next item: join them
+    }
+    i = j;
+    if (isCancelled()) {
+      result.cancelled = true;
+      return result;
+    }
+  }
+
+  // 2. Names: the split reproduces `analyze` only when every name is declared once.
+  std::map<std::string, size_t> fnItem; // fn name -> item
+  std::set<std::string> names;
+  std::string fnTable;
+  for (size_t i = 0; i < items.size(); ++i)
+    for (const DeclInfo &d : items[i].summary->decls) {
+      if (d.name.empty()) continue;
+      if (check::isBuiltinFunction(d.name) || I.canonical->fnNames.count(d.name) || !names.insert(d.name).second)
+        return whole();
+      if (!d.isKernel) fnItem[d.name] = i;
+    }
+  std::vector<DeclInfo> allFns;
+  for (auto &[name, i] : fnItem)
+    for (const DeclInfo &d : items[i].summary->decls)
+      if (!d.isKernel && d.name == name) {
+        allFns.push_back(d);
+        fnTable += name + "/" + std::to_string(d.arity) + ";";
+      }
+  // 3. Dependencies: the fn items each item reaches through calls.
+  for (size_t i = 0; i < items.size(); ++i) {
+    std::set<size_t> reached;
+    std::vector<size_t> work{i};
+    while (!work.empty()) {
+      size_t k = work.back();
+      work.pop_back();
+      for (const std::string &c : items[k].summary->calls)
+        if (auto f = fnItem.find(c); f != fnItem.end() && f->second != i && reached.insert(f->second).second)
+          work.push_back(f->second);
+    }
+    items[i].deps.assign(reached.begin(), reached.end());
+  }
+  // 4. Checks: from the cache under the item's text, the fn table and its deps' texts.
+  size_t fnTableHash = std::hash<std::string>()(fnTable);
+  auto checkKey = [&](const Item &it, bool complete) {
+    std::string k = std::to_string(reinterpret_cast<uintptr_t>(it.summary.get())) + ":" + std::to_string(fnTableHash) +
+                    ":" + std::to_string(fnTable.size());
+    for (size_t d : it.deps) k += "," + std::to_string(reinterpret_cast<uintptr_t>(items[d].summary.get()));
+    k += complete ? ":all" : ":first";
+    return k;
+  };
+  std::vector<std::string> fullKeys(items.size());
+  size_t needed = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    fullKeys[i] = checkKey(items[i], true);
+    if (!I.checks.count(fullKeys[i]) && !I.checks.count(checkKey(items[i], false))) needed += items[i].summary->variants;
+  }
+  bool lazy = !allConfigs && needed > lazyVariants && I.options.configFilter.empty();
+  std::unordered_map<std::string, Impl::CheckEntry> usedChecks;
+  result.complete = true;
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < items.size(); ++i) {
+    Item &it = items[i];
+    if (auto f = I.checks.find(fullKeys[i]); f != I.checks.end()) it.checked = f->second.checked;
+    if (!it.checked && !allConfigs)
+      if (auto f = I.checks.find(checkKey(it, false)); f != I.checks.end()) it.checked = f->second.checked;
+    if (!it.checked) todo.push_back(i);
+  }
+  // The items to check are independent: a large batch (a first analysis, an edit of a
+  // fn every kernel calls) runs on a few threads.
+  std::atomic<size_t> next{0}, variants{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    for (size_t t; !stop && (t = next++) < todo.size();) {
+      if (isCancelled()) {
+        stop = true;
+        break;
+      }
+      size_t i = todo[t];
+      std::vector<DeclInfo> stubs;
+      std::set<size_t> real(items[i].deps.begin(), items[i].deps.end());
+      real.insert(i);
+      for (const DeclInfo &d : allFns)
+        if (!real.count(fnItem.at(d.name))) stubs.push_back(d);
+      size_t v = 0;
+      items[i].checked = I.check(file->path(), items[i], parsed[i], items, stubs, !lazy, v);
+      parsed[i] = {};
+      variants += v;
+    }
+  };
+  unsigned threads = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), 4);
+  if (todo.size() < 8) threads = 1;
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto &t : pool) t.join();
+  if (stop) {
+    result.cancelled = true;
+    return result;
+  }
+  stats.variants = variants;
+  stats.itemsChecked = todo.size();
+  for (size_t i = 0; i < items.size(); ++i) {
+    const auto &c = items[i].checked;
+    if (!c->complete) result.complete = false;
+    Impl::CheckEntry e{c, {items[i].summary}};
+    for (size_t d : items[i].deps) e.against.push_back(items[d].summary);
+    usedChecks.emplace(c->complete ? fullKeys[i] : checkKey(items[i], false), std::move(e));
+  }
+
+  // 5. Diagnostics, in analyze's order: lex and parse, resolve, elaborate; then its
+  //    stable sort by position and its de-duplication.
+  std::vector<Diagnostic> diags = I.canonical->parseDiags;
+  FileId P = I.P;
+  auto basesOf = [&](const Item &it) {
+    std::vector<uint32_t> b{it.start};
+    for (size_t d : it.deps) b.push_back(items[d].start);
+    return b;
+  };
+  for (auto &it : items)
+    for (auto &d : it.summary->lexDiags) diags.push_back(translate(d, P, {it.start}));
+  for (auto &it : items)
+    for (auto &d : it.summary->parseDiags) diags.push_back(translate(d, P, {it.start}));
+  for (auto &d : I.canonical->resolveDiags) diags.push_back(d);
+  for (auto &it : items)
+    for (auto &d : it.checked->resolveDiags) diags.push_back(translate(d, P, {it.start}));
+  for (auto &it : items) {
+    auto bases = basesOf(it);
+    for (auto &d : it.checked->elabDiags) diags.push_back(translate(d, P, bases));
+  }
+  auto unique = std::make_shared<std::vector<Diagnostic>>(check::finishDiagnostics(std::move(diags)));
+  limits::capDiagnostics(*unique, P); // W0601, as analyze() does
+
+  auto light = std::make_shared<Analysis>();
+  for (FileId id = 0; id < P; ++id) light->sources.add(I.prelude->files[id]);
+  light->mainFile = light->sources.add(file);
+  light->diagnostics = *unique;
+  result.diagnostics = light;
+  result.materialize = [file, prelude = I.prelude, canonical = I.canonical, items, unique, P] {
+    return assemble(file, prelude, canonical, items, unique, P);
+  };
+
+  // 6. The cache keeps this version's items only: what an edit replaced goes.
+  I.summaries = std::move(usedSummaries);
+  I.checks = std::move(usedChecks);
+  stats.items = items.size();
+  stats.cachedItems = I.summaries.size() + I.checks.size();
+  for (auto &[k, s] : I.summaries) stats.cacheBytes += s->bytes;
+  for (auto &[k, c] : I.checks) stats.cacheBytes += c.checked->bytes + k.capacity();
+  std::lock_guard<std::mutex> lock(I.statsMu);
+  I.stats = stats;
+  return result;
+}
+
+} // namespace ph

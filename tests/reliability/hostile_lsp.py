@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+# hostile_lsp.py PH-LSP [ARGS...]: ph-lsp under a memory cap (prlimit --as, PH_HOSTILE_AS_MB,
+# default 512 MB of address space) gets the hostile inputs of issue 20 and must answer every
+# request and publish diagnostics for every document:
+#   - three autotune lists of 1 000 values (10^9 configurations: 3.4 GB and no diagnostics
+#     before E0601);
+#   - one line of 8 MB of emoji (over the 4 MiB file limit: E0602) and one of 1 MB (under it:
+#     one E0001, hover fast);
+#   - 300 unknown names (200 diagnostics and one W0601);
+#   - a document whose URI is file:///dev/zero (its text is what the editor sent; nothing read);
+#   - wrong-typed command arguments and `position.line: -1` (InvalidParams, not InternalError);
+#   - then `shutdown` + `exit`: the process ends within a second.
+# Exit 0 = pass; prints each figure measured.
+import os
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lspclient import Client  # noqa: E402
+
+argv = sys.argv[1:]
+cap_mb = int(os.environ.get("PH_HOSTILE_AS_MB", "512"))
+if shutil.which("prlimit"):
+    argv = ["prlimit", "--as=%d" % (cap_mb << 20), "--"] + argv
+else:
+    print("note: no prlimit; running without a memory cap")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+values = ", ".join(str(i) for i in range(1, 1001))
+AUTOTUNE = ("@autotune(A in [%s], B in [%s], C in [%s])\n"
+            "kernel k(X: tensor<f32>[N, 8]) {\n"
+            "  for i in range(0, B, C) {\n"
+            "    X[ctx.block.x * A :+ A, :] = X[ctx.block.x * A :+ A, :]\n"
+            "  }\n"
+            "}\n") % (values, values, values)
+EMOJI_BIG = "kernel k(X: tensor<f32>[N, 8]) {\n  let a = " + "\U0001F600" * (2 << 20) + "\n}\n"  # 8 MB
+EMOJI = "kernel k(X: tensor<f32>[N, 8]) {\n  let a = 1 " + "\U0001F600" * (256 << 10) + " 2\n}\n"  # 1 MB
+MANY = "kernel k(X: tensor<f32>[N, 8]) {\n" + "".join("  b%d = 1\n" % i for i in range(300)) + "}\n"
+GOOD = "kernel k(X: tensor<f32>[N, 8]) {\n  X[ctx.block.x * 4 :+ 4, :] = X[ctx.block.x * 4 :+ 4, :] * 2.0\n}\n"
+DOCS = {
+    "file:///tmp/ph-hostile/autotune.ph": (AUTOTUNE, lambda ds: any(d.get("code") == "E0601" for d in ds)),
+    "file:///tmp/ph-hostile/emoji-8mb.ph": (EMOJI_BIG, lambda ds: [d.get("code") for d in ds] == ["E0602"]),
+    "file:///tmp/ph-hostile/emoji-1mb.ph": (EMOJI, lambda ds: [d.get("code") for d in ds].count("E0001") == 1),
+    "file:///tmp/ph-hostile/many.ph": (MANY, lambda ds: len(ds) == 201 and ds[-1].get("code") == "W0601"),
+    "file:///dev/zero": (GOOD, lambda ds: ds == []),
+}
+
+c = Client(argv)
+start = time.time()
+c.initialize()
+for uri, (text, _) in DOCS.items():
+    c.open(uri, text)
+for uri, (text, ok) in DOCS.items():
+    t0 = time.time()
+    ds = c.wait_diagnostics(uri, 1, timeout=60)
+    codes = sorted(set(d.get("code") for d in ds))
+    check(ok(ds), "%s: unexpected diagnostics %s (%d)" % (uri, codes, len(ds)))
+    print("ok: %s: %d diagnostics %s, %.2f s after the last open" % (uri.rsplit("/", 1)[-1], len(ds), codes, time.time() - t0))
+for uri in DOCS:
+    t0 = time.time()
+    r = c.hover(uri, 1, 12, timeout=30)
+    check("result" in r or r.get("error", {}).get("code") == -32602, "hover on %s: %r" % (uri, r))
+    dt = time.time() - t0
+    check(dt < 5, "hover on %s took %.1f s" % (uri, dt))
+    print("ok: hover on %s answered in %.3f s" % (uri.rsplit("/", 1)[-1], dt))
+
+# Wrong-typed arguments and negative positions: InvalidParams (-32602), never InternalError.
+bad_args = [
+    {"uri": 5},
+    {"uri": "file:///tmp/ph-hostile/many.ph", "kernel": 7},
+    {"uri": "file:///tmp/ph-hostile/many.ph", "position": {"line": -1, "character": 0}},
+    {"uri": "file:///tmp/ph-hostile/many.ph", "position": {"line": "x", "character": 0}},
+    {"uri": "file:///tmp/ph-hostile/many.ph", "kernel": "k", "target": 3},
+    {"uri": "file:///tmp/ph-hostile/many.ph", "kernel": "k", "sizes": {"N": 2147483647}},
+    {"uri": "file:///tmp/ph-hostile/many.ph", "kernel": "k", "sizes": {"N": 9223372036854775807}},
+]
+for cmd in ("ph.run", "ph.showIR", "ph.compile"):
+    for a in bad_args:
+        t0 = time.time()
+        r = c.request("workspace/executeCommand", {"command": cmd, "arguments": [a]}, timeout=60)
+        err = r.get("error")
+        code = err and err.get("code")
+        check(code != -32603, "%s %r: InternalError: %s" % (cmd, a, err))
+        print("ok: %s %s -> %s in %.2f s" % (cmd, a, code if err else "a result", time.time() - t0))
+for params in ({"textDocument": {"uri": "file:///tmp/ph-hostile/many.ph"}, "position": {"line": -1, "character": 0}},
+               {"textDocument": {"uri": "file:///tmp/ph-hostile/many.ph"}, "position": {"line": 0, "character": -1}}):
+    r = c.request("textDocument/hover", params)
+    check(r.get("error") is None or r["error"]["code"] == -32602, "hover %r: %r" % (params, r))
+
+rss = c.rss_kb()
+print("ok: every request answered; RSS %.1f MB under a %d MB address-space cap; %.1f s in all" %
+      (rss / 1024.0, cap_mb, time.time() - start))
+check(c.alive(), "the server died")
+c.request("shutdown", None)
+t0 = time.time()
+c.notify("exit")
+try:
+    rc = c.proc.wait(timeout=5)
+except Exception:
+    c.kill()
+    fail("the server was still running 5 s after `exit`")
+dt = time.time() - t0
+check(rc == 0, "exit status %s" % rc)
+check(dt < 1.5, "the server took %.2f s to end after `exit`" % dt)
+print("ok: exit status 0, %.2f s after `exit`" % dt)

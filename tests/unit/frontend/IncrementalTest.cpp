@@ -1,0 +1,207 @@
+//===- IncrementalTest.cpp - The item cache against the whole analysis -----===//
+//
+// IncrementalAnalyzer must give exactly analyze's diagnostics (ph check's), on every
+// example and after every one of many random edits, while checking only the items
+// an edit reached; its materialized analysis must carry the same kernels, hints
+// and occurrences.
+//
+//===----------------------------------------------------------------------===//
+#include "TestUtil.h"
+
+#include "ph/Incremental.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace ph;
+using namespace ph::test;
+
+namespace {
+
+std::string show(const SourceRange &r) {
+  return std::to_string(r.file) + ":" + std::to_string(r.begin) + "-" + std::to_string(r.end);
+}
+
+std::string show(const std::vector<Diagnostic> &ds) {
+  std::string out;
+  for (const Diagnostic &d : ds) {
+    out += std::string(d.code()) + " " + show(d.range) + " " + d.message + "\n";
+    for (auto &n : d.notes) out += "  note " + show(n.range) + " " + n.message + "\n";
+    for (auto &f : d.fixes) {
+      out += "  fix " + f.title;
+      for (auto &e : f.edits) out += " " + show(e.range) + "=" + e.text;
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string showFacts(const Analysis &a) {
+  std::string out;
+  for (auto &k : a.kernels) {
+    out += "kernel " + k.name + " " + show(k.nameRange) + " " + show(k.declRange) + " " + k.grid + " " +
+           k.autotuneSpace + " " + std::to_string(k.threads) + (k.tensorcore ? " tc" : "") + " [";
+    for (auto &c : k.configs) out += c + ";";
+    out += "] " + (k.symbol < a.symbols.size() ? a.symbols[k.symbol].name : std::string("?")) + "\n";
+  }
+  for (auto &h : a.typeHints) out += "hint " + show(h.nameRange) + h.label + "\n";
+  for (auto &o : a.occurrences) {
+    if (o.range.file != a.mainFile) continue;
+    out += "occ " + show(o.range) + " " + (o.symbol < a.symbols.size() ? a.symbols[o.symbol].name : "?") +
+           (o.isDefinition ? " def" : "") + (o.isWrite ? " write" : "") + "\n";
+    if (o.symbol < a.symbols.size()) {
+      const Symbol &s = a.symbols[o.symbol];
+      out += "  " + s.signature + " | " + s.typeSymbolic + " |";
+      for (auto &t : s.typeConcrete) out += " " + t;
+      out += " | " + s.memory + "\n";
+    }
+  }
+  for (auto &f : a.exprFacts) {
+    if (f.range.file != a.mainFile) continue;
+    out += "expr " + show(f.range) + " " + f.typeSymbolic;
+    for (auto &t : f.typeConcrete) out += " " + t;
+    out += "\n";
+  }
+  return out;
+}
+
+std::shared_ptr<const SourceFile> file(const std::string &text) { return std::make_shared<SourceFile>("test.ph", text); }
+
+AnalyzeOptions editorOptions() {
+  AnalyzeOptions o;
+  o.specialise = false;
+  return o;
+}
+
+/// 63 copies of mha.ph's kernels under their own names, with a `fn` every kernel calls.
+std::string manyKernels(int copies) {
+  std::string base = readSource("examples/mha.ph"), out = "fn finish(acc, l) {\n  acc = acc * l\n}\n";
+  for (int n = 0; n < copies; ++n) {
+    std::string t = base;
+    for (const char *k : {"mha_causal_bf16", "mha_causal_f16", "mha_bf16", "mha_f16"}) {
+      std::string from = std::string("kernel ") + k + "(", to = std::string("kernel ") + k + "_" + std::to_string(n) + "(";
+      for (size_t p = t.find(from); p != std::string::npos; p = t.find(from, p + to.size())) t.replace(p, from.size(), to);
+    }
+    std::string store = "  O[b, h, row :+ BR, :] = acc\n";
+    for (size_t p = t.find(store); p != std::string::npos; p = t.find(store, p + store.size() + 20)) {
+      t.insert(p, "  finish(acc, 1.0)\n");
+      p += 19;
+    }
+    out += t;
+  }
+  return out;
+}
+
+} // namespace
+
+TEST(Incremental, ExamplesGiveAnalyzesDiagnosticsAndFacts) {
+  for (const char *path : kExamples) {
+    std::string text = readSource(path);
+    IncrementalAnalyzer inc(prelude());
+    auto r = inc.update(file(text));
+    ASSERT_TRUE(r.diagnostics) << path;
+    auto whole = analyze(file(text), prelude(), editorOptions());
+    EXPECT_EQ(show(r.diagnostics->diagnostics), show(whole->diagnostics)) << path;
+    auto full = r.materialize ? r.materialize() : r.diagnostics;
+    EXPECT_EQ(showFacts(*full), showFacts(*whole)) << path;
+    EXPECT_EQ(full->tokens.size(), whole->tokens.size()) << path;
+  }
+}
+
+TEST(Incremental, RandomEditsAcrossItemsKeepDiagnosticsExact) {
+  const char *snippets[] = {"(", ")", "[", "]", "{", "}", " + ", " * ", "let ", "var ", "for ", "kernel ", "fn ",
+                            "@", "@autotune(", "\n", "dot_t(", "online_softmax(", ",", "1.0e30", "ctx.block.",
+                            "tile<f32>[", "///", "\n/// doc\n", "\nfn g(x) {\n  x = x * 2.0\n}\n", "rowmax(", "x",
+                            "0", ";", ":", "\n@tensorcore\n", "finish(acc, 2.0)\n", "\n}\n"};
+  std::mt19937 rng(20261201);
+  std::vector<std::string> texts = {manyKernels(2), readSource("examples/flash_attention_manual.ph"),
+                                    readSource("examples/causal_attention.ph")};
+  int steps = 0;
+  for (std::string text : texts) {
+    IncrementalAnalyzer inc(prelude());
+    std::string original = text;
+    for (int i = 0; i < 400; ++i, ++steps) {
+      size_t a = rng() % (text.size() + 1);
+      size_t len = std::min<size_t>(text.size() - a, rng() % 3 == 0 ? rng() % 6 : 0);
+      std::string ins = rng() % 5 < 3 ? snippets[rng() % (sizeof(snippets) / sizeof(*snippets))] : "";
+      text = text.substr(0, a) + ins + text.substr(a + len);
+      if (text.size() < 100 || text.size() > 40000) text = original;
+      auto r = inc.update(file(text), {}, i % 3 != 0);
+      if (!r.complete) r = inc.update(file(text), {}, true);
+      auto whole = analyze(file(text), prelude(), editorOptions());
+      ASSERT_EQ(show(r.diagnostics->diagnostics), show(whole->diagnostics)) << "step " << i << " text:\n" << text;
+      if (i % 50 == 0) {
+        auto full = r.materialize ? r.materialize() : r.diagnostics;
+        ASSERT_EQ(full->kernels.size(), whole->kernels.size()) << "step " << i;
+      }
+    }
+  }
+  EXPECT_EQ(steps, 1200);
+}
+
+TEST(Incremental, AnEditReanalysesTheItemsItReaches) {
+  std::string text = manyKernels(3); // 12 kernels calling `finish`
+  IncrementalAnalyzer inc(prelude());
+  inc.update(file(text));
+  EXPECT_EQ(inc.stats().items, 13u);
+  EXPECT_EQ(inc.stats().itemsChecked, 13u);
+  // Inside one kernel: that kernel only.
+  std::string edited = text;
+  size_t at = edited.find("let h = ctx.block.y", edited.find("kernel mha_bf16_1("));
+  edited.insert(at, "// edit\n  ");
+  auto r = inc.update(file(edited));
+  EXPECT_EQ(inc.stats().itemsChecked, 1u);
+  EXPECT_EQ(inc.stats().itemsParsed, 1u);
+  EXPECT_EQ(show(r.diagnostics->diagnostics), show(analyze(file(edited), prelude(), editorOptions())->diagnostics));
+  // Inside the fn every kernel calls: the fn and all its callers.
+  std::string fnEdit = edited;
+  fnEdit.replace(fnEdit.find("acc = acc * l"), 13, "acc = acc * l * 1.0");
+  r = inc.update(file(fnEdit));
+  EXPECT_EQ(inc.stats().itemsChecked, 13u);
+  EXPECT_EQ(show(r.diagnostics->diagnostics), show(analyze(file(fnEdit), prelude(), editorOptions())->diagnostics));
+  // An error inside the fn reaches every kernel, with each call's note, as analyze reports it.
+  std::string bad = fnEdit;
+  bad.replace(bad.find("acc = acc * l * 1.0"), 19, "acc = rowmax(acc, l)");
+  r = inc.update(file(bad));
+  EXPECT_FALSE(r.diagnostics->diagnostics.empty());
+  EXPECT_EQ(show(r.diagnostics->diagnostics), show(analyze(file(bad), prelude(), editorOptions())->diagnostics));
+  // The cache holds this version's items only.
+  EXPECT_LE(inc.stats().cachedItems, 2 * inc.stats().items);
+  EXPECT_GT(inc.stats().cacheBytes, 0u);
+}
+
+TEST(Incremental, LargeFirstAnalysisElaboratesTheFirstConfigurationFirst) {
+  std::string text = manyKernels(8); // 32 kernels of 4 configurations
+  IncrementalAnalyzer inc(prelude());
+  auto first = inc.update(file(text), {}, false);
+  EXPECT_FALSE(first.complete);
+  EXPECT_EQ(inc.stats().variants, 32u);
+  auto rest = inc.update(file(text), {}, true);
+  EXPECT_TRUE(rest.complete);
+  EXPECT_EQ(inc.stats().variants, 128u);
+  auto whole = analyze(file(text), prelude(), editorOptions());
+  EXPECT_EQ(show(rest.diagnostics->diagnostics), show(whole->diagnostics));
+  EXPECT_EQ(showFacts(*rest.materialize()), showFacts(*whole));
+  // A configuration past the first with an error: found by the rest, as by analyze.
+  std::string bad = text;
+  bad.replace(bad.find("BR in [64, 128]"), 15, "BR in [64, 100]");
+  auto b1 = inc.update(file(bad), {}, false);
+  auto b2 = b1.complete ? b1 : inc.update(file(bad), {}, true);
+  EXPECT_EQ(show(b2.diagnostics->diagnostics), show(analyze(file(bad), prelude(), editorOptions())->diagnostics));
+}
+
+TEST(Incremental, DuplicateNamesGoThroughTheWholeAnalysis) {
+  std::string text = readSource("examples/causal_attention.ph");
+  text += "\nfn online_softmax(a) {\n  a = a\n}\nfn rowmax(x) {\n  x = x\n}\n";
+  IncrementalAnalyzer inc(prelude());
+  auto r = inc.update(file(text));
+  EXPECT_TRUE(inc.stats().whole);
+  EXPECT_EQ(show(r.diagnostics->diagnostics), show(analyze(file(text), prelude(), editorOptions())->diagnostics));
+}
+
+TEST(Incremental, CancelledUpdateStopsBetweenItems) {
+  IncrementalAnalyzer inc(prelude());
+  auto r = inc.update(file(manyKernels(2)), [] { return true; });
+  EXPECT_TRUE(r.cancelled);
+}

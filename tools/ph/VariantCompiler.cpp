@@ -1,0 +1,178 @@
+//===- VariantCompiler.cpp - Cache lookups, a worker pool, results in order ---===//
+#include "VariantCompiler.h"
+
+#ifdef PH_HAVE_BACKEND
+#include "ph/Cache/VariantKey.h"
+#include "ph/Runtime/Manifest.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <sched.h>
+#include <thread>
+
+namespace ph::driver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+/// Diagnostics of a successful compile sit on the kernel's own range (W0501,
+/// W0502); only such results are cached, and the range is re-attached from
+/// the kernel being built (its byte offsets move when other kernels are edited).
+bool diagnosticsAtKernel(const VariantResult &r, const kir::Kernel &k) {
+  for (const Diagnostic &d : r.bin.diagnostics) {
+    if (!(d.range == k.loc) || !d.fixes.empty()) return false;
+    for (const DiagNote &n : d.notes)
+      if (!(n.range == k.loc)) return false;
+  }
+  return true;
+}
+
+constexpr char kSep = '\0';
+
+std::string encodeDiagnostic(const Diagnostic &d) {
+  std::string s = std::string(d.code()) + kSep + std::to_string(int(d.severity)) + kSep + d.message;
+  for (const DiagNote &n : d.notes) s += kSep + n.message;
+  return s;
+}
+
+bool decodeDiagnostic(const std::string &s, const kir::Kernel &k, Diagnostic &d) {
+  std::vector<std::string> fields(1);
+  for (char c : s) {
+    if (c == kSep) fields.emplace_back();
+    else fields.back() += c;
+  }
+  if (fields.size() < 3) return false;
+  d.kind = diagKindFromCode(fields[0]);
+  if (d.kind == DiagKind::Count) return false;
+  d.severity = Severity(std::atoi(fields[1].c_str()));
+  d.range = k.loc;
+  d.message = fields[2];
+  for (size_t i = 3; i < fields.size(); ++i) d.notes.push_back({k.loc, fields[i]});
+  return true;
+}
+
+} // namespace
+
+unsigned availableCores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    if (int n = CPU_COUNT(&set); n > 0) return unsigned(n);
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? n : 1;
+}
+
+cache::Entry toCacheEntry(const VariantResult &r, const std::string &target) {
+  rt::Manifest one;
+  one.target = target;
+  one.kernels.push_back(r.bin.meta);
+  cache::Entry e;
+  e.parts.emplace_back("manifest", rt::toJson(one));
+  e.parts.emplace_back("cubin", std::string(r.bin.cubin.begin(), r.bin.cubin.end()));
+  e.parts.emplace_back("ptx", r.bin.ptx);
+  for (const Diagnostic &d : r.bin.diagnostics) e.parts.emplace_back("diagnostic", encodeDiagnostic(d));
+  return e;
+}
+
+bool fromCacheEntry(const cache::Entry &e, const kir::Kernel &k, VariantResult &r) {
+  const std::string *json = e.find("manifest"), *cubin = e.find("cubin"), *ptx = e.find("ptx");
+  if (!json || !cubin || !ptx) return false;
+  rt::Manifest one;
+  if (!rt::fromJson(*json, one).empty() || one.kernels.size() != 1) return false;
+  r = VariantResult();
+  r.bin.meta = std::move(one.kernels[0]);
+  // The signature and file name follow from the kernel itself (and are part of its key).
+  r.bin.meta.sig = rt::signatureOf(k);
+  r.bin.meta.cubin = rt::variantFileName(k, "cubin");
+  r.bin.cubin.assign(cubin->begin(), cubin->end());
+  r.bin.ptx = *ptx;
+  for (const auto &[name, bytes] : e.parts) {
+    if (name != "diagnostic") continue;
+    Diagnostic d;
+    if (!decodeDiagnostic(bytes, k, d)) return false;
+    r.bin.diagnostics.push_back(std::move(d));
+  }
+  r.ok = r.cached = true;
+  return true;
+}
+
+void compileVariants(const std::vector<const kir::Kernel *> &kernels, const VariantOptions &opts,
+                     const std::function<void(size_t, VariantResult &)> &done,
+                     const std::function<void(const std::string &)> &warn) {
+  const size_t n = kernels.size();
+  std::vector<VariantResult> results(n);
+  std::vector<std::string> keys(n);
+  std::vector<char> ready(n, 0);
+  std::vector<size_t> misses;
+  const std::string &target = opts.gpu.arch;
+
+  // Lookups first, on this thread: a hit costs a file read, far less than a thread.
+  if (opts.cache) {
+    std::string toolchain = cache::compilerIdentity() + "; " + backend::gpuToolchainIdentity(target);
+    for (size_t i = 0; i < n; ++i) {
+      auto t0 = Clock::now();
+      keys[i] = cache::variantKey(*kernels[i], opts.gpu.sources, target, toolchain);
+      cache::Entry e;
+      if (opts.cache->get(keys[i], e) && fromCacheEntry(e, *kernels[i], results[i])) {
+        results[i].ms = msSince(t0);
+        results[i].bin.phases.push_back({"cache", results[i].ms});
+        ready[i] = 1;
+      } else {
+        misses.push_back(i);
+      }
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) misses.push_back(i);
+  }
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<size_t> next{0};
+  std::string cacheError;
+  auto work = [&] {
+    for (size_t m; (m = next.fetch_add(1)) < misses.size();) {
+      size_t i = misses[m];
+      VariantResult r;
+      auto t0 = Clock::now();
+      r.ok = backend::compileForGpu(*kernels[i], opts.gpu, r.bin, r.err);
+      r.ms = msSince(t0);
+      if (opts.cache && r.ok && diagnosticsAtKernel(r, *kernels[i])) {
+        std::string e = opts.cache->put(keys[i], toCacheEntry(r, target));
+        if (!e.empty()) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (cacheError.empty()) cacheError = e;
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      results[i] = std::move(r);
+      ready[i] = 1;
+      cv.notify_all();
+    }
+  };
+  unsigned jobs = opts.jobs ? opts.jobs : availableCores();
+  size_t workers = std::min<size_t>(jobs, misses.size());
+  std::vector<std::thread> pool;
+  // With one worker, compile on this thread: -j 1 is the plain sequential build.
+  for (size_t w = 0; workers > 1 && w < workers; ++w) pool.emplace_back(work);
+  if (workers == 1) work();
+
+  for (size_t i = 0; i < n; ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return ready[i] != 0; });
+    }
+    done(i, results[i]);
+    results[i] = VariantResult(); // the caller has written it out; free the cubin
+  }
+  for (std::thread &t : pool) t.join();
+  if (!cacheError.empty()) warn("not cached: " + cacheError);
+}
+
+} // namespace ph::driver
+#endif
