@@ -66,7 +66,9 @@ void Server::compileOnSave(const std::string &uri) {
       return;
     }
     std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string(), "--json"};
-    if (st.target.rfind("sm_", 0) == 0 || st.target == "cpu") argv.insert(argv.end(), {"--target", st.target});
+    // A cubin is for a GPU whatever the run target is (cpu, interp, auto), as for ph.compile:
+    // only an explicit architecture is passed on (`ph build --target cpu` is a usage error).
+    if (st.target.rfind("sm_", 0) == 0) argv.insert(argv.end(), {"--target", st.target});
     ProcessResult r = runProcess(argv, "", cancel);
     {
       std::lock_guard<std::mutex> lock(mu_);

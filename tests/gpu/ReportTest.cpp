@@ -114,3 +114,24 @@ TEST(Report, RefusesOtherFormatsAndVersions) {
   EXPECT_EQ(report::fromJson(R"({"format": "ph-output", "version": 1, "command": "run", "ok": true, "diagnostics": [], "time_ms": 1.5})", doc), "");
   EXPECT_EQ(doc.run["time_ms"], 1.5); // run's own keys stay with the run
 }
+
+TEST(Report, ALoweringFailureIsARegistryDiagnostic) {
+  // `ph build --json` turns a lowering failure without a diagnostic of its own into
+  // E0502 on the kernel; the document carries its code, name, range and note.
+  SourceManager sm;
+  FileId id = sm.add(std::make_shared<SourceFile>("k.ph", "kernel k() {\n}\n"));
+  Diagnostic d;
+  d.kind = DiagKind::BackendError;
+  d.severity = Severity::Error;
+  d.range = {id, 7, 8};
+  d.message = formatDiag(DiagKind::BackendError, {"ptxas ran out of registers"});
+  d.notes.push_back({d.range, "in configuration BR=64"});
+  EXPECT_NE(renderDiagnostic(d, sm).find("error[E0502]"), std::string::npos) << renderDiagnostic(d, sm);
+  report::Diag rd = report::fromDiagnostic(d, sm);
+  EXPECT_EQ(rd.code, "E0502");
+  EXPECT_EQ(rd.name, "BackendError");
+  EXPECT_EQ(rd.range.start.line, 1);
+  EXPECT_EQ(rd.range.start.col, 8);
+  ASSERT_EQ(rd.notes.size(), 1u);
+  EXPECT_EQ(rd.notes[0].message, "in configuration BR=64");
+}
