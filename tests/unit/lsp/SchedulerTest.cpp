@@ -214,7 +214,10 @@ struct TwoStage {
   std::mutex mu;
   std::vector<std::pair<int64_t, size_t>> fresh; // version, diagnostics published
   std::atomic<int> built{0}, rests{0};
-  std::chrono::milliseconds restDelay{0};
+  // The rest of the analysis of this text runs until a newer version makes it
+  // stale (an event, not a delay: on a loaded CI machine any delay may pass
+  // before the test's next step).
+  std::string holdRestOf;
 };
 
 std::unique_ptr<Scheduler> makeTwoStage(TwoStage &t) {
@@ -224,14 +227,18 @@ std::unique_ptr<Scheduler> makeTwoStage(TwoStage &t) {
     return std::shared_ptr<const ph::Analysis>(a);
   };
   return std::make_unique<Scheduler>(
-      [&t, withDiags](const std::string &, std::shared_ptr<const std::string>, const std::function<bool()> &) {
+      [&t, withDiags](const std::string &, std::shared_ptr<const std::string> text, const std::function<bool()> &) {
         AnalysisResult r(LazyAnalysis::deferred([&t, withDiags] {
           ++t.built;
           return withDiags(1);
         }));
         r.published = withDiags(1);
-        r.rest = [&t, withDiags](const std::function<bool()> &stale) {
-          for (int i = 0; i < 20 && !stale(); ++i) std::this_thread::sleep_for(t.restDelay / 20);
+        bool hold = *text == t.holdRestOf;
+        r.rest = [&t, withDiags, hold](const std::function<bool()> &stale) {
+          // Bounded, so that a scheduler that never marks it stale fails the test instead of hanging it.
+          auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+          while (hold && !stale() && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
           ++t.rests;
           return AnalysisResult(withDiags(2));
         };
@@ -261,7 +268,7 @@ TEST(Scheduler, TheRestOfAnAnalysisPublishesTheSameVersionAgain) {
 
 TEST(Scheduler, TheWholeAnalysisIsBuiltOnceWhenARequestNeedsIt) {
   TwoStage t;
-  t.restDelay = 400ms;
+  t.holdRestOf = "v1";
   auto s = makeTwoStage(t);
   s->update("file:///a.ph", "v1", 1);
   std::promise<size_t> got;
