@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# editors-nightly.sh - the VS Code end-to-end test (code-server 4.100.3 + Chromium, the packaged
-# .vsix, the real ph-lsp), which is not in CI: installing code-server takes ~4 min and the test
+# editors-nightly.sh - Neovim's newest release (Debian unstable's) against ph-lsp, and the VS Code
+# end-to-end test (code-server 4.100.3 + Chromium, the packaged .vsix, the real ph-lsp), which is
+# not in CI: installing code-server takes ~4 min and the test
 # ~4-6 min on CI's 2 cores, and CI already builds and runs the suite twice (plain and under
 # ASan + UBSan) within its 40 minutes. Run it nightly (or before a release) on the same kind of
 # machine; it fails on any failed check.
@@ -13,6 +14,10 @@ dir=${PH_BUILD_DIR:-build}
 out=${1:-$dir/tests/editors/e2e}
 bash scripts/editors-setup.sh
 [ -x "$dir/bin/ph-lsp" ] && [ -x "$dir/bin/ph" ] || PH_BUILD_DIR=$dir bash scripts/build.sh
+# Neovim's newest (Debian unstable's: the 0.11+ API) against the real server; CI runs 0.7 and 0.10.
+bash scripts/editors-nvim-setup.sh latest
+PH_LSP="$root/$dir/bin/ph-lsp" PH_BIN="$root/$dir/bin/ph" timeout 300 "${PH_NVIM_PREFIX:-/opt/ph-nvim}/latest/bin/nvim" \
+  --headless --clean -c "luafile tests/editors/nvim/lsp_test.lua"
 t0=$(date +%s)
 bash scripts/editors-e2e-setup.sh
 t1=$(date +%s)

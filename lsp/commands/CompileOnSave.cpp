@@ -67,7 +67,9 @@ void Server::compileOnSave(const std::string &uri) {
       return;
     }
     std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string()};
-    if (st.target.rfind("sm_", 0) == 0 || st.target == "cpu") argv.insert(argv.end(), {"--target", st.target});
+    // `ph build` writes GPU binaries only: with `ph.target` cpu/interp/auto it builds its
+    // default arch (the figures are still the GPU's), never `--target cpu` (refused).
+    if (st.target.rfind("sm_", 0) == 0) argv.insert(argv.end(), {"--target", st.target});
     ProcessResult r = runProcess(argv, "", cancel);
     {
       std::lock_guard<std::mutex> lock(mu_);
