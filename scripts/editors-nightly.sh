@@ -6,7 +6,7 @@
 # ASan + UBSan) within its 40 minutes. Run it nightly (or before a release) on the same kind of
 # machine; it fails on any failed check.
 #   scripts/editors-nightly.sh [OUT_DIR]     screenshots and logs in OUT_DIR (default build/tests/editors/e2e)
-#   PH_EDITORS_SCREENSHOTS=1 ...             also copies the screenshots into docs/images/first-*.png
+#   PH_EDITORS_SCREENSHOTS=1 ...             also copies the screenshots into docs/images/
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -29,5 +29,7 @@ if [ -n "${PH_EDITORS_SCREENSHOTS:-}" ]; then
   for pair in settings:vscode-settings no-gpu:vscode-no-gpu run:vscode-first-run compile:vscode-compile; do
     cp "$out/${pair#*:}.png" "docs/images/first-${pair%%:*}.png"
   done
-  echo "editors-nightly: docs/images/first-*.png updated"
+  cp "$out/vscode-ir.png" docs/images/vscode-ph.png        # the README's picture
+  cp "$out/vscode-hover.png" docs/images/vscode-ph-hover.png
+  echo "editors-nightly: docs/images/first-*.png, vscode-ph.png, vscode-ph-hover.png updated"
 fi

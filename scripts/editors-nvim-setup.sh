@@ -23,6 +23,10 @@ for want in "$@"; do
     echo "editors-nvim-setup: $("$dest/bin/nvim" --version | head -1) already in $dest"; continue
   fi
   apt_dir=$prefix/.apt-$suite
+  if ! command -v patchelf >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends patchelf
+  fi
   rm -rf "$dest" "$apt_dir"
   mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/debs" "$dest/bin"
   echo "deb http://deb.debian.org/debian $suite main" > "$apt_dir/sources.list"
@@ -35,13 +39,17 @@ for want in "$@"; do
   (cd "$apt_dir/debs" && apt-get "${opts[@]}" download -qq "${pkgs[@]}")
   for d in "$apt_dir"/debs/*.deb; do dpkg-deb -x "$d" "$dest/root"; done
   r=$dest/root
-  # Debian's nvim looks for its tree-sitter parsers (help files need vimdoc's) in /usr/lib/nvim.
+  # The binary gets its own loader and libraries written in (patchelf), rather than being run
+  # through the loader: the 0.9+ terminal UI starts a second nvim from /proc/self/exe. Its
+  # compiled-in runtime is /usr/share/nvim/runtime (Debian 12's 0.7 one), hence VIMRUNTIME;
+  # its tree-sitter parsers (help files need vimdoc's) are looked for in /usr/lib/nvim.
+  patchelf --set-interpreter "$r/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
+    --force-rpath --set-rpath "$r/usr/lib/x86_64-linux-gnu" "$r/usr/bin/nvim"
   cat > "$dest/bin/nvim" <<EOF
 #!/bin/sh
 # Debian $suite's Neovim with its own C library (scripts/editors-nvim-setup.sh).
-L=$r/usr/lib/x86_64-linux-gnu
 export VIMRUNTIME=$r/usr/share/nvim/runtime
-exec "\$L/ld-linux-x86-64.so.2" --library-path "\$L" $r/usr/bin/nvim --cmd 'set runtimepath+=$r/usr/lib/nvim' "\$@"
+exec $r/usr/bin/nvim --cmd 'set runtimepath+=$r/usr/lib/nvim' "\$@"
 EOF
   chmod +x "$dest/bin/nvim"
   "$dest/bin/nvim" --headless --clean -c 'lua io.stdout:write(vim.version().minor >= 10 and "ok\n" or "old\n")' -c 'qa!' | grep -qx ok

@@ -133,6 +133,20 @@ function M.on_attach(client, bufnr)
     end
     lens_refresh(bufnr)
   end
+  -- `gd` goes to the definition, and `K` hovers where Neovim does not map it itself (before
+  -- 0.10 `K` runs 'keywordprg', man); a mapping the user made stays. `mappings = false`: none.
+  if M.opts.mappings ~= false then
+    local function map(lhs, fn, desc)
+      local mine = vim.b[bufnr].ph_maps or {}
+      if vim.fn.maparg(lhs, 'n') == '' or mine[lhs] then -- ours from an earlier attach: renewed
+        vim.keymap.set('n', lhs, fn, { buffer = bufnr, desc = desc })
+        mine[lhs] = true
+        vim.b[bufnr].ph_maps = mine
+      end
+    end
+    map('gd', vim.lsp.buf.definition, 'ph: go to definition')
+    if vim.fn.has('nvim-0.10') == 0 then map('K', vim.lsp.buf.hover, 'ph: hover') end
+  end
   if M.opts.on_attach then M.opts.on_attach(client, bufnr) end
 end
 
@@ -643,7 +657,9 @@ function M.setup(opts)
   -- `:w`: say that the compile on save started; ph/compiled says how it ended.
   vim.api.nvim_create_autocmd('BufWritePost', { group = group, pattern = '*.ph', callback = function(ev)
     if M.cfg.settings.ph.compileOnSave and M.client(ev.buf) then
-      notify('compiling ' .. vim.fn.fnamemodify(ev.file, ':t') .. ' (compile on save)')
+      -- After the write's own message is drawn: two lines at once would ask for Enter.
+      local name = vim.fn.fnamemodify(ev.file, ':t')
+      vim.defer_fn(function() notify('compiling ' .. name .. ' (compile on save)') end, 0)
     end
   end })
 end

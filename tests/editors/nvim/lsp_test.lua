@@ -122,11 +122,14 @@ local ok, err = pcall(function()
   local range = loc and (loc.range or loc.targetSelectionRange) or { start = {} }
   check(uri:match('std/attention%.ph$') ~= nil and range.start.line == 11,
     ('definition in std/attention.ph line 12 (got %s line %s)'):format(uri, tostring(range.start.line and range.start.line + 1)))
-  -- Through the plugin's handler (as `gd` does): the std file opens read-only.
+  -- `gd` (the plugin's buffer mapping; `K` hovers too, before 0.10 where Neovim maps it): the
+  -- std file opens read-only.
+  check(vim.fn.maparg('gd', 'n') ~= '', '`gd` is mapped in ph buffers')
+  check(vim.fn.maparg('K', 'n') ~= '' or vim.fn.has('nvim-0.10') == 1, '`K` hovers (mapped before 0.10)')
   vim.api.nvim_win_set_cursor(0, { 18, 6 })
-  vim.lsp.buf.definition()
+  vim.api.nvim_feedkeys('gd', 'x', false)
   check(vim.wait(5000, function() return vim.api.nvim_buf_get_name(0):match('std/attention%.ph$') ~= nil end, 20),
-    'vim.lsp.buf.definition() jumps to std/attention.ph')
+    '`gd` jumps to std/attention.ph')
   check(vim.bo.readonly and not vim.bo.modifiable, 'the std file is read-only (readonly, nomodifiable)')
   vim.cmd('buffer ' .. cbuf)
 
