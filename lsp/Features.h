@@ -5,11 +5,13 @@
 // LSP result in editor terms (UTF-16 ranges, labels, URIs). They run on
 // scheduler workers, may run concurrently, and never touch server state; the
 // protocol layer (Server.cpp) only routes to them. One feature per file in
-// lsp/features/.
+// lsp/features/. Each calls checkpoint() between the items it walks (Budget.h), so a
+// request cancelled or past its deadline stops there, whatever the file's size.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Budget.h" // checkpoint(): the features' interruption points
 #include "Protocol.h"
 #include "Scheduler.h"
 

@@ -505,7 +505,9 @@ namespace {
 /// Builds the whole Analysis of one version from its items (materialize).
 std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file, std::shared_ptr<const Prelude> prelude,
                                          std::shared_ptr<const Canonical> canonical, const std::vector<Item> &items,
-                                         std::shared_ptr<const std::vector<Diagnostic>> diagnostics, FileId P) {
+                                         std::shared_ptr<const std::vector<Diagnostic>> diagnostics, FileId P,
+                                         const std::function<bool()> &stop) {
+  auto stopped = [&] { return stop && stop(); };
   auto A = std::make_shared<Analysis>();
   for (FileId id = 0; id < P; ++id) A->sources.add(prelude->files[id]);
   A->mainFile = A->sources.add(file);
@@ -540,6 +542,7 @@ std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file,
     }
   std::vector<uint32_t> base(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
+    if (stopped()) return nullptr;
     base[i] = static_cast<uint32_t>(A->symbols.size());
     std::vector<uint32_t> bases{items[i].start};
     for (const Symbol &s0 : groups[i]->symbols) {
@@ -573,6 +576,7 @@ std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file,
     return UINT32_MAX;
   };
   for (size_t i = 0; i < items.size(); ++i) {
+    if (stopped()) return nullptr;
     const CheckedItem &c = *items[i].checked;
     std::vector<uint32_t> bases{items[i].start};
     for (size_t k = 0; k < groups[i]->symbols.size(); ++k) {
@@ -801,8 +805,9 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   light->mainFile = light->sources.add(file);
   light->diagnostics = *unique;
   result.diagnostics = light;
-  result.materialize = [file, prelude = I.prelude, canonical = I.canonical, items, unique, P] {
-    return assemble(file, prelude, canonical, items, unique, P);
+  result.materialize = [file, prelude = I.prelude, canonical = I.canonical, items, unique,
+                        P](const std::function<bool()> &stop) {
+    return assemble(file, prelude, canonical, items, unique, P, stop);
   };
 
   // 6. The cache keeps this version's items only: what an edit replaced goes.

@@ -16,6 +16,7 @@ json inlayHint(const Snapshot &s, const json &params) {
     to = s.lines.offset(r.end);
   }
   for (const TypeHint &h : a.typeHints) {
+    checkpoint(1);
     if (h.nameRange.file != a.mainFile || h.nameRange.end < from || h.nameRange.begin > to) continue;
     // InlayHintKind.Type = 1; the label already starts with `: `.
     out.push_back({{"position", toJson(s.lines.position(h.nameRange.end))}, {"label", h.label}, {"kind", 1}});

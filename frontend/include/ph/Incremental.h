@@ -54,8 +54,10 @@ public:
     std::shared_ptr<const Analysis> diagnostics;
     /// Builds the whole Analysis (symbols, occurrences, types, hints, tokens, the
     /// tree) from this version's cached items; callable from any thread, at any
-    /// later time. Null when `diagnostics` already is the whole analysis.
-    std::function<std::shared_ptr<const Analysis>()> materialize;
+    /// later time. Null when `diagnostics` already is the whole analysis. It polls
+    /// `stop` between items and returns null when that turns true (the editor's
+    /// request was cancelled or ran past its deadline); calling it again starts over.
+    std::function<std::shared_ptr<const Analysis>(const std::function<bool()> &stop)> materialize;
     /// False when some kernels were elaborated for their first configuration only:
     /// call `update` again with `allConfigs` for the final diagnostics.
     bool complete = true;
