@@ -21,12 +21,20 @@
 
 namespace ph {
 struct Analysis;
+struct TypeHint;
 struct Diagnostic;
 struct SourceRange;
 class SourceFile;
 } // namespace ph
 
 namespace ph::lsp {
+
+/// Per-item reads of the incremental analysis (IncrementalAnalyzer::Result): a
+/// feature that only needs some items' facts reads them here while the whole
+/// analysis of the version is not built, so an edit costs it the items it asks for.
+struct ItemFacts {
+  std::function<std::vector<TypeHint>(uint32_t from, uint32_t to)> typeHints;
+};
 
 /// What the client told us it can do, and settings that shape results.
 struct FeatureOptions {

@@ -226,6 +226,7 @@ void Scheduler::analyze(const std::shared_ptr<Doc> &doc) {
 void Scheduler::finish(const std::shared_ptr<Doc> &doc, std::shared_ptr<Snapshot> snap, AnalysisResult result) {
   int64_t version = snap->version;
   snap->analysis = result.analysis;
+  snap->items = result.items;
   bool more = static_cast<bool>(result.rest);
   std::vector<Doc::Waiter> ready;
   std::shared_ptr<const Snapshot> previous; // freed after publishing, off the critical path

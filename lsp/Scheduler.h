@@ -40,6 +40,10 @@ struct Analysis;
 
 namespace ph::lsp {
 
+/// What features may read item by item without the whole analysis (Features.h
+/// defines it; the scheduler only carries it).
+struct ItemFacts;
+
 /// A snapshot's analysis: given, or built once on first use (from any thread).
 /// Reads like a shared_ptr<const Analysis>. Building it is an interruption point of
 /// the request that asks (Budget.h): a request cancelled or past its deadline
@@ -104,6 +108,7 @@ struct Snapshot {
   int64_t version = 0;
   std::shared_ptr<const std::string> text;
   LazyAnalysis analysis;                    // null if the analyser threw
+  std::shared_ptr<const ItemFacts> items;   // null: read `analysis`
   LineIndex lines;                          // over *text
   std::chrono::steady_clock::time_point editTime; // when this version arrived
   std::chrono::steady_clock::duration analysisTime{};
@@ -116,6 +121,7 @@ struct Snapshot {
 struct AnalysisResult {
   LazyAnalysis analysis;                      // for the features
   std::shared_ptr<const Analysis> published;  // diagnostics are published from it; null: `analysis`
+  std::shared_ptr<const ItemFacts> items;     // per-item reads for some features (may be null)
   /// Work left for later (the other autotune configurations): run next, unless stale.
   std::function<AnalysisResult(const std::function<bool()> &stale)> rest;
   AnalysisResult() = default;

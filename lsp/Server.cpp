@@ -19,6 +19,11 @@ static AnalysisResult toResult(IncrementalAnalyzer::Result r, std::shared_ptr<co
   if (!r.diagnostics) return AnalysisResult(std::make_shared<const Analysis>());
   AnalysisResult out(r.materialize ? LazyAnalysis::interruptible(r.materialize) : LazyAnalysis(r.diagnostics));
   if (r.materialize) out.published = r.diagnostics;
+  if (r.typeHints) {
+    auto items = std::make_shared<ItemFacts>();
+    items->typeHints = std::move(r.typeHints);
+    out.items = std::move(items);
+  }
   if (!r.complete && !r.cancelled)
     out.rest = [file, analyzer](const std::function<bool()> &stale) {
       return toResult(analyzer->update(file, stale, true), file, analyzer);
