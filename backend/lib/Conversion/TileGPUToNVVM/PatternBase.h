@@ -59,5 +59,6 @@ void populateLoadStorePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet
 void populateSharedPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateConvertLayoutPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateDotMMAv2Patterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
+void populateDotFMAPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 
 } // namespace ph::tilegpu

@@ -392,12 +392,16 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
                              " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory (TileGPU, " +
                              (mma ? "mma.sync)" : "SIMT policy)"));
     for (const std::string &p : tg.placements) out.meta.notes.push_back("tile " + p);
+    out.meta.tiles = tg.tiles;
   } else if (usedTc) {
     out.meta.unit = "tensorcore";
     // The first note is the summary `ph build` prints; then one per tile.
     out.meta.notes.push_back("tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
                              std::to_string(tc.sharedTiles) + " in shared memory");
     for (const std::string &p : tc.placements) out.meta.notes.push_back("tile " + p);
+    for (const simt::MmaReport::Tile &t : tc.tiles)
+      out.meta.tiles.push_back({t.type, {t.at.file, t.at.line, t.at.col, t.at.endLine, t.at.endCol},
+                                t.registers ? "registers" : "shared memory", ""});
     if (!tileGpuWhy.empty()) out.meta.notes.push_back("legacy tensor-core lowering; TileGPU: " + tileGpuWhy);
   } else if (k.tensorcore) {
     out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));

@@ -37,6 +37,28 @@ std::string where(Location loc) {
   return out;
 }
 
+/// The op's source range (the frontend's FileLineColRange), or an empty span.
+rt::SourceSpan span(Location loc) {
+  rt::SourceSpan out;
+  loc->walk([&](Location l) {
+    if (auto r = dyn_cast<FileLineColRange>(l)) {
+      out = {r.getFilename().str(), int(r.getStartLine()), int(r.getStartColumn()), int(r.getEndLine()),
+             int(r.getEndColumn())};
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return out;
+}
+
+/// The register layout's name, the detail of a "registers" placement.
+std::string layoutDetail(Attribute a) {
+  if (isa<tilegpu::MmaEncodingAttr>(a)) return "mma";
+  if (isa<tilegpu::DotOperandEncodingAttr>(a)) return "dot operand";
+  if (isa<tilegpu::BlockedEncodingAttr>(a)) return "blocked";
+  return "";
+}
+
 std::string layoutName(Attribute a) {
   if (isa<tilegpu::MmaEncodingAttr>(a)) return "registers (mma)";
   if (isa<tilegpu::DotOperandEncodingAttr>(a)) return "registers (dot operand)";
@@ -59,6 +81,8 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
       res.placements.push_back("`" + text(RankedTensorType::get(shape, t.getElementType())) + "`" +
                                (w.empty() ? "" : " at " + w) + ": shared memory" +
                                (stages > 1 ? " (" + std::to_string(stages) + " stages)" : ""));
+      res.tiles.push_back({text(RankedTensorType::get(shape, t.getElementType())), span(op->getLoc()), "shared memory",
+                           stages > 1 ? std::to_string(stages) + " stages" : ""});
       ++res.sharedTiles;
       return;
     }
@@ -68,6 +92,8 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
     std::string w = where(op->getLoc());
     res.placements.push_back("`" + text(RankedTensorType::get(rt.getShape(), rt.getElementType())) + "`" +
                              (w.empty() ? "" : " at " + w) + ": " + layoutName(rt.getEncoding()));
+    res.tiles.push_back({text(RankedTensorType::get(rt.getShape(), rt.getElementType())), span(op->getLoc()),
+                         "registers", layoutDetail(rt.getEncoding())});
     ++res.registerTiles;
   });
 }
@@ -109,6 +135,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // A tuning knob for measuring pipeline depth (default 3 stages).
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
+  lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
   if (failed(lowerPm.run(m))) return false;
   collectPlacements(m, res);

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ph/Runtime/Manifest.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
@@ -24,6 +26,7 @@ struct TileGpuResult {
   std::string policy;                   // "mma" or "simt" (assign-layouts' choice)
   std::vector<std::string> warnings;    // why the mma policy could not place the kernel, with locations
   std::vector<std::string> placements;  // "`tensor<...>` at f.ph:3:5: registers (mma)"
+  std::vector<rt::TilePlacement> tiles; // the same as data (the manifest's `tiles`)
   int registerTiles = 0, sharedTiles = 0;
   int64_t sharedBytes = 0;
   std::string kernelName;
