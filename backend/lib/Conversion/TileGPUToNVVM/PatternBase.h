@@ -60,5 +60,6 @@ void populateSharedPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p
 void populateConvertLayoutPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateDotMMAv2Patterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateDotWGMMAPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
+void populateDotFMAPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 
 } // namespace ph::tilegpu

@@ -136,6 +136,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // A tuning knob for measuring pipeline depth (default 3 stages).
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
+  lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
   if (failed(lowerPm.run(m))) return false;
   collectPlacements(m, res);

@@ -46,6 +46,23 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUThroughShared : Pass<"tilegpu-through-shared", "::mlir::ModuleOp"> {
+  let summary = "Layout conversions that registers cannot do, and the SIMT policy's dot operands, through shared memory";
+  let description = [{
+    A `tilegpu.convert_layout` that no register renaming does (every one but
+    an mma accumulator becoming the next dot's A operand) becomes a buffer, a
+    barrier, a `tilegpu.local_store` in the source layout, a barrier and a
+    `tilegpu.local_load` in the destination layout. A `tilegpu.dot` whose
+    accumulator is `#tilegpu.blocked` (the SIMT policy) becomes a
+    `tilegpu.fma_dot` over two buffers, each operand stored (between two
+    barriers) where it is made: a loop-invariant operand once, before the loop.
+    The first barrier keeps the store from overwriting what threads still
+    read from the buffer one loop iteration before. Runs after
+    tilegpu-pipeline and before tilegpu-allocate-shared.
+  }];
+  let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
+}
+
 def TileGPUAllocateShared : Pass<"tilegpu-allocate-shared", "::mlir::ModuleOp"> {
   let summary = "Give every shared buffer its offset in the CTA's dynamic shared memory";
   let description = [{

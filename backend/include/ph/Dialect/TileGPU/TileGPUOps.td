@@ -142,4 +142,22 @@ def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
   let assemblyFormat = "attr-dict";
 }
 
+def TileGPU_FmaDotOp : TileGPU_Op<"fma_dot", [MemoryEffects<[MemRead<SharedMemoryResource>]>,
+                                               AllTypesMatch<["acc", "result"]>]> {
+  let summary = "D = A·B + C on the FMA units, A and B read from shared buffers";
+  let description = [{
+    The SIMT policy's dot: every thread computes the accumulator elements its
+    layout gives it, reading row i of A and column j of B (row j with
+    `transB`, B stored [N, K]) from shared memory, one K step at a time.
+    tilegpu-through-shared makes it from a `tilegpu.dot` in a
+    `#tilegpu.blocked` layout, storing the operands into the buffers first.
+  }];
+  let arguments = (ins TileGPU_MemDescType:$a, TileGPU_MemDescType:$b, TileGPU_Tensor:$acc, UnitAttr:$transB);
+  let results = (outs TileGPU_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // PH_DIALECT_TILEGPU_TILEGPUOPS_TD

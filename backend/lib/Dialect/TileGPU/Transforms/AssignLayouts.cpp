@@ -70,6 +70,16 @@ Attribute defaultBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, i
   return BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
 }
 
+/// The SIMT layout of a tile whose rows are reduced: defaultBlocked's lanes and
+/// vectors, every warp along the rows (replicated when there are fewer rows), so
+/// that the reduction stays inside a warp (ReduceToNVVM's butterfly shuffles).
+Attribute rowBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64_t threads) {
+  auto b = cast<BlockedEncodingAttr>(defaultBlocked(ctx, shape, elem, 32));
+  SmallVector<unsigned> wpc(shape.size(), 1);
+  wpc[0] = unsigned(std::max<int64_t>(1, threads / 32));
+  return BlockedEncodingAttr::get(ctx, b.getSizePerThread(), b.getThreadsPerWarp(), wpc, b.getOrder());
+}
+
 bool isElementwise(Operation *op) {
   if (op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType())) return false;
   if (isa<arith::ConstantOp>(op)) return false;
@@ -239,6 +249,14 @@ bool Assigner::chooseWgmma() {
 
 void Assigner::propagate() {
   if (mma_) f_.walk([&](tile::DotOp d) { set(d.getResult(), mma_); });
+  // SIMT: reduced rows anchor their tile in one warp per row group (an [R, 1]
+  // statistic made first must not pick a layout that splits the rows over warps).
+  if (!mma_)
+    f_.walk([&](Operation *op) {
+      if (!isa<tile::RowMaxOp, tile::RowSumOp>(op)) return;
+      auto t = cast<RankedTensorType>(op->getOperand(0).getType());
+      if (t.getRank() == 2) set(op->getOperand(0), rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_));
+    });
   do {
     changed_ = false;
     f_.walk([&](Operation *op) {
