@@ -152,8 +152,7 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
   std::string tgErr;
   bool lowered = runTileGpu(*copy, arch, /*lower=*/true, tg, tgErr);
-  bool tensorCores = tg.policy == "mma" || tg.policy == "wgmma";
-  if (lowered && tensorCores && tg.sharedBytes <= sharedMemoryLimit(arch)) {
+  if (lowered && tg.tensorCores() && tg.sharedBytes <= sharedMemoryLimit(arch)) {
     // The lowered copy replaces the module's body.
     m.getBody()->clear();
     m.getBody()->getOperations().splice(m.getBody()->end(), copy->getBody()->getOperations());
@@ -163,7 +162,7 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   }
   why = !tgErr.empty() ? tgErr
         : !tg.warnings.empty() ? tg.warnings.front()
-        : tensorCores ? "it needs " + std::to_string(tg.sharedBytes) + " bytes of shared memory"
+        : tg.tensorCores() ? "it needs " + std::to_string(tg.sharedBytes) + " bytes of shared memory"
                              : "the SIMT policy took it";
   if (lowering == GpuLowering::TileGpu) {
     err = "PH_GPU_LOWERING=tilegpu: the TileGPU lowering cannot take `" + k.name + "`: " + why;
@@ -392,12 +391,12 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   if (usedTileGpu) {
     res.kernelName = tg.kernelName;
     res.sharedBytes = tg.sharedBytes;
-    bool mma = tg.policy == "mma" || tg.policy == "wgmma";
+    bool mma = tg.tensorCores();
     out.meta.unit = mma ? "tensorcore" : "simt";
     if (!mma && k.tensorcore) out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
     out.meta.notes.push_back(std::string(mma ? "tensorcore: " : "simt: ") + std::to_string(tg.registerTiles) +
                              " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory (TileGPU, " +
-                             (tg.policy == "wgmma" ? "wgmma)" : mma ? "mma.sync)" : "SIMT policy)"));
+                             (mma ? std::string(tg.instruction()) + ")" : "SIMT policy)"));
     for (const std::string &p : tg.placements) out.meta.notes.push_back("tile " + p);
     out.meta.tiles = tg.tiles;
   } else if (usedTc) {
@@ -504,7 +503,7 @@ void registerGpuStages(StageRegistry &r) {
     TileGpuResult tg;
     if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) return false;
     out = "// " + arch + ", " + std::to_string(k.threads) + " threads, policy " + tg.policy;
-    if (tg.policy == "mma" || tg.policy == "wgmma") out += ", " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
+    if (tg.tensorCores()) out += ", " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
     out += "\n";
     for (const std::string &w : tg.warnings) out += "// " + w + "\n";
     out += printOp(m, opts);
@@ -549,7 +548,7 @@ void registerGpuStages(StageRegistry &r) {
     }
     out = "// " + arch + ", " + std::to_string(k.threads) + " threads, " + std::to_string(res.sharedBytes) +
           " bytes of dynamic shared memory\n";
-    if (usedTileGpu) out += "// tensorcore (TileGPU, " + std::string(tg.policy == "wgmma" ? "wgmma" : "mma.sync") + "): " + std::to_string(tg.registerTiles) +
+    if (usedTileGpu) out += "// tensorcore (TileGPU, " + std::string(tg.instruction()) + "): " + std::to_string(tg.registerTiles) +
                             " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory\n";
     else if (usedTc) out += "// tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
                        std::to_string(tc.sharedTiles) + " in shared memory\n";

@@ -130,7 +130,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     if (auto p = f->getAttrOfType<StringAttr>("tilegpu.policy")) res.policy = p.getValue().str();
     res.kernelName = f.getName().str();
   }
-  if (res.policy != "mma" && res.policy != "wgmma" && !lowerSimt) return true;
+  if (!res.tensorCores() && !lowerSimt) return true;
   PassManager lowerPm(ctx);
   tilegpu::TileGPUPipelineOptions po;
   // A tuning knob for measuring pipeline depth (default 3 stages).
