@@ -46,6 +46,7 @@ void Server::benchOnCpu(const json &args, const Reply &reply, const json &token,
   auto cancel = reply.cancelState() ? reply.cancelState() : std::make_shared<CancelState>();
   auto progress = beginProgress("Benchmarking " + kernel + " (" + target + ")", token, cancel);
   json variants = json::array();
+  std::vector<rt::report::Run> runs;
   std::string failure;
   for (size_t i = 0; i < configs.size() && failure.empty(); ++i) {
     if (progress) progress->report("configuration " + std::to_string(i + 1) + " of " + std::to_string(configs.size()));
@@ -57,11 +58,14 @@ void Server::benchOnCpu(const json &args, const Reply &reply, const json &token,
     driver::renameCopy(r, file, meta.value("userFile", std::string()));
     if (r.cancelled) break;
     if (!r.started) failure = r.error + " (set `ph.path`)";
-    else if (json j = driver::parseJsonOutput(r.out); j.is_object()) {
-      for (const char *k : {"format", "version", "command", "ok", "diagnostics"}) j.erase(k); // the run's own keys
-      variants.push_back(j);
+    else if (rt::report::Document doc; driver::readDocument(r, "run", doc).empty() && doc.runResult) {
+      runs.push_back(*doc.runResult);
+      variants.push_back(json::parse(doc.run.dump())); // the run's own keys
+      if (!doc.ok) failure = driver::runSummary(kernel, target, *doc.runResult); // the check failed
+    } else {
+      failure = "ph run " + kernel + (configs[i].empty() ? "" : " [" + configs[i] + "]") + " failed: " +
+                (doc.diagnostics.empty() && doc.error.empty() ? driver::firstLines(r.err, 3) : driver::firstError(doc, r));
     }
-    else failure = "ph run " + kernel + (configs[i].empty() ? "" : " [" + configs[i] + "]") + " failed: " + driver::firstLines(r.err, 3);
   }
   if (!tempDir.empty()) std::filesystem::remove_all(tempDir);
   if (progress) progress->end(cancel->cancelled() ? "cancelled" : failure.empty() ? "done" : "failed");
@@ -74,10 +78,10 @@ void Server::benchOnCpu(const json &args, const Reply &reply, const json &token,
   for (const char *k : {"defaultSizes", "note", "requestedTarget"})
     if (meta.contains(k)) result[k] = meta[k];
   // The fastest configuration speaks for the benchmark.
-  const json *best = &variants[0];
-  for (const json &v : variants)
-    if (v.value("time_ms", 1e300) < best->value("time_ms", 1e300)) best = &v;
-  result["summary"] = failure.empty() ? driver::runSummary(kernel, target, *best) + " (fastest of " + std::to_string(variants.size()) + ")"
+  const rt::report::Run *best = &runs[0];
+  for (const rt::report::Run &run : runs)
+    if (run.timeMs < best->timeMs) best = &run;
+  result["summary"] = failure.empty() ? driver::runSummary(kernel, target, *best) + " (fastest of " + std::to_string(runs.size()) + ")"
                                       : failure;
   if (!failure.empty()) result["stderr"] = failure;
   reply(std::move(result));

@@ -24,12 +24,7 @@ namespace ph::lsp::driver {
 
 namespace report = rt::report;
 
-std::string readBuild(const ProcessResult &r, report::Document &doc) {
-  std::string why = report::fromJson(r.out, doc);
-  if (!why.empty()) return "`ph build --json` wrote no ph-output document (" + why + ")";
-  if (doc.command != "build") return "`ph build --json` wrote a `" + doc.command + "` document";
-  return "";
-}
+std::string readBuild(const ProcessResult &r, report::Document &doc) { return readDocument(r, "build", doc); }
 
 std::string firstError(const report::Document &doc, const ProcessResult &r) {
   for (const report::Diag &d : doc.diagnostics)

@@ -50,17 +50,6 @@ RpcError driverError(const std::string &what, const ProcessResult &r) {
           json{{"exitCode", r.exitCode}, {"stdout", r.out}, {"stderr", r.err}}};
 }
 
-json parseJsonOutput(const std::string &out) {
-  json j = json::parse(out, nullptr, false);
-  if (!j.is_discarded()) return j;
-  size_t pos = out.rfind("\n{");
-  if (pos != std::string::npos) {
-    j = json::parse(out.substr(pos + 1), nullptr, false);
-    if (!j.is_discarded()) return j;
-  }
-  return nullptr;
-}
-
 void renameCopy(ProcessResult &r, const std::string &copy, const std::string &userFile) {
   if (copy.empty() || copy == userFile) return;
   for (std::string *s : {&r.out, &r.err})
@@ -74,45 +63,46 @@ std::string argvForLog(const std::vector<std::string> &argv) {
   return s;
 }
 
+std::string readDocument(const ProcessResult &r, const std::string &command, rt::report::Document &doc) {
+  std::string why = rt::report::fromJson(r.out, doc);
+  if (!why.empty()) return "`ph " + command + " --json` wrote no ph-output document (" + why + ")";
+  if (doc.command != command) return "`ph " + command + " --json` wrote a `" + doc.command + "` document";
+  return "";
+}
+
 namespace {
 
-std::string numberText(const json &v) {
-  if (v.is_number_float()) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v.get<double>());
-    return buf;
-  }
-  return v.is_string() ? v.get<std::string>() : v.dump();
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
 }
 
 } // namespace
 
-/// One line for window/showMessage out of `ph run --json`'s result.
-std::string runSummary(const std::string &kernel, const std::string &target, const json &r) {
+std::string runSummary(const std::string &kernel, const std::string &target, const rt::report::Run &r) {
+  std::string s = kernel + " on " + target + ": " + (r.timeMs >= 0 ? number(r.timeMs) + " ms" : std::string("ran"));
+  if (!r.config.empty()) s += ", " + r.config;
+  if (r.check) s += std::string(", check ") + (r.check->passed ? "passed" : "FAILED");
+  return s;
+}
+
+std::string runSummary(const std::string &kernel, const std::string &target, const rt::report::Document &doc) {
+  if (doc.runResult) return runSummary(kernel, target, *doc.runResult);
+  if (!doc.benchResult || doc.benchResult->rows.empty()) return kernel + " on " + target + ": done";
+  // A benchmark: its fastest configuration speaks for it.
+  const rt::report::Bench &b = *doc.benchResult;
+  const rt::BenchRow *best = &b.rows[0];
+  for (const rt::BenchRow &row : b.rows)
+    if (row.config == b.best) best = &row;
   std::string s = kernel + " on " + target;
-  if (!r.is_object()) return s + ": done";
-  auto pick = [&](std::initializer_list<const char *> keys) -> const json * {
-    for (const char *k : keys)
-      if (r.contains(k) && !r[k].is_null()) return &r[k];
-    return nullptr;
-  };
-  if (const json *d = pick({"device"})) {
-    if (d->is_object() && d->contains("name"))
-      s += " (" + numberText((*d)["name"]) + (d->contains("arch") ? ", " + numberText((*d)["arch"]) : "") + ")";
-    else if (d->is_string())
-      s += " (" + d->get<std::string>() + ")";
-  }
-  std::vector<std::string> parts;
-  if (const json *t = pick({"time_ms", "timeMs", "median_ms", "ms"})) parts.push_back(numberText(*t) + " ms");
-  if (const json *t = pick({"tflops", "TFLOPs", "tflops_per_s"})) parts.push_back(numberText(*t) + " TFLOP/s");
-  if (const json *t = pick({"gbps", "GBps", "gb_per_s"})) parts.push_back(numberText(*t) + " GB/s");
-  if (const json *c = pick({"config", "configuration"})) parts.push_back(c->is_string() ? c->get<std::string>() : c->dump());
-  if (const json *e = pick({"max_error", "maxError", "error", "rel_error"})) parts.push_back("error " + numberText(*e));
-  if (const json *ok = pick({"check", "passed"})) {
-    const json &v = ok->is_object() ? ok->value("passed", json()) : *ok;
-    if (v.is_boolean()) parts.push_back(std::string("check ") + (v.get<bool>() ? "passed" : "FAILED"));
-  }
-  for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : ": ") + parts[i];
+  if (!b.device.name.empty()) s += " (" + b.device.name + (b.device.arch.empty() ? "" : ", " + b.device.arch) + ")";
+  s += ": " + number(best->ms) + " ms";
+  if (best->tflops > 0) s += ", " + number(best->tflops) + " TFLOP/s";
+  if (best->gbps > 0) s += ", " + number(best->gbps) + " GB/s";
+  if (!best->config.empty()) s += ", " + best->config;
+  if (!best->check.empty() && best->check != "-") s += ", check " + best->check;
+  if (b.rows.size() > 1) s += " (fastest of " + std::to_string(b.rows.size()) + ")";
   return s;
 }
 

@@ -42,14 +42,17 @@ bool stageMissing(const ProcessResult &r);
 std::string firstLines(const std::string &s, size_t maxLines = 20);
 /// The driver's failure as a RequestFailed error with its own words.
 RpcError driverError(const std::string &what, const ProcessResult &r);
-/// The last JSON object in the driver's stdout (it may print a line of text first).
-json parseJsonOutput(const std::string &out);
+/// Reads `ph COMMAND --json`'s document (docs/output.md) from the driver's stdout
+/// through the runtime's reader; "" or why there is none.
+std::string readDocument(const ProcessResult &r, const std::string &command, rt::report::Document &doc);
 /// The driver read `copy` (a temporary copy of an unsaved buffer): its messages name
 /// `userFile` instead, the file the user has open.
 void renameCopy(ProcessResult &r, const std::string &copy, const std::string &userFile);
 std::string argvForLog(const std::vector<std::string> &argv);
-/// One line for window/showMessage out of `ph run --json` or `ph bench --json`.
-std::string runSummary(const std::string &kernel, const std::string &target, const json &result);
+/// One line for window/showMessage: a run's time, configuration and check
+/// ("k on cpu: 1.5 ms, BR=64, check passed"), or a benchmark's fastest row.
+std::string runSummary(const std::string &kernel, const std::string &target, const rt::report::Document &doc);
+std::string runSummary(const std::string &kernel, const std::string &target, const rt::report::Run &r);
 
 /// Placements of tiles: canonical file -> 1-based line -> "`T` in WHERE".
 using Placements = std::map<std::string, std::map<uint32_t, std::vector<std::string>>>;

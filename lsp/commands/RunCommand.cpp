@@ -189,18 +189,21 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
     reply.error(e);
     return;
   }
-  json parsed = driver::parseJsonOutput(r.out);
-  // The run's own keys: the ph-output envelope (docs/output.md) is not part of the result
-  // the editors tabulate.
-  if (parsed.is_object())
-    for (const char *k : {"format", "version", "command", "ok", "diagnostics"}) parsed.erase(k);
-  json result = {{"ok", r.exitCode == 0}, {"kernel", kernel}, {"target", target}, {"exitCode", r.exitCode}, {"result", parsed}};
+  // The driver's document, read as typed data; the reply passes on the result's own keys
+  // (the envelope is not a column of the editors' tables).
+  rt::report::Document doc;
+  std::string why = driver::readDocument(r, bench ? "bench" : "run", doc);
+  bool ok = why.empty() && r.exitCode == 0 && doc.ok;
+  json result = {{"ok", ok}, {"kernel", kernel}, {"target", target}, {"exitCode", r.exitCode},
+                 {"result", why.empty() ? json::parse((bench ? doc.bench : doc.run).dump()) : json(nullptr)}};
   for (const char *k : {"defaultSizes", "note", "requestedTarget"})
     if (meta.contains(k)) result[k] = meta[k];
-  if (parsed.is_null()) result["stdout"] = r.out;
+  if (!why.empty()) result["stdout"] = r.out;
   if (!r.err.empty()) result["stderr"] = r.err;
-  std::string summary = r.exitCode == 0 ? driver::runSummary(kernel, target, parsed)
-                                        : command + " " + kernel + " failed: " + driver::firstLines(r.err, 3);
+  std::string summary;
+  if (ok) summary = driver::runSummary(kernel, target, doc);
+  else if (why.empty() && (doc.runResult || doc.benchResult)) summary = driver::runSummary(kernel, target, doc); // the check failed
+  else summary = command + " " + kernel + " failed: " + (why.empty() ? driver::firstError(doc, r) : driver::firstLines(r.err, 3));
   result["summary"] = summary;
   // One message per run: the client that asked shows the result (and a failure) itself.
   if (!toClient) endpoint_.notify("window/showMessage", {{"type", r.exitCode == 0 ? 3 : 1}, {"message", summary}});

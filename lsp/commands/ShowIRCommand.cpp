@@ -1,7 +1,8 @@
 //===- ShowIRCommand.cpp - ph.showIR: one stage of a kernel's lowering ---------===//
 //
-// `ph emit --stage S --debug-info` (SASS: `ph build` and cuobjdump), with a
-// map from each IR line to the `.ph` line it came from.
+// `ph emit --stage S --debug-info --json` (SASS: `ph build --json` and cuobjdump
+// of the cubins its document lists), with a map from each IR line to the `.ph`
+// line it came from.
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
@@ -74,18 +75,21 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     }
     char tmpl[] = "/tmp/ph-lsp-sass-XXXXXX";
     std::string outDir = mkdtemp(tmpl) ? tmpl : "/tmp";
-    ProcessResult b = runProcess({driverPath(), "build", file, "--kernel", kernel, "-o", outDir}, "", cancel);
-    if (b.exitCode != 0 || !b.started) {
+    ProcessResult b = runProcess({driverPath(), "build", file, "--kernel", kernel, "-o", outDir, "--json"}, "", cancel);
+    rt::report::Document doc;
+    std::string why = b.started ? driver::readBuild(b, doc) : b.error;
+    if (b.exitCode != 0 || !b.started || !why.empty() || !doc.ok) {
       fs::remove_all(outDir);
       finish("failed");
       if (b.cancelled) { reply.error(ErrorCode::RequestCancelled, "ph.showIR cancelled"); return; }
-      throw b.started ? driver::driverError("`ph build`", b) : RpcError{ErrorCode::RequestFailed, b.error, nullptr};
+      if (!b.started) throw RpcError{ErrorCode::RequestFailed, b.error, nullptr};
+      throw why.empty() ? driver::buildError(doc, b) : driver::driverError("`ph build`", b);
     }
-    for (auto &e : fs::recursive_directory_iterator(outDir))
-      if (e.path().extension() == ".cubin") {
-        ProcessResult d = runProcess({cuobjdump, "-sass", e.path().string()}, "", cancel);
-        text += "// " + e.path().filename().string() + "\n" + d.out;
-      }
+    // The cubins the document lists, one per configuration.
+    for (const rt::report::Variant &v : doc.variants) {
+      ProcessResult d = runProcess({cuobjdump, "-sass", (fs::path(outDir) / v.cubin).string()}, "", cancel);
+      text += "// " + v.cubin + "\n" + d.out;
+    }
     fs::remove_all(outDir);
     if (text.empty()) {
       finish("failed");
@@ -93,7 +97,7 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     }
   } else {
     // --debug-info makes the MLIR stages print their locations, which map IR lines to .ph lines.
-    std::vector<std::string> argv = {driverPath(), "emit", file, "--kernel", kernel, "--stage", stage};
+    std::vector<std::string> argv = {driverPath(), "emit", file, "--kernel", kernel, "--stage", stage, "--json"};
     if (stage != "kir") argv.push_back("--debug-info");
     if (args.contains("config") && args["config"].is_string()) argv.insert(argv.end(), {"--config", args["config"].get<std::string>()});
     ProcessResult r = runProcess(argv, "", cancel);
@@ -107,11 +111,18 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
       finish("failed");
       throw RpcError{ErrorCode::RequestFailed, r.error + " (set `ph.path`)", nullptr};
     }
-    if (r.exitCode != 0) {
+    // The stage's text comes in `ph emit --json`'s document (docs/output.md), beside
+    // the diagnostics that explain a failure.
+    rt::report::Document doc;
+    std::string why = driver::readDocument(r, "emit", doc);
+    if (r.exitCode != 0 || !why.empty() || !doc.ok) {
       finish("failed");
-      throw driver::driverError("`ph emit --stage " + stage + "`", r);
+      // The document's first error (or its `error`: a stage this `ph` lacks says so there).
+      ProcessResult said = r;
+      if (why.empty()) said.err = driver::firstError(doc, r) + (r.err.empty() ? "" : "\n" + r.err);
+      throw driver::driverError("`ph emit --stage " + stage + "`", said);
     }
-    text = r.out;
+    text = doc.text;
   }
   finish("done");
   // Two shapes of one mapping: `sourceLines` has one entry per IR line (a 0-based

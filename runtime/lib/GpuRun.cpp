@@ -1,5 +1,6 @@
 //===- GpuRun.cpp - Launching, timing and comparing built kernels ---------===//
 #include "ph/Runtime/GpuRun.h"
+#include "ph/Runtime/Report.h"
 
 #include <nlohmann/json.hpp>
 
@@ -371,33 +372,12 @@ std::string formatTable(const std::vector<BenchRow> &rows, const DeviceInfo &dev
 }
 
 std::string rowsToJson(const std::vector<BenchRow> &rows, const DeviceInfo &dev, const std::string &kernel) {
-  nlohmann::ordered_json j;
-  j["kernel"] = kernel;
-  j["device"] = {{"name", dev.name},
-                 {"arch", dev.arch()},
-                 {"sms", dev.smCount},
-                 {"peakBandwidthGBs", dev.peakBandwidth() / 1e9},
-                 {"peakFp32TFlops", dev.peakFp32Flops() / 1e12},
-                 {"peakTensorF16TFlops", dev.peakTensorF16Flops() / 1e12}};
-  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  // The ph-output writer's (Report.h): one place for the bench table's keys.
   size_t best = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const BenchRow &r = rows[i];
-    if (r.ms < rows[best].ms) best = i;
-    arr.push_back({{"config", r.config},
-                   {"ms", r.ms},
-                   {"tflops", r.tflops},
-                   {"gbps", r.gbps},
-                   {"pctPeak", r.pctPeak},
-                   {"computeBound", r.computeBound},
-                   {"registers", r.registers},
-                   {"sharedBytes", r.sharedBytes},
-                   {"spills", r.spills},
-                   {"check", r.check}});
-  }
-  j["rows"] = arr;
-  j["best"] = rows.empty() ? "" : rows[best].config;
-  return j.dump(2);
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].ms < rows[best].ms) best = i;
+  report::Bench b{kernel, report::benchDeviceOf(dev), rows, rows.empty() ? "" : rows[best].config, nullptr, nullptr};
+  return report::benchJson(b).dump(2);
 }
 
 } // namespace ph::rt

@@ -148,7 +148,128 @@ Variant variantFrom(const json &j) {
 
 const char *kEnvelope[] = {"format", "version", "command", "ok", "diagnostics", "error"};
 
+Run runFrom(const json &j) {
+  Run r;
+  r.kernel = j.at("kernel").get<std::string>();
+  r.config = j.value("config", "");
+  r.target = j.value("target", "");
+  if (j.contains("grid"))
+    for (size_t i = 0; i < 3 && i < j["grid"].size(); ++i) r.grid[i] = j["grid"][i].get<int64_t>();
+  r.threads = j.value("threads", 0);
+  const json sizes = j.value("sizes", json::object()), scalars = j.value("scalars", json::object());
+  for (auto &[n, x] : sizes.items()) r.sizes.emplace_back(n, x.get<int64_t>());
+  for (auto &[n, x] : scalars.items()) r.scalars.emplace_back(n, x.get<double>());
+  r.seed = j.value("seed", uint64_t(0));
+  r.analyzeMs = j.value("analyze_ms", 0.0);
+  r.compileMs = j.value("compile_ms", 0.0);
+  r.timeMs = j.value("time_ms", -1.0); // ph-run's single run is not timed
+  for (const json &o : j.value("outputs", json::array())) r.outputs.emplace_back(o.at("name").get<std::string>(), o.value("file", ""));
+  if (j.contains("check")) {
+    const json &c = j["check"];
+    Check ck;
+    ck.passed = c.at("passed").get<bool>();
+    ck.reference = c.value("reference", "");
+    ck.referenceMs = c.value("reference_ms", 0.0);
+    for (const json &o : c.value("outputs", json::array()))
+      ck.outputs.push_back({o.at("name").get<std::string>(), o.value("dtype", ""), o.value("max_abs_err", 0.0),
+                            o.value("rel_err", 0.0), o.value("tolerance", 0.0), o.value("nan_count", int64_t(0)),
+                            o.value("agreed_non_finite", int64_t(0)), o.at("passed").get<bool>()});
+    r.check = std::move(ck);
+  }
+  return r;
+}
+
+BenchDevice benchDeviceFrom(const json &j) {
+  return {j.value("name", ""), j.value("arch", ""), j.value("sms", 0), j.value("peakBandwidthGBs", 0.0),
+          j.value("peakFp32TFlops", 0.0), j.value("peakTensorF16TFlops", 0.0)};
+}
+
+Bench benchFrom(const json &j) {
+  Bench b;
+  b.kernel = j.at("kernel").get<std::string>();
+  b.device = benchDeviceFrom(j.value("device", json::object()));
+  for (const json &x : j.at("rows")) {
+    BenchRow r;
+    r.config = x.at("config").get<std::string>();
+    r.ms = x.at("ms").get<double>();
+    r.tflops = x.value("tflops", 0.0);
+    r.gbps = x.value("gbps", 0.0);
+    r.pctPeak = x.value("pctPeak", 0.0);
+    r.computeBound = x.value("computeBound", false);
+    r.registers = x.value("registers", 0);
+    r.sharedBytes = x.value("sharedBytes", 0);
+    r.spills = x.value("spills", 0);
+    r.check = x.value("check", "");
+    b.rows.push_back(std::move(r));
+  }
+  b.best = j.value("best", "");
+  b.details = j.value("details", json::array());
+  b.skipped = j.value("skipped", json::array());
+  return b;
+}
+
 } // namespace
+
+json runJson(const Run &r) {
+  // Built sorted, as `ph run --json` has always written its keys.
+  using sorted = nlohmann::json;
+  sorted sizes = sorted::object(), scalars = sorted::object(), outs = sorted::array();
+  for (auto &[n, x] : r.sizes) sizes[n] = x;
+  for (auto &[n, x] : r.scalars) scalars[n] = x;
+  for (auto &[n, f] : r.outputs) outs.push_back({{"name", n}, {"file", f}});
+  sorted j = {{"kernel", r.kernel},   {"config", r.config},          {"target", r.target},
+              {"grid", r.grid},       {"threads", r.threads},        {"sizes", sizes},
+              {"scalars", scalars},   {"seed", r.seed},              {"analyze_ms", r.analyzeMs},
+              {"compile_ms", r.compileMs}, {"time_ms", r.timeMs},    {"outputs", outs}};
+  if (r.check) {
+    sorted cs = sorted::array();
+    for (const OutputCheck &c : r.check->outputs)
+      cs.push_back({{"name", c.name},
+                    {"dtype", c.dtype},
+                    {"max_abs_err", c.maxAbsErr},
+                    {"rel_err", c.relErr},
+                    {"tolerance", c.tolerance},
+                    {"nan_count", c.nanCount},
+                    {"agreed_non_finite", c.agreedNonFinite},
+                    {"passed", c.passed}});
+    j["check"] = {{"passed", r.check->passed}, {"reference", r.check->reference}, {"reference_ms", r.check->referenceMs},
+                  {"outputs", cs}};
+  }
+  return json::parse(j.dump());
+}
+
+BenchDevice benchDeviceOf(const DeviceInfo &dev) {
+  return {dev.name, dev.arch(), dev.smCount, dev.peakBandwidth() / 1e9, dev.peakFp32Flops() / 1e12,
+          dev.peakTensorF16Flops() / 1e12};
+}
+
+json benchJson(const Bench &b) {
+  json rows = json::array();
+  for (const BenchRow &r : b.rows)
+    rows.push_back({{"config", r.config},
+                    {"ms", r.ms},
+                    {"tflops", r.tflops},
+                    {"gbps", r.gbps},
+                    {"pctPeak", r.pctPeak},
+                    {"computeBound", r.computeBound},
+                    {"registers", r.registers},
+                    {"sharedBytes", r.sharedBytes},
+                    {"spills", r.spills},
+                    {"check", r.check}});
+  json j = {{"kernel", b.kernel},
+            {"device",
+             {{"name", b.device.name},
+              {"arch", b.device.arch},
+              {"sms", b.device.sms},
+              {"peakBandwidthGBs", b.device.peakBandwidthGBs},
+              {"peakFp32TFlops", b.device.peakFp32TFlops},
+              {"peakTensorF16TFlops", b.device.peakTensorF16TFlops}}},
+            {"rows", rows},
+            {"best", b.best}};
+  if (!b.details.is_null()) j["details"] = b.details;
+  if (!b.skipped.is_null()) j["skipped"] = b.skipped;
+  return j;
+}
 
 Diag fromDiagnostic(const Diagnostic &d, const SourceManager &sm) {
   Diag out;
@@ -199,7 +320,9 @@ void addEnvelope(json &j, const std::string &command, bool ok, const std::vector
 }
 
 json toJson(const Document &doc) {
-  json j = doc.command == "run" ? doc.run : doc.command == "bench" ? doc.bench : json::object();
+  json j = doc.command == "run"     ? (doc.runResult ? runJson(*doc.runResult) : doc.run)
+           : doc.command == "bench" ? (doc.benchResult ? benchJson(*doc.benchResult) : doc.bench)
+                                    : json::object();
   if (!j.is_object()) j = json::object();
   if (!doc.file.empty()) j["file"] = doc.file;
   if (!doc.target.empty()) j["target"] = doc.target;
@@ -243,6 +366,9 @@ std::string fromJson(const std::string &text, Document &out) {
       json rest = json::object();
       for (auto &[k, v] : j.items())
         if (std::find(std::begin(kEnvelope), std::end(kEnvelope), k) == std::end(kEnvelope)) rest[k] = v;
+      // A result is there unless the command failed before it ran (a file with errors).
+      if (out.command == "run" && rest.contains("kernel")) out.runResult = runFrom(rest);
+      if (out.command == "bench" && rest.contains("rows")) out.benchResult = benchFrom(rest);
       (out.command == "run" ? out.run : out.bench) = std::move(rest);
     }
   } catch (const std::exception &e) {

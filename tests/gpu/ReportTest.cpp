@@ -113,6 +113,100 @@ TEST(Report, RefusesOtherFormatsAndVersions) {
   EXPECT_NE(why.find("version 2"), std::string::npos) << why;
   EXPECT_EQ(report::fromJson(R"({"format": "ph-output", "version": 1, "command": "run", "ok": true, "diagnostics": [], "time_ms": 1.5})", doc), "");
   EXPECT_EQ(doc.run["time_ms"], 1.5); // run's own keys stay with the run
+  EXPECT_FALSE(doc.runResult);        // no kernel: not a run's result
+}
+
+TEST(Report, RunResultsRoundTrip) {
+  // What `ph run --json` writes (Run) and ph-lsp reads back, field for field.
+  report::Run run;
+  run.kernel = "k";
+  run.config = "BR=64";
+  run.target = "cpu";
+  run.grid = {4, 2, 1};
+  run.threads = 128;
+  run.sizes = {{"N", 256}};
+  run.scalars = {{"scale", 0.125}};
+  run.seed = 7;
+  run.timeMs = 1.5;
+  run.outputs = {{"O", "o.npy"}};
+  run.check = report::Check{false, "interp", 3.0, {{"O", "f16", 0.5, 0.01, 0.003, 2, 1, false}}};
+  report::Document doc;
+  doc.command = "run";
+  doc.runResult = run;
+  std::string text = report::toJson(doc).dump();
+  // Its keys are the ones `ph run` always wrote, sorted, after the envelope.
+  EXPECT_EQ(text.rfind(R"({"format":"ph-output","version":1,"command":"run","ok":false,"diagnostics":[],"analyze_ms":)", 0), 0u) << text;
+  EXPECT_NE(text.find(R"("agreed_non_finite":1,"dtype":"f16","max_abs_err":0.5,"name":"O","nan_count":2,"passed":false)"), std::string::npos) << text;
+  report::Document back;
+  ASSERT_EQ(report::fromJson(text, back), "");
+  ASSERT_TRUE(back.runResult);
+  const report::Run &r = *back.runResult;
+  EXPECT_EQ(r.kernel, "k");
+  EXPECT_EQ(r.config, "BR=64");
+  EXPECT_EQ(r.grid[0], 4);
+  EXPECT_EQ(r.sizes, run.sizes);
+  EXPECT_EQ(r.scalars, run.scalars);
+  EXPECT_EQ(r.seed, 7u);
+  EXPECT_EQ(r.timeMs, 1.5);
+  EXPECT_EQ(r.outputs, run.outputs);
+  ASSERT_TRUE(r.check);
+  EXPECT_FALSE(r.check->passed);
+  ASSERT_EQ(r.check->outputs.size(), 1u);
+  EXPECT_EQ(r.check->outputs[0].nanCount, 2);
+  EXPECT_EQ(r.check->outputs[0].agreedNonFinite, 1);
+  EXPECT_EQ(r.check->outputs[0].relErr, 0.01);
+  // A run that failed before it ran has no result, only the envelope.
+  report::Document failed;
+  ASSERT_EQ(report::fromJson(R"({"format": "ph-output", "version": 1, "command": "run", "ok": false, "diagnostics": [], "error": "x"})", failed), "");
+  EXPECT_FALSE(failed.runResult);
+  // A result without its required keys is refused, not guessed at.
+  EXPECT_NE(report::fromJson(R"({"format": "ph-output", "version": 1, "command": "run", "ok": true, "diagnostics": [], "kernel": "k", "grid": "x"})", failed), "");
+}
+
+TEST(Report, BenchTablesRoundTrip) {
+  report::Bench b;
+  b.kernel = "k";
+  b.device = {"NVIDIA H200", "sm_90", 132, 4800, 60, 990};
+  b.rows = {{"BR=64", 0.5, 100, 2000, 50, true, 96, 16384, 0, "ok 3.1e-07"},
+            {"BR=128", 0.25, 200, 4000, 60, true, 128, 32768, 8, "ok 2.0e-07"}};
+  b.best = "BR=128";
+  b.skipped = nlohmann::ordered_json::array({"[BR=256] too much shared memory"});
+  report::Document doc;
+  doc.command = "bench";
+  doc.ok = true;
+  doc.benchResult = b;
+  report::Document back;
+  ASSERT_EQ(report::fromJson(report::toJson(doc).dump(), back), "");
+  ASSERT_TRUE(back.benchResult);
+  EXPECT_EQ(back.benchResult->device.name, "NVIDIA H200");
+  EXPECT_EQ(back.benchResult->device.sms, 132);
+  ASSERT_EQ(back.benchResult->rows.size(), 2u);
+  EXPECT_EQ(back.benchResult->rows[1].ms, 0.25);
+  EXPECT_EQ(back.benchResult->rows[1].spills, 8);
+  EXPECT_EQ(back.benchResult->rows[0].check, "ok 3.1e-07");
+  EXPECT_EQ(back.benchResult->best, "BR=128");
+  EXPECT_EQ(back.benchResult->skipped.size(), 1u);
+}
+
+TEST(Report, ALoweringFailureIsARegistryDiagnostic) {
+  // `ph build --json` turns a lowering failure without a diagnostic of its own into
+  // E0502 on the kernel; the document carries its code, name, range and note.
+  SourceManager sm;
+  FileId id = sm.add(std::make_shared<SourceFile>("k.ph", "kernel k() {\n}\n"));
+  Diagnostic d;
+  d.kind = DiagKind::BackendError;
+  d.severity = Severity::Error;
+  d.range = {id, 7, 8};
+  d.message = formatDiag(DiagKind::BackendError, {"ptxas ran out of registers"});
+  d.notes.push_back({d.range, "in configuration BR=64"});
+  EXPECT_NE(renderDiagnostic(d, sm).find("error[E0502]"), std::string::npos) << renderDiagnostic(d, sm);
+  report::Diag rd = report::fromDiagnostic(d, sm);
+  EXPECT_EQ(rd.code, "E0502");
+  EXPECT_EQ(rd.name, "BackendError");
+  EXPECT_EQ(rd.range.start.line, 1);
+  EXPECT_EQ(rd.range.start.col, 8);
+  ASSERT_EQ(rd.notes.size(), 1u);
+  EXPECT_EQ(rd.notes[0].message, "in configuration BR=64");
 }
 
 TEST(Report, ALoweringFailureIsARegistryDiagnostic) {

@@ -513,45 +513,33 @@ int ph::driver::runCommand(const Args &args) {
 
   std::string config = k.configName();
   if (o.json) {
-    json j;
-    j["kernel"] = k.name;
-    j["config"] = config;
-    j["target"] = targetName;
-    j["grid"] = {launch.grid[0], launch.grid[1], launch.grid[2]};
-    j["threads"] = k.threads;
-    json sizes = json::object();
-    for (size_t i = 0; i < k.sizes.size(); ++i)
-      sizes[k.sizes[i].name] = launch.sizes[i];
-    j["sizes"] = sizes;
-    json scalars = json::object();
-    for (size_t i = 0; i < k.scalars.size(); ++i)
-      scalars[k.scalars[i].name] = launch.scalars[i];
-    j["scalars"] = scalars;
-    j["seed"] = o.seed;
-    j["analyze_ms"] = analyzeMs;
-    j["compile_ms"] = result.compileMs;
-    j["time_ms"] = result.runMs;
-    json outs = json::array();
-    for (const auto &[name, path] : o.outs)
-      outs.push_back({{"name", name}, {"file", path}});
-    j["outputs"] = outs;
+    // One ph-output document (docs/output.md), written by the runtime's writer.
+    rt::report::Run run;
+    run.kernel = k.name;
+    run.config = config;
+    run.target = targetName;
+    run.grid = {launch.grid[0], launch.grid[1], launch.grid[2]};
+    run.threads = k.threads;
+    for (size_t i = 0; i < k.sizes.size(); ++i) run.sizes.emplace_back(k.sizes[i].name, launch.sizes[i]);
+    for (size_t i = 0; i < k.scalars.size(); ++i) run.scalars.emplace_back(k.scalars[i].name, launch.scalars[i]);
+    run.seed = o.seed;
+    run.analyzeMs = analyzeMs;
+    run.compileMs = result.compileMs;
+    run.timeMs = result.runMs;
+    run.outputs = o.outs;
     if (o.check) {
-      json cs = json::array();
+      rt::report::Check ck{checkPassed, "interp", refMs, {}};
       for (const Comparison &cmp : comparisons)
-        cs.push_back({{"name", cmp.name},
-                      {"dtype", elemName(cmp.elem)},
-                      {"max_abs_err", cmp.c.maxAbs},
-                      {"rel_err", cmp.c.relErr},
-                      {"tolerance", cmp.c.tolerance},
-                      {"nan_count", cmp.c.nanCount},
-                      {"agreed_non_finite", cmp.c.agreedNonFinite},
-                      {"passed", cmp.c.passed}});
-      j["check"] = {{"passed", checkPassed}, {"reference", "interp"}, {"reference_ms", refMs}, {"outputs", cs}};
+        ck.outputs.push_back({cmp.name, elemName(cmp.elem), cmp.c.maxAbs, cmp.c.relErr, cmp.c.tolerance, cmp.c.nanCount,
+                              cmp.c.agreedNonFinite, cmp.c.passed});
+      run.check = std::move(ck);
     }
-    // The ph-output envelope (docs/output.md) in front of the result's keys.
-    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(j.dump());
-    rt::report::addEnvelope(doc, "run", checkPassed, diagnostics);
-    std::cout << doc.dump() << "\n";
+    rt::report::Document doc;
+    doc.command = "run";
+    doc.ok = checkPassed;
+    doc.diagnostics = diagnostics;
+    doc.runResult = std::move(run);
+    std::cout << rt::report::toJson(doc).dump() << "\n";
   } else {
     std::string sizes, scalars;
     for (size_t i = 0; i < k.sizes.size(); ++i)

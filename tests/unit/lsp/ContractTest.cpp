@@ -1,8 +1,8 @@
 //===- ContractTest.cpp - The driver's documents, read by the server's readers -===//
 //
 // Issue 18's contract from both ends: the real `ph` (the producer) runs on an
-// example, and what it writes goes through the very functions ph-lsp reads it
-// with (lsp/commands/Driver.h over rt::report). A key renamed, a figure moved or
+// example (build, run, emit), and what it writes goes through the very functions
+// ph-lsp reads it with (lsp/commands/Driver.h over rt::report). A key renamed, a figure moved or
 // a range lost on either side fails here, not silently in an editor.
 // `ph build` needs ptxas, as the lit GPU tests do; a `ph` without the backend
 // skips these tests.
@@ -171,6 +171,40 @@ TEST(Contract, ALoweringErrorKeepsItsRangeAndNote) {
   EXPECT_NE(first.find("too_big.ph:15:"), std::string::npos) << first;
   EXPECT_NE(first.find(": error[E0501]: "), std::string::npos) << first;
   fs::remove_all(dir);
+}
+
+TEST(Contract, RunAndEmitDocumentsReadBackThroughTheServersReader) {
+  // The CPU target and the interpreter's check: what ph.run shows in its summary.
+  ProcessResult r = ph({"run", kSource + "/examples/rotary_pairs.ph", "--target", "cpu", "--size", "T=21", "--check", "--json"});
+  SKIP_WITHOUT_BACKEND(r);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  report::Document doc;
+  ASSERT_EQ(driver::readDocument(r, "run", doc), "") << r.out.substr(0, 400);
+  ASSERT_TRUE(doc.runResult);
+  const report::Run &run = *doc.runResult;
+  EXPECT_EQ(run.kernel, "rotary_pairs");
+  EXPECT_EQ(run.target, "cpu");
+  EXPECT_GT(run.threads, 0);
+  EXPECT_GE(run.timeMs, 0);
+  ASSERT_TRUE(run.check);
+  EXPECT_TRUE(run.check->passed);
+  EXPECT_EQ(run.check->reference, "interp");
+  ASSERT_FALSE(run.check->outputs.empty());
+  EXPECT_EQ(run.check->outputs[0].name, "X");
+  EXPECT_LE(run.check->outputs[0].relErr, run.check->outputs[0].tolerance);
+  std::string summary = driver::runSummary("rotary_pairs", "cpu", doc);
+  EXPECT_EQ(summary.rfind("rotary_pairs on cpu: ", 0), 0u) << summary;
+  EXPECT_NE(summary.find(" ms"), std::string::npos) << summary;
+  EXPECT_EQ(summary.substr(summary.size() - 13), "check passed") << summary;
+
+  // ph.showIR's text.
+  ProcessResult e = ph({"emit", kSource + "/examples/rotary_pairs.ph", "--stage", "tile", "--debug-info", "--json"});
+  ASSERT_EQ(e.exitCode, 0) << e.err;
+  report::Document emitted;
+  ASSERT_EQ(driver::readDocument(e, "emit", emitted), "");
+  EXPECT_EQ(emitted.stage, "tile");
+  EXPECT_NE(emitted.text.find("func.func"), std::string::npos);
+  EXPECT_FALSE(driver::irLineMap(emitted.text, kSource + "/examples/rotary_pairs.ph").empty());
 }
 
 } // namespace

@@ -129,8 +129,9 @@ TEST(Server, RunWithoutGpuOffersCpuAtOnce) {
 }
 
 TEST(Server, RunOnCpuParsesTheDriversJsonAndShowsASummary) {
+  // `ph run --json`'s ph-output document (docs/output.md), read as typed data.
   std::string driver = fakeDriver("ph-run-json", R"(echo "args: $*" >&2
-echo '{"kernel":"k","target":"cpu","time_ms":1.5,"gbps":12.25,"max_error":0.0001}')");
+echo '{"format":"ph-output","version":1,"command":"run","ok":true,"diagnostics":[],"kernel":"k","config":"BR=64","target":"cpu","grid":[1,1,1],"threads":128,"time_ms":1.5,"check":{"passed":true,"reference":"interp","outputs":[]}}')");
   Client c;
   c.initialize(json::object(), {{"ph", {{"path", driver}, {"sizes", {{"N", 64}}}}}});
   open(c, kKernel);
@@ -144,7 +145,22 @@ echo '{"kernel":"k","target":"cpu","time_ms":1.5,"gbps":12.25,"max_error":0.0001
   std::string err = r["result"]["stderr"];
   EXPECT_NE(err.find("run /tmp/ph-lsp-"), std::string::npos) << err; // unsaved text: a copy
   EXPECT_NE(err.find("--kernel k --target cpu --check --json --size N=64"), std::string::npos) << err;
-  EXPECT_NE(r["result"]["summary"].get<std::string>().find("1.5 ms"), std::string::npos);
+  EXPECT_EQ(r["result"]["summary"], "k on cpu: 1.5 ms, BR=64, check passed");
+}
+
+TEST(Server, RunRefusesOutputThatIsNoPhOutputDocument) {
+  // Keys guessed from a JSON object of another shape are not read: the run is not ok and
+  // says why, with the driver's output passed on.
+  std::string driver = fakeDriver("ph-run-other", R"(echo '{"kernel":"k","target":"cpu","time_ms":1.5}')");
+  Client c;
+  c.initialize(json::object(), {{"ph", {{"path", driver}, {"sizes", {{"N", 64}}}}}});
+  open(c, kKernel);
+  json r = c.request("workspace/executeCommand",
+                     {{"command", "ph.run"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}, {"target", "cpu"}}}}});
+  ASSERT_TRUE(r.contains("result")) << r;
+  EXPECT_EQ(r["result"]["ok"], false);
+  EXPECT_NE(r["result"]["summary"].get<std::string>().find("no ph-output document"), std::string::npos) << r;
+  EXPECT_TRUE(r["result"]["stdout"].is_string());
 }
 
 TEST(Server, MissingStageIsAClearError) {
@@ -161,16 +177,11 @@ TEST(Server, MissingStageIsAClearError) {
 }
 
 TEST(Server, ShowIRMapsLinesBackToTheSource) {
-  std::string driver = fakeDriver("ph-emit", R"(cat <<'EOF'
-module {
-  func.func @k() {
-    %0 = arith.constant 8 : i32 loc(#loc2)
-    tile.store %0 loc("/x/k.ph":3:3)
-  } loc(#loc1)
-} loc(#loc)
-#loc = loc(unknown)
-#loc1 = loc("/x/k.ph":1:8)
-#loc2 = loc("/x/k.ph":2:22)
+  // `ph emit --json`'s document carries the stage's text.
+  std::string driver = fakeDriver("ph-emit", R"(case "$*" in *--json*) ;; *) echo "no --json" >&2; exit 2;; esac
+cat <<'EOF'
+{"format": "ph-output", "version": 1, "command": "emit", "ok": true, "diagnostics": [], "stage": "tile",
+ "text": "module {\n  func.func @k() {\n    %0 = arith.constant 8 : i32 loc(#loc2)\n    tile.store %0 loc(\"/x/k.ph\":3:3)\n  } loc(#loc1)\n} loc(#loc)\n#loc = loc(unknown)\n#loc1 = loc(\"/x/k.ph\":1:8)\n#loc2 = loc(\"/x/k.ph\":2:22)\n"}
 EOF)");
   Client c;
   c.initialize(json::object(), {{"path", driver}});

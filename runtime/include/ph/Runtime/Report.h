@@ -12,11 +12,13 @@
 #pragma once
 
 #include "ph/Diagnostic.h"
+#include "ph/Runtime/GpuRun.h"
 #include "ph/Runtime/Manifest.h"
 #include "ph/Runtime/Occupancy.h"
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -91,6 +93,48 @@ struct Variant {
 /// A manifest entry with its occupancy on `device`.
 Variant fromManifest(const ManifestKernel &mk, const DeviceLimits &device);
 
+/// One output of `ph run --check` compared with the reference.
+struct OutputCheck {
+  std::string name, dtype;
+  double maxAbsErr = 0, relErr = 0, tolerance = 0;
+  int64_t nanCount = 0;
+  int64_t agreedNonFinite = 0; // elements NaN/Inf where the reference has the same
+  bool passed = false;
+};
+struct Check {
+  bool passed = false;
+  std::string reference; // interp
+  double referenceMs = 0;
+  std::vector<OutputCheck> outputs;
+};
+/// `ph run --json`'s result (its keys predate v1: snake_case, docs/output.md).
+struct Run {
+  std::string kernel, config, target;
+  std::array<int64_t, 3> grid{};
+  int threads = 0;
+  std::vector<std::pair<std::string, int64_t>> sizes;
+  std::vector<std::pair<std::string, double>> scalars;
+  uint64_t seed = 0;
+  double analyzeMs = 0, compileMs = 0, timeMs = 0;
+  std::vector<std::pair<std::string, std::string>> outputs; // tensor -> .npy file
+  std::optional<Check> check;
+};
+
+/// The device `ph bench` ran on.
+struct BenchDevice {
+  std::string name, arch;
+  int sms = 0;
+  double peakBandwidthGBs = 0, peakFp32TFlops = 0, peakTensorF16TFlops = 0;
+};
+/// `ph bench --json`'s table: one row per configuration (rt::BenchRow's figures).
+struct Bench {
+  std::string kernel;
+  BenchDevice device;
+  std::vector<BenchRow> rows;
+  std::string best; // the fastest row's config
+  nlohmann::ordered_json details, skipped; // per row: launches, min/max, cost, checks; configurations not run
+};
+
 struct Document {
   std::string command; // build | emit | run | bench
   bool ok = false;
@@ -101,8 +145,12 @@ struct Document {
   std::vector<Diag> diagnostics;
   std::vector<Variant> variants;
   std::string stage, text; // emit: the stage and its text
-  /// run: the run's result (kernel, config, time_ms, check ...); bench: the table
-  /// (kernel, device, rows, best). Their keys are documented in docs/output.md.
+  /// run: the run's result; bench: the table (docs/output.md). fromJson fills
+  /// them when the document has a result (not for a file with errors).
+  std::optional<Run> runResult;
+  std::optional<Bench> benchResult;
+  /// The same result as the document's JSON keys, for passing on whole (ph-lsp's
+  /// replies); toJson writes it when there is no typed result.
   nlohmann::ordered_json run, bench;
   std::string error; // a failure that is not a diagnostic (a missing file, no GPU)
 };
@@ -114,5 +162,12 @@ void addEnvelope(nlohmann::ordered_json &j, const std::string &command, bool ok,
                  const std::vector<Diag> &diagnostics);
 /// Returns "" or why `text` is not a ph-output document this reader understands.
 std::string fromJson(const std::string &text, Document &out);
+
+/// The result keys of `ph run --json` and `ph bench --json` (what toJson writes for
+/// runResult and benchResult, before the envelope).
+nlohmann::ordered_json runJson(const Run &r);
+nlohmann::ordered_json benchJson(const Bench &b);
+/// What `ph bench` says about the device it ran on.
+BenchDevice benchDeviceOf(const DeviceInfo &dev);
 
 } // namespace ph::rt::report
