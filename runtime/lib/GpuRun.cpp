@@ -278,49 +278,6 @@ KernelCost countCost(const kir::Kernel &k, const LaunchArgs &args) {
 }
 
 //===----------------------------------------------------------------------===//
-// Comparing
-//===----------------------------------------------------------------------===//
-
-std::string Comparison::summary() const {
-  char buf[256];
-  if (nonFinite)
-    std::snprintf(buf, sizeof buf, "%lld non-finite value(s) where the reference is finite",
-                  static_cast<long long>(nonFinite));
-  else
-    std::snprintf(buf, sizeof buf, "rel L2 error %.3g (tolerance %.1g), max abs error %.3g at element %lld",
-                  relL2, tolerance, maxAbs, static_cast<long long>(worst));
-  return buf;
-}
-
-Comparison compare(const HostTensor &out, const HostTensor &ref) {
-  Comparison c;
-  c.tolerance = out.elem == Elem::F32 ? 1e-4 : out.elem == Elem::F16 ? 2e-3 : out.elem == Elem::BF16 ? 1e-2 : 0;
-  if (out.shape != ref.shape) {
-    c.nonFinite = out.numElements();
-    return c;
-  }
-  double num = 0, den = 0;
-  for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
-    double o = out.get(i), r = ref.get(i);
-    // ph run --check's rule (ph::compareNonFinite): NaN in both or the same infinity agree.
-    if (NonFinite nf = compareNonFinite(o, r); nf != NonFinite::No) {
-      c.nonFinite += nf == NonFinite::Disagree;
-      continue;
-    }
-    double d = std::fabs(o - r);
-    num += d * d;
-    den += r * r;
-    if (d > c.maxAbs || c.worst < 0) {
-      c.maxAbs = d;
-      c.worst = i;
-    }
-  }
-  c.relL2 = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-  c.ok = c.nonFinite == 0 && c.relL2 <= c.tolerance;
-  return c;
-}
-
-//===----------------------------------------------------------------------===//
 // Tables
 //===----------------------------------------------------------------------===//
 

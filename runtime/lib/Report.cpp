@@ -164,18 +164,10 @@ Run runFrom(const json &j) {
   r.compileMs = j.value("compile_ms", 0.0);
   r.timeMs = j.value("time_ms", -1.0); // ph-run's single run is not timed
   for (const json &o : j.value("outputs", json::array())) r.outputs.emplace_back(o.at("name").get<std::string>(), o.value("file", ""));
-  if (j.contains("check")) {
-    const json &c = j["check"];
-    Check ck;
-    ck.passed = c.at("passed").get<bool>();
-    ck.reference = c.value("reference", "");
-    ck.referenceMs = c.value("reference_ms", 0.0);
-    for (const json &o : c.value("outputs", json::array()))
-      ck.outputs.push_back({o.at("name").get<std::string>(), o.value("dtype", ""), o.value("max_abs_err", 0.0),
-                            o.value("rel_err", 0.0), o.value("tolerance", 0.0), o.value("nan_count", int64_t(0)),
-                            o.value("agreed_non_finite", int64_t(0)), o.at("passed").get<bool>()});
-    r.check = std::move(ck);
-  }
+  if (j.contains("check")) r.check = checkFrom(j["check"]);
+  r.device = j.value("device", "");
+  r.registers = j.value("registers", -1);
+  r.sharedBytes = j.value("shared_bytes", int64_t(-1));
   return r;
 }
 
@@ -210,6 +202,38 @@ Bench benchFrom(const json &j) {
 
 } // namespace
 
+json checkJson(const Check &c) {
+  // Sorted keys, as `ph run --json` has always written them.
+  using sorted = nlohmann::json;
+  sorted cs = sorted::array();
+  for (const OutputCheck &o : c.outputs)
+    cs.push_back({{"name", o.name},
+                  {"dtype", o.dtype},
+                  {"max_abs_err", o.maxAbsErr},
+                  {"rel_err", o.relErr},
+                  {"tolerance", o.tolerance},
+                  {"nan_count", o.nanCount},
+                  {"agreed_non_finite", o.agreedNonFinite},
+                  {"passed", o.passed},
+                  {"worst", o.worst},
+                  {"reference", o.reference.empty() ? c.reference : o.reference}});
+  sorted j = {{"passed", c.passed}, {"reference", c.reference}, {"reference_ms", c.referenceMs}, {"outputs", cs}};
+  return json::parse(j.dump());
+}
+
+Check checkFrom(const json &c) {
+  Check ck;
+  ck.passed = c.at("passed").get<bool>();
+  ck.reference = c.value("reference", "");
+  ck.referenceMs = c.value("reference_ms", 0.0);
+  for (const json &o : c.value("outputs", json::array()))
+    ck.outputs.push_back({o.at("name").get<std::string>(), o.value("dtype", ""), o.value("max_abs_err", 0.0),
+                          o.value("rel_err", 0.0), o.value("tolerance", 0.0), o.value("nan_count", int64_t(0)),
+                          o.value("agreed_non_finite", int64_t(0)), o.at("passed").get<bool>(),
+                          o.value("worst", int64_t(-1)), o.value("reference", "")});
+  return ck;
+}
+
 json runJson(const Run &r) {
   // Built sorted, as `ph run --json` has always written its keys.
   using sorted = nlohmann::json;
@@ -221,21 +245,16 @@ json runJson(const Run &r) {
               {"grid", r.grid},       {"threads", r.threads},        {"sizes", sizes},
               {"scalars", scalars},   {"seed", r.seed},              {"analyze_ms", r.analyzeMs},
               {"compile_ms", r.compileMs}, {"time_ms", r.timeMs},    {"outputs", outs}};
-  if (r.check) {
-    sorted cs = sorted::array();
-    for (const OutputCheck &c : r.check->outputs)
-      cs.push_back({{"name", c.name},
-                    {"dtype", c.dtype},
-                    {"max_abs_err", c.maxAbsErr},
-                    {"rel_err", c.relErr},
-                    {"tolerance", c.tolerance},
-                    {"nan_count", c.nanCount},
-                    {"agreed_non_finite", c.agreedNonFinite},
-                    {"passed", c.passed}});
-    j["check"] = {{"passed", r.check->passed}, {"reference", r.check->reference}, {"reference_ms", r.check->referenceMs},
-                  {"outputs", cs}};
-  }
+  if (r.check) j["check"] = sorted::parse(checkJson(*r.check).dump());
+  if (!r.device.empty()) j["device"] = r.device;
+  if (r.registers >= 0) j["registers"] = r.registers;
+  if (r.sharedBytes >= 0) j["shared_bytes"] = r.sharedBytes;
   return json::parse(j.dump());
+}
+
+OutputCheck outputCheck(const std::string &name, const OutputComparison &c, Elem elem, const std::string &reference) {
+  return {name, elemName(elem), c.maxAbs, c.relErr, c.tolerance, c.nanCount, c.agreedNonFinite, c.passed, c.worst,
+          reference};
 }
 
 BenchDevice benchDeviceOf(const DeviceInfo &dev) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -21,100 +22,6 @@
 namespace ph::rt {
 
 using json = nlohmann::ordered_json;
-
-const char *kToolOptionsHelp =
-    "  --kernel K          the kernel (default: the only one)\n"
-    "  --config BR=64,...  only the autotune configurations that agree\n"
-    "  --size N=4096       bind a size symbol (repeatable)\n"
-    "  --arg scale=0.125   a scalar argument (repeatable; default 1/sqrt(D) for `scale`)\n"
-    "  --in Q=q.npy        an input from a .npy file (default: uniform [-1, 1) from --seed)\n"
-    "  --out O=o.npy       write a result to a .npy file\n"
-    "  --ref O=r.npy       compare a result with a .npy file (e.g. PyTorch's)\n"
-    "  --seed S            random inputs' seed (default 0)\n"
-    "  --check             compare every result with the fp64 interpreter on the same inputs\n"
-    "  --bench             time every configuration: warm-up, then the median of CUDA-event timed\n"
-    "                      launches over fresh random input sets, with FLOP/s or GB/s\n"
-    "  --warmup N --iters N  benchmark launches (default 10 and 100)\n"
-    "  --json              machine-readable output\n"
-    "  --timeout S         stop the run after S seconds, exit code 124 (default 600; 0: no limit)\n";
-
-static bool splitAssign(const std::string &s, std::string &name, std::string &value) {
-  size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0) return false;
-  name = s.substr(0, eq);
-  value = s.substr(eq + 1);
-  return true;
-}
-
-static std::string parseConfigList(const std::string &text, std::vector<std::pair<std::string, int64_t>> &out) {
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    std::string n, v;
-    if (!splitAssign(item, n, v)) return "`--config` expects NAME=VALUE[,NAME=VALUE...], found `" + text + "`";
-    char *end = nullptr;
-    long long x = std::strtoll(v.c_str(), &end, 10);
-    if (!end || *end) return "`--config " + text + "`: `" + v + "` is not an integer";
-    out.emplace_back(n, x);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return "";
-}
-
-std::string parseToolOptions(const std::vector<std::string> &args, ToolOptions &opt,
-                             std::vector<std::string> &rest) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string &a = args[i];
-    auto value = [&](std::string &out) -> bool {
-      if (i + 1 >= args.size()) return false;
-      out = args[++i];
-      return true;
-    };
-    std::string v, n, x;
-    if (a == "--check") opt.check = true;
-    else if (a == "--bench") opt.bench = true;
-    else if (a == "--json") opt.json = true;
-    else if (a == "--info") opt.info = true;
-    else if (a == "--kernel" || a == "--config" || a == "--size" || a == "--arg" || a == "--in" ||
-             a == "--out" || a == "--ref" || a == "--seed" || a == "--warmup" || a == "--iters" ||
-             a == "--timeout") {
-      if (!value(v)) return "`" + a + "` needs a value";
-      if (a == "--kernel") opt.kernel = v;
-      else if (a == "--config") {
-        if (std::string e = parseConfigList(v, opt.config); !e.empty()) return e;
-      } else if (a == "--seed") opt.request.seed = std::strtoull(v.c_str(), nullptr, 10);
-      else if (a == "--warmup") opt.benchOptions.warmup = std::atoi(v.c_str());
-      else if (a == "--iters") opt.benchOptions.iterations = std::max(1, std::atoi(v.c_str()));
-      else if (a == "--timeout") {
-        char *end = nullptr;
-        double t = std::strtod(v.c_str(), &end);
-        if (!end || *end || !(t >= 0)) return "`--timeout " + v + "`: not a number of seconds";
-        opt.timeoutSeconds = t;
-      }
-      else {
-        if (!splitAssign(v, n, x)) return "`" + a + "` expects NAME=VALUE, found `" + v + "`";
-        char *end = nullptr;
-        if (a == "--size") {
-          long long s = std::strtoll(x.c_str(), &end, 10);
-          if (!end || *end || s < 0) return "`--size " + v + "`: `" + x + "` is not a size";
-          opt.request.sizes[n] = s;
-        } else if (a == "--arg") {
-          double d = std::strtod(x.c_str(), &end);
-          if (!end || *end) return "`--arg " + v + "`: `" + x + "` is not a number";
-          opt.request.scalars[n] = d;
-        } else if (a == "--in") {
-          HostTensor t;
-          if (std::string e = npy::read(x, t); !e.empty()) return e;
-          opt.request.inputs[n] = std::move(t);
-        } else if (a == "--out") opt.outPaths[n] = x;
-        else opt.refPaths[n] = x;
-      }
-    } else rest.push_back(a);
-  }
-  return "";
-}
 
 std::vector<const Variant *> selectVariants(const std::vector<Variant> &all, const ToolOptions &opt) {
   std::vector<const Variant *> out;
@@ -183,31 +90,35 @@ std::string shapeText(const std::vector<int64_t> &s) {
 }
 
 /// Compares the written tensors of `got` with the interpreter's (`ref`) and
-/// with --ref files; prints one line per comparison. Returns false on a mismatch.
-bool checkOutputs(const kir::Kernel &sig, const Bound &got, const Bound *ref, const ToolOptions &opt,
-                  json &report, std::string &text) {
-  bool ok = true;
+/// with --ref files (ph::compareOutputs, the rule of `ph run --check`); one line
+/// per comparison goes to `text`. `check.passed` is false on any mismatch.
+report::Check checkOutputs(const kir::Kernel &sig, const Bound &got, const Bound *ref, const ToolOptions &opt,
+                           double referenceMs, std::string &text) {
+  report::Check check;
+  check.passed = true;
+  check.reference = ref ? "interp" : "file";
+  check.referenceMs = referenceMs;
   for (size_t i = 0; i < sig.tensors.size(); ++i) {
     if (!sig.tensors[i].written) continue;
     const std::string &name = sig.tensors[i].name;
     const HostTensor &out = *got.args.tensors[i];
     auto one = [&](const HostTensor &r, const std::string &against) {
-      Comparison c = compare(out, r);
-      ok = ok && c.ok;
-      report[name][against] = {{"ok", c.ok}, {"relL2", c.relL2}, {"maxAbs", c.maxAbs},
-                               {"worst", c.worst}, {"nonFinite", c.nonFinite}, {"tolerance", c.tolerance}};
-      text += "  " + name + " vs " + against + ": " + (c.ok ? "ok, " : "MISMATCH, ") + c.summary() + "\n";
+      OutputComparison c = compareOutputs(out, r);
+      check.passed = check.passed && c.passed;
+      check.outputs.push_back(report::outputCheck(name, c, out.elem, against));
+      text += "  " + name + " vs " + (against == "interp" ? "interpreter" : against) + ": " +
+              (c.passed ? "ok, " : "MISMATCH, ") + comparisonSummary(c) + "\n";
     };
-    if (ref) one(*ref->args.tensors[i], "interpreter");
+    if (ref) one(*ref->args.tensors[i], "interp");
     if (auto it = opt.refPaths.find(name); it != opt.refPaths.end()) {
       HostTensor r;
       if (std::string e = npy::read(it->second, r); !e.empty()) {
-        ok = false;
+        check.passed = false;
         text += "  " + name + ": " + e + "\n";
       } else one(r, it->second);
     }
   }
-  return ok;
+  return check;
 }
 
 std::string writeOutputs(const kir::Kernel &sig, const Bound &b, const ToolOptions &opt) {
@@ -359,29 +270,54 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
       ref = std::make_unique<Bound>(b);
     }
     FuncAttributes fa;
+    auto t0 = std::chrono::steady_clock::now();
     if (std::string e = runCubin(v.meta, v.cubin, b.args, &fa); !e.empty()) {
       std::cerr << "error: " << e << "\n";
       return 1;
     }
-    if (ref)
+    // The launch with its copies in and out (as `ph run`'s time_ms), not a benchmark.
+    double runMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double refMs = 0;
+    if (ref) {
+      auto r0 = std::chrono::steady_clock::now();
       if (std::string e = interpret(*v.kernel, ref->args, io); !e.empty()) {
         std::cerr << "error: the interpreter failed: " << e << "\n";
         return 1;
       }
-    json report;
+      refMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - r0).count();
+    }
     std::string text;
-    bool ok = checkOutputs(sig, b, ref.get(), opt, report, text);
+    report::Check check = checkOutputs(sig, b, ref.get(), opt, refMs, text);
+    bool ok = check.passed;
     if (std::string e = writeOutputs(sig, b, opt); !e.empty()) {
       std::cerr << "error: " << e << "\n";
       return 1;
     }
     if (opt.json) {
-      json j{{"kernel", sig.name}, {"config", sig.configName()}, {"device", dev.name},
-             {"grid", {b.args.grid[0], b.args.grid[1], b.args.grid[2]}}, {"threads", sig.threads},
-             {"registers", fa.registers}, {"sharedBytes", v.meta.dynamicShared + fa.staticShared},
-             {"checks", report}, {"ok", ok}};
-      rt::report::addEnvelope(j, "run", ok, opt.diagnostics); // docs/output.md
-      std::cout << j.dump(2) << "\n";
+      // The ph-output document `ph run --json` writes (docs/output.md), with the device.
+      report::Run run;
+      run.kernel = sig.name;
+      run.config = sig.configName();
+      run.target = "gpu";
+      run.grid = {b.args.grid[0], b.args.grid[1], b.args.grid[2]};
+      run.threads = sig.threads;
+      for (size_t i = 0; i < sig.sizes.size() && i < b.args.sizes.size(); ++i)
+        run.sizes.emplace_back(sig.sizes[i].name, b.args.sizes[i]);
+      for (size_t i = 0; i < sig.scalars.size() && i < b.args.scalars.size(); ++i)
+        run.scalars.emplace_back(sig.scalars[i].name, b.args.scalars[i]);
+      run.seed = opt.request.seed;
+      run.timeMs = runMs;
+      for (auto &[name, path] : opt.outPaths) run.outputs.emplace_back(name, path);
+      if (ref || !opt.refPaths.empty()) run.check = check;
+      run.device = dev.name;
+      run.registers = fa.registers;
+      run.sharedBytes = int64_t(v.meta.dynamicShared) + fa.staticShared;
+      report::Document doc;
+      doc.command = "run";
+      doc.ok = ok;
+      doc.diagnostics = opt.diagnostics;
+      doc.runResult = std::move(run);
+      std::cout << report::toJson(doc).dump(2) << "\n";
     } else {
       std::printf("%s [%s] on %s: grid (%lld, %lld, %lld) x %d threads, %d registers, %d B shared memory\n",
                   sig.name.c_str(), sig.configName().c_str(), dev.name.c_str(), (long long)b.args.grid[0],
@@ -448,16 +384,15 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
         std::cerr << "error: the interpreter failed: " << e << "\n";
         return 1;
       }
-    json report;
     std::string text;
-    bool ok = checkOutputs(sig, *bound.front(), ref.get(), opt, report, text);
+    report::Check check = checkOutputs(sig, *bound.front(), ref.get(), opt, 0, text);
+    bool ok = check.passed;
     allOk = allOk && ok;
     BenchRow row = makeRow(sig.configName(), r, cost, v->meta, dev);
     if (!ref && opt.refPaths.empty()) row.check = "unchecked (too large for the interpreter; give --ref)";
     else {
       double worst = 0;
-      for (auto &[tname, against] : report.items())
-        for (auto &[aname, c] : against.items()) worst = std::max(worst, c.value("relL2", 0.0));
+      for (const report::OutputCheck &c : check.outputs) worst = std::max(worst, c.relErr);
       char buf[64];
       std::snprintf(buf, sizeof buf, "%s %.1e", ok ? "ok" : "MISMATCH", worst);
       row.check = buf;
@@ -469,8 +404,8 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
     }
     details.push_back({{"config", sig.configName()}, {"launches", r.launches}, {"inputSets", r.inputSets},
                        {"minMs", r.minMs}, {"maxMs", r.maxMs}, {"dotFlops", cost.dotFlops},
-                       {"bytes", cost.bytes}, {"grid", {first.args.grid[0], first.args.grid[1], first.args.grid[2]}},
-                       {"checks", report}});
+                       {"bytes", cost.bytes}, {"grid", {first.args.grid[0], first.args.grid[1], first.args.grid[2]}}});
+    if (ref || !opt.refPaths.empty()) details.back()["check"] = report::checkJson(check);
     rows.push_back(row);
   }
   if (rows.empty()) {

@@ -129,14 +129,18 @@ TEST(Report, RunResultsRoundTrip) {
   run.seed = 7;
   run.timeMs = 1.5;
   run.outputs = {{"O", "o.npy"}};
-  run.check = report::Check{false, "interp", 3.0, {{"O", "f16", 0.5, 0.01, 0.003, 2, 1, false}}};
+  run.check = report::Check{false, "interp", 3.0, {{"O", "f16", 0.5, 0.01, 0.003, 2, 1, false, 7, ""},
+                                                   {"O", "f16", 0.0, 0.0, 0.003, 0, 0, true, 0, "ref.npy"}}};
+  run.device = "NVIDIA H200"; // ph-run's single run
+  run.registers = 96;
+  run.sharedBytes = 49152;
   report::Document doc;
   doc.command = "run";
   doc.runResult = run;
   std::string text = report::toJson(doc).dump();
   // Its keys are the ones `ph run` always wrote, sorted, after the envelope.
   EXPECT_EQ(text.rfind(R"({"format":"ph-output","version":1,"command":"run","ok":false,"diagnostics":[],"analyze_ms":)", 0), 0u) << text;
-  EXPECT_NE(text.find(R"("agreed_non_finite":1,"dtype":"f16","max_abs_err":0.5,"name":"O","nan_count":2,"passed":false)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("agreed_non_finite":1,"dtype":"f16","max_abs_err":0.5,"name":"O","nan_count":2,"passed":false,"reference":"interp")"), std::string::npos) << text;
   report::Document back;
   ASSERT_EQ(report::fromJson(text, back), "");
   ASSERT_TRUE(back.runResult);
@@ -151,10 +155,16 @@ TEST(Report, RunResultsRoundTrip) {
   EXPECT_EQ(r.outputs, run.outputs);
   ASSERT_TRUE(r.check);
   EXPECT_FALSE(r.check->passed);
-  ASSERT_EQ(r.check->outputs.size(), 1u);
+  ASSERT_EQ(r.check->outputs.size(), 2u);
   EXPECT_EQ(r.check->outputs[0].nanCount, 2);
   EXPECT_EQ(r.check->outputs[0].agreedNonFinite, 1);
   EXPECT_EQ(r.check->outputs[0].relErr, 0.01);
+  EXPECT_EQ(r.check->outputs[0].worst, 7);
+  EXPECT_EQ(r.check->outputs[0].reference, "interp"); // the check's, written per output
+  EXPECT_EQ(r.check->outputs[1].reference, "ref.npy");
+  EXPECT_EQ(r.device, "NVIDIA H200");
+  EXPECT_EQ(r.registers, 96);
+  EXPECT_EQ(r.sharedBytes, 49152);
   // A run that failed before it ran has no result, only the envelope.
   report::Document failed;
   ASSERT_EQ(report::fromJson(R"({"format": "ph-output", "version": 1, "command": "run", "ok": false, "diagnostics": [], "error": "x"})", failed), "");
@@ -209,23 +219,3 @@ TEST(Report, ALoweringFailureIsARegistryDiagnostic) {
   EXPECT_EQ(rd.notes[0].message, "in configuration BR=64");
 }
 
-TEST(Report, ALoweringFailureIsARegistryDiagnostic) {
-  // `ph build --json` turns a lowering failure without a diagnostic of its own into
-  // E0502 on the kernel; the document carries its code, name, range and note.
-  SourceManager sm;
-  FileId id = sm.add(std::make_shared<SourceFile>("k.ph", "kernel k() {\n}\n"));
-  Diagnostic d;
-  d.kind = DiagKind::BackendError;
-  d.severity = Severity::Error;
-  d.range = {id, 7, 8};
-  d.message = formatDiag(DiagKind::BackendError, {"ptxas ran out of registers"});
-  d.notes.push_back({d.range, "in configuration BR=64"});
-  EXPECT_NE(renderDiagnostic(d, sm).find("error[E0502]"), std::string::npos) << renderDiagnostic(d, sm);
-  report::Diag rd = report::fromDiagnostic(d, sm);
-  EXPECT_EQ(rd.code, "E0502");
-  EXPECT_EQ(rd.name, "BackendError");
-  EXPECT_EQ(rd.range.start.line, 1);
-  EXPECT_EQ(rd.range.start.col, 8);
-  ASSERT_EQ(rd.notes.size(), 1u);
-  EXPECT_EQ(rd.notes[0].message, "in configuration BR=64");
-}

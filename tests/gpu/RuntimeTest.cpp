@@ -137,22 +137,32 @@ TEST(Ptxas, ParsesTheReportOfOneEntry) {
   EXPECT_EQ(parsePtxasReport(log, "other").registers, 8);
 }
 
-TEST(Compare, ToleranceFollowsTheElementType) {
+TEST(Compare, TheToolsCompareAsPhRunDoes) {
+  // ph-run and ph bench check with ph::compareOutputs (ph run --check's rule): the
+  // element of the largest error, NaN where the reference is finite fails, and the
+  // same tolerance per element type.
   HostTensor ref = HostTensor::zeros(Elem::F32, {4, 4});
   for (int i = 0; i < 16; ++i) ref.set(i, 1.0 + i);
   HostTensor out = ref;
-  EXPECT_TRUE(compare(out, ref).ok);
+  EXPECT_TRUE(compareOutputs(out, ref).passed);
   out.set(5, ref.get(5) * (1 + 1e-3)); // 1e-3 relative on one element
-  Comparison c = compare(out, ref);
+  OutputComparison c = compareOutputs(out, ref);
   EXPECT_EQ(c.worst, 5);
-  EXPECT_GT(c.relL2, 0);
-  EXPECT_TRUE(c.relL2 < 1e-3);
+  EXPECT_GT(c.relErr, 0);
+  EXPECT_TRUE(c.relErr < 1e-3);
+  EXPECT_EQ(c.tolerance, checkTolerance(Elem::F32));
+  report::OutputCheck oc = report::outputCheck("O", c, Elem::F32, "interp");
+  EXPECT_EQ(oc.worst, 5);
+  EXPECT_EQ(oc.dtype, "f32");
+  EXPECT_EQ(oc.reference, "interp");
+  EXPECT_EQ(oc.passed, c.passed);
   out.set(5, std::nan(""));
-  c = compare(out, ref);
-  EXPECT_FALSE(c.ok);
-  EXPECT_EQ(c.nonFinite, 1);
+  c = compareOutputs(out, ref);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.nanCount, 1);
   HostTensor wrongShape = HostTensor::zeros(Elem::F32, {16});
-  EXPECT_FALSE(compare(wrongShape, ref).ok);
+  EXPECT_FALSE(compareOutputs(wrongShape, ref).passed);
+  EXPECT_EQ(comparisonSummary(compareOutputs(wrongShape, ref)), "the shapes differ");
 }
 
 TEST(Cost, CountsDotsTimesLoopTripsPerCta) {
@@ -186,8 +196,38 @@ TEST(Tool, ParsesOptions) {
   EXPECT_EQ(opt.benchOptions.iterations, 7);
   EXPECT_EQ(opt.outPaths["O"], "o.npy");
   ToolOptions bad;
-  EXPECT_NE(parseToolOptions({"--size", "N"}, bad, rest), "");
-  EXPECT_NE(parseToolOptions({"--config", "BR=x"}, bad, rest), "");
+  EXPECT_EQ(parseToolOptions({"--size", "N"}, bad, rest), "`--size` takes NAME=INTEGER, found `N`");
+  EXPECT_EQ(parseToolOptions({"--config", "BR=x"}, bad, rest),
+            "`--config` takes NAME=INTEGER[,NAME=INTEGER...], found `BR=x`");
+  EXPECT_EQ(parseToolOptions({"--seed", "x1"}, bad, rest), "`--seed` takes an integer, found `x1`");
+  EXPECT_EQ(parseToolOptions({"--iters", "0"}, bad, rest), "`--iters` takes a count from 1, found `0`");
+}
+
+TEST(Tool, OneParserForPhRunPhBenchAndPhRun) {
+  // `--name=value` as `--name value`; --in is only recorded (readInputs reads it).
+  ToolOptions opt;
+  std::vector<std::string> rest;
+  ASSERT_EQ(parseToolOptions({"f.ph", "--size=N=64", "-k", "attn", "--in", "Q=q.npy", "--target", "cpu", "--check"},
+                             opt, rest, kPhRunCommandOptions),
+            "");
+  EXPECT_EQ(rest, std::vector<std::string>{"f.ph"});
+  EXPECT_EQ(opt.request.sizes["N"], 64);
+  EXPECT_EQ(opt.kernel, "attn");
+  EXPECT_EQ(opt.target, "cpu");
+  EXPECT_TRUE(opt.check);
+  ASSERT_EQ(opt.inPaths.size(), 1u);
+  EXPECT_EQ(opt.inPaths[0], (std::pair<std::string, std::string>{"Q", "q.npy"}));
+  EXPECT_TRUE(opt.request.inputs.empty());
+  EXPECT_NE(readInputs(opt).find("q.npy"), std::string::npos); // no such file: the error names it
+  // What a tool does not take stays in `rest`, for it to refuse: `ph run` has no --bench,
+  // ph-run no --target.
+  ToolOptions run, phRun;
+  std::vector<std::string> runRest, phRunRest;
+  ASSERT_EQ(parseToolOptions({"--bench", "--ref", "O=r.npy"}, run, runRest, kPhRunCommandOptions), "");
+  EXPECT_EQ(runRest, (std::vector<std::string>{"--bench", "--ref", "O=r.npy"}));
+  ASSERT_EQ(parseToolOptions({"--target", "sm_90", "--bench"}, phRun, phRunRest, kPhRunOptions), "");
+  EXPECT_EQ(phRunRest, (std::vector<std::string>{"--target", "sm_90"}));
+  EXPECT_TRUE(phRun.bench);
 }
 
 TEST(Tool, DrawsLargeInputsAsBindLaunchDoes) {

@@ -32,14 +32,22 @@ int main(int argc, char **argv) {
     }
   ToolOptions opt;
   std::vector<std::string> rest;
-  if (std::string e = parseToolOptions(args, opt, rest); !e.empty()) {
+  if (std::string e = parseToolOptions(args, opt, rest, kPhRunOptions); !e.empty()) {
     std::fprintf(stderr, "ph-run: error: %s\n", e.c_str());
     return 2;
   }
+  if (std::string e = readInputs(opt); !e.empty()) {
+    std::fprintf(stderr, "ph-run: error: %s\n", e.c_str());
+    return 1;
+  }
   if (opt.info) return printDeviceInfo(opt.json);
-  if (rest.size() != 1 || rest[0].rfind("--", 0) == 0) {
-    if (rest.size() > 1 || (!rest.empty() && rest[0].rfind("--", 0) == 0))
-      std::fprintf(stderr, "ph-run: error: unexpected `%s`\n", rest.back().c_str());
+  for (const std::string &a : rest)
+    if (a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "ph-run: error: unknown option `%s`\n%s%s", a.c_str(), usage, kToolOptionsHelp);
+      return 2;
+    }
+  if (rest.size() != 1) {
+    if (rest.size() > 1) std::fprintf(stderr, "ph-run: error: unexpected `%s`\n", rest.back().c_str());
     std::fprintf(stderr, "%s%s", usage, kToolOptionsHelp);
     return 2;
   }

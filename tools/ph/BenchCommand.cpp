@@ -38,15 +38,15 @@ int benchCommand(const Args &args) {
                   rt::kToolOptionsHelp, rt::kExitNoGpu);
       return 0;
     }
-  if (std::string e = rt::parseToolOptions(args, opt, rest); !e.empty()) {
+  if (std::string e = rt::parseToolOptions(args, opt, rest, rt::kPhBenchOptions); !e.empty()) {
     std::fprintf(stderr, "ph bench: %s\n", e.c_str());
     return 2;
   }
   opt.bench = true;
-  std::string file, target, stdDir;
+  std::string file, target = opt.target, stdDir;
   for (size_t i = 0; i < rest.size(); ++i) {
-    if ((rest[i] == "--target" || rest[i] == "--std") && i + 1 < rest.size()) {
-      (rest[i] == "--target" ? target : stdDir) = rest[i + 1];
+    if (rest[i] == "--std" && i + 1 < rest.size()) {
+      stdDir = rest[i + 1];
       ++i;
     } else if (!rest[i].empty() && rest[i][0] == '-') {
       std::fprintf(stderr, "ph bench: unknown option `%s`\n", rest[i].c_str());
@@ -60,6 +60,10 @@ int benchCommand(const Args &args) {
   if (file.empty()) {
     std::fprintf(stderr, "usage: ph bench FILE [--kernel K] [--size N=...] [options] (see --help)\n");
     return 2;
+  }
+  if (std::string e = rt::readInputs(opt); !e.empty()) {
+    std::fprintf(stderr, "ph bench: %s\n", e.c_str());
+    return 1;
   }
   rt::Cuda &cu = rt::Cuda::get();
   if (!cu.available()) {

@@ -18,6 +18,7 @@
 #include "ph/Launch.h"
 #include "ph/Npy.h"
 #include "ph/Runtime/Report.h"
+#include "ph/Runtime/Tool.h"
 #ifdef PH_HAVE_BACKEND
 #include "ph/Backend/CpuTarget.h"
 #if __has_include("ph/Backend/GpuTarget.h")
@@ -35,8 +36,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <optional>
-#include <sstream>
 
 using namespace ph;
 using json = nlohmann::json;
@@ -60,136 +59,29 @@ const char *usage =
     "Runs one kernel. Inputs not given with --in are drawn uniformly from [-1, 1) with the\n"
     "seed (default 0); outputs start as NaN. Sizes come from the --in arrays' shapes or\n"
     "--size. --check re-runs the fp64 interpreter on the same inputs and compares every\n"
-    "output (relative error 1e-5 for f32, 3e-3 for f16/bf16); exit status 1 on failure.\n"
+    "output (relative error 1e-4 for f32, 3e-3 for f16, 1e-2 for bf16: ph::compareOutputs, as\n"
+    "ph-run and ph bench); exit status 1 on failure. `--size=N=4096` works as `--size N=4096`.\n"
     "--target auto picks gpu when it is built and a GPU is present, else cpu.\n";
-
-struct Options {
-  std::string file, kernel, target = "auto";
-  std::vector<std::pair<std::string, int64_t>> sizes, config;
-  std::vector<std::pair<std::string, double>> args;
-  std::vector<std::pair<std::string, std::string>> ins, outs;
-  uint64_t seed = 0;
-  bool check = false, json = false;
-};
 
 int usageError(const std::string &msg) {
   std::fprintf(stderr, "ph run: %s\n\n%s", msg.c_str(), usage);
   return 2;
 }
 
-bool splitPair(const std::string &s, std::string &name, std::string &value) {
-  size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-    return false;
-  name = s.substr(0, eq);
-  value = s.substr(eq + 1);
-  return true;
-}
-
-bool parseInt(const std::string &s, int64_t &out) {
-  try {
-    size_t used;
-    long long v = std::stoll(s, &used, 0);
-    if (used != s.size())
-      return false;
-    out = v;
-    return true;
-  } catch (...) {
-    return false;
+/// rt::parseToolOptions (the parser of ph bench and ph-run too), then the file and
+/// the target. Returns "" or a usage error.
+std::string parseArgs(const driver::Args &args, rt::ToolOptions &o, std::string &file) {
+  std::vector<std::string> rest;
+  if (std::string e = rt::parseToolOptions(args, o, rest, rt::kPhRunCommandOptions); !e.empty()) return e;
+  if (o.target.empty()) o.target = "auto";
+  if (o.target != "auto" && o.target != "gpu" && o.target != "cpu" && o.target != "interp")
+    return "unknown target `" + o.target + "` (expected auto, gpu, cpu or interp)";
+  for (const std::string &a : rest) {
+    if (a.rfind("-", 0) == 0 && a.size() > 1) return "unknown option `" + a + "`";
+    if (!file.empty()) return "more than one file given (`" + file + "` and `" + a + "`)";
+    file = a;
   }
-}
-
-bool parseDouble(const std::string &s, double &out) {
-  try {
-    size_t used;
-    out = std::stod(s, &used);
-    return used == s.size();
-  } catch (...) {
-    return false;
-  }
-}
-
-/// Returns "" or a usage error.
-std::string parseArgs(const driver::Args &args, Options &o) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i], value;
-    bool hasValue = false;
-    if (a.rfind("--", 0) == 0) {
-      size_t eq = a.find('=');
-      // `--size=N=4096` and `--size N=4096` both work.
-      if (eq != std::string::npos) {
-        value = a.substr(eq + 1);
-        a = a.substr(0, eq);
-        hasValue = true;
-      }
-    }
-    auto next = [&]() -> std::optional<std::string> {
-      if (hasValue)
-        return value;
-      if (i + 1 >= args.size())
-        return std::nullopt;
-      return args[++i];
-    };
-    auto need = [&](std::string &out) -> bool {
-      auto v = next();
-      if (!v)
-        return false;
-      out = *v;
-      return true;
-    };
-    std::string v, name, val;
-    if (a == "--kernel" || a == "-k") {
-      if (!need(o.kernel))
-        return "`--kernel` needs a name";
-    } else if (a == "--target") {
-      if (!need(o.target))
-        return "`--target` needs auto, gpu, cpu or interp";
-      if (o.target != "auto" && o.target != "gpu" && o.target != "cpu" && o.target != "interp")
-        return "unknown target `" + o.target + "` (expected auto, gpu, cpu or interp)";
-    } else if (a == "--size") {
-      int64_t n;
-      if (!need(v) || !splitPair(v, name, val) || !parseInt(val, n))
-        return "`--size` takes NAME=INTEGER, found `" + v + "`";
-      o.sizes.push_back({name, n});
-    } else if (a == "--config") {
-      if (!need(v))
-        return "`--config` takes NAME=VALUE[,NAME=VALUE...]";
-      std::stringstream ss(v);
-      std::string item;
-      while (std::getline(ss, item, ',')) {
-        int64_t n;
-        if (!splitPair(item, name, val) || !parseInt(val, n))
-          return "`--config` takes NAME=INTEGER[,NAME=INTEGER...], found `" + item + "`";
-        o.config.push_back({name, n});
-      }
-    } else if (a == "--arg") {
-      double d;
-      if (!need(v) || !splitPair(v, name, val) || !parseDouble(val, d))
-        return "`--arg` takes NAME=NUMBER, found `" + v + "`";
-      o.args.push_back({name, d});
-    } else if (a == "--in" || a == "--out") {
-      if (!need(v) || !splitPair(v, name, val))
-        return "`" + a + "` takes NAME=FILE.npy, found `" + v + "`";
-      (a == "--in" ? o.ins : o.outs).push_back({name, val});
-    } else if (a == "--seed") {
-      int64_t s;
-      if (!need(v) || !parseInt(v, s))
-        return "`--seed` takes an integer, found `" + v + "`";
-      o.seed = static_cast<uint64_t>(s);
-    } else if (a == "--check") {
-      o.check = true;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a.rfind("-", 0) == 0 && a.size() > 1) {
-      return "unknown option `" + a + "`";
-    } else if (o.file.empty()) {
-      o.file = a;
-    } else {
-      return "more than one file given (`" + o.file + "` and `" + a + "`)";
-    }
-  }
-  if (o.file.empty())
-    return "no file given";
+  if (file.empty()) return "no file given";
   return "";
 }
 
@@ -325,12 +217,13 @@ int ph::driver::runCommand(const Args &args) {
       std::fputs(usage, stdout);
       return 0;
     }
-  Options o;
-  if (std::string err = parseArgs(args, o); !err.empty())
+  rt::ToolOptions o;
+  std::string file;
+  if (std::string err = parseArgs(args, o, file); !err.empty())
     return usageError(err);
 
   std::string text, readErr;
-  if (!limits::readRegularFile(o.file, limits::kMaxSourceBytes, text, readErr)) {
+  if (!limits::readRegularFile(file, limits::kMaxSourceBytes, text, readErr)) {
     std::fprintf(stderr, "ph run: %s\n", readErr.c_str());
     return 1;
   }
@@ -338,7 +231,7 @@ int ph::driver::runCommand(const Args &args) {
   AnalyzeOptions aopt;
   aopt.configFilter = o.config;
   std::shared_ptr<const Analysis> a =
-      analyze(std::make_shared<SourceFile>(o.file, std::move(text)), Prelude::load(), aopt);
+      analyze(std::make_shared<SourceFile>(file, std::move(text)), Prelude::load(), aopt);
   double analyzeMs = msSince(t0);
   jsonDiagnostics = o.json ? &diagnostics : nullptr;
   if (o.json) // warnings too: the document has every diagnostic
@@ -349,7 +242,7 @@ int ph::driver::runCommand(const Args &args) {
       if (!o.json) report(d, a->sources);
       errors += d.severity == Severity::Error;
     }
-    std::string why = "`" + o.file + "` has " + std::to_string(errors) + " error(s); nothing was run";
+    std::string why = "`" + file + "` has " + std::to_string(errors) + " error(s); nothing was run";
     if (o.json) {
       nlohmann::ordered_json j = {{"error", why}};
       rt::report::addEnvelope(j, "run", false, diagnostics);
@@ -369,7 +262,7 @@ int ph::driver::runCommand(const Args &args) {
     kernelList += (kernelList.empty() ? "`" : ", `") + n + "`";
   if (o.kernel.empty()) {
     if (names.size() != 1) {
-      std::fprintf(stderr, "ph run: `%s` has %s; choose one with `--kernel`\n", o.file.c_str(),
+      std::fprintf(stderr, "ph run: `%s` has %s; choose one with `--kernel`\n", file.c_str(),
                    names.empty() ? "no kernel" : ("kernels " + kernelList).c_str());
       return names.empty() ? 1 : 2;
     }
@@ -381,7 +274,7 @@ int ph::driver::runCommand(const Args &args) {
       summary = &ks;
   if (!summary) {
     std::fprintf(stderr, "ph run: no kernel named `%s` in `%s` (its kernels: %s)\n", o.kernel.c_str(),
-                 o.file.c_str(), kernelList.empty() ? "none" : kernelList.c_str());
+                 file.c_str(), kernelList.empty() ? "none" : kernelList.c_str());
     return 1;
   }
   std::shared_ptr<const kir::Kernel> kernel;
@@ -413,13 +306,8 @@ int ph::driver::runCommand(const Args &args) {
   const kir::Kernel &k = *kernel;
 
   // Inputs: read and check each against its declaration before anything runs.
-  LaunchRequest req;
-  req.seed = o.seed;
-  for (const auto &[name, value] : o.sizes)
-    req.sizes[name] = value;
-  for (const auto &[name, value] : o.args)
-    req.scalars[name] = value;
-  for (const auto &[name, path] : o.ins) {
+  LaunchRequest req = o.request;
+  for (const auto &[name, path] : o.inPaths) {
     const kir::TensorParam *param = nullptr;
     for (const auto &t : k.tensors)
       if (t.name == name)
@@ -442,7 +330,7 @@ int ph::driver::runCommand(const Args &args) {
     }
     req.inputs[name] = std::move(t);
   }
-  for (const auto &[name, path] : o.outs) {
+  for (const auto &[name, path] : o.outPaths) {
     bool found = false;
     for (const auto &t : k.tensors)
       found |= t.name == name;
@@ -501,7 +389,7 @@ int ph::driver::runCommand(const Args &args) {
       }
   }
 
-  for (const auto &[name, path] : o.outs) {
+  for (const auto &[name, path] : o.outPaths) {
     for (size_t i = 0; i < k.tensors.size(); ++i)
       if (k.tensors[i].name == name) {
         if (std::string err = npy::write(path, storage[i]); !err.empty()) {
@@ -522,16 +410,14 @@ int ph::driver::runCommand(const Args &args) {
     run.threads = k.threads;
     for (size_t i = 0; i < k.sizes.size(); ++i) run.sizes.emplace_back(k.sizes[i].name, launch.sizes[i]);
     for (size_t i = 0; i < k.scalars.size(); ++i) run.scalars.emplace_back(k.scalars[i].name, launch.scalars[i]);
-    run.seed = o.seed;
+    run.seed = o.request.seed;
     run.analyzeMs = analyzeMs;
     run.compileMs = result.compileMs;
     run.timeMs = result.runMs;
-    run.outputs = o.outs;
+    run.outputs.assign(o.outPaths.begin(), o.outPaths.end());
     if (o.check) {
       rt::report::Check ck{checkPassed, "interp", refMs, {}};
-      for (const Comparison &cmp : comparisons)
-        ck.outputs.push_back({cmp.name, elemName(cmp.elem), cmp.c.maxAbs, cmp.c.relErr, cmp.c.tolerance, cmp.c.nanCount,
-                              cmp.c.agreedNonFinite, cmp.c.passed});
+      for (const Comparison &cmp : comparisons) ck.outputs.push_back(rt::report::outputCheck(cmp.name, cmp.c, cmp.elem, "interp"));
       run.check = std::move(ck);
     }
     rt::report::Document doc;
@@ -569,7 +455,7 @@ int ph::driver::runCommand(const Args &args) {
     }
     if (o.check && targetName == "interp")
       std::printf("note     --check with --target interp compares the interpreter with itself\n");
-    for (const auto &[name, path] : o.outs)
+    for (const auto &[name, path] : o.outPaths)
       std::printf("wrote    %s -> %s\n", name.c_str(), path.c_str());
   }
   return checkPassed ? 0 : 1;

@@ -173,6 +173,38 @@ TEST(Contract, ALoweringErrorKeepsItsRangeAndNote) {
   fs::remove_all(dir);
 }
 
+TEST(Contract, AGpuLoweringErrorReachesTheEditorAtTheOpThatFailed) {
+  // Issue 18: a TileGPU pass's MLIR error carries the op's FileLineColRange; ph build
+  // --json turns it into a diagnostic at that op (GpuTarget.cpp, LoweringDiagnostics.h),
+  // which the server's reader keeps with its notes: not E0502 over the whole kernel.
+  std::string dir = scratch("tilegpu-error");
+  ::setenv("PH_GPU_LOWERING", "tilegpu", 1);
+  ProcessResult r = ph({"build", kSource + "/tests/lit/gpu/lowering/small-dot.ph", "--target", "sm_90", "-o",
+                        dir + "/out", "--json"});
+  ::unsetenv("PH_GPU_LOWERING");
+  SKIP_WITHOUT_BACKEND(r);
+  EXPECT_EQ(r.exitCode, 1);
+  report::Document doc;
+  ASSERT_EQ(driver::readBuild(r, doc), "") << r.out.substr(0, 400);
+  EXPECT_FALSE(doc.ok);
+  ASSERT_EQ(doc.diagnostics.size(), 1u) << r.out.substr(0, 800);
+  const report::Diag &d = doc.diagnostics[0];
+  EXPECT_EQ(d.code, "E0502");
+  EXPECT_EQ(d.severity, "error");
+  EXPECT_EQ(d.range.start.line, 17); // `dot(a, K[0 :+ 16, :])`, the tile the policy cannot place
+  EXPECT_EQ(d.range.start.col, 30);
+  EXPECT_EQ(d.range.end.line, 17);
+  EXPECT_EQ(d.range.end.col, 51);
+  EXPECT_GE(d.range.start.offset, 0); // mapped back to the file's bytes
+  EXPECT_NE(d.message.find("cannot take the mma.sync register layout"), std::string::npos) << d.message;
+  ASSERT_EQ(d.notes.size(), 2u);
+  EXPECT_EQ(d.notes[0].message, "in kernel `small_dot`");
+  EXPECT_EQ(d.notes[0].range.start.line, 10); // the kernel, from its decorator
+  std::string first = driver::firstError(doc, r);
+  EXPECT_NE(first.find("small-dot.ph:17:30"), std::string::npos) << first;
+  fs::remove_all(dir);
+}
+
 TEST(Contract, RunAndEmitDocumentsReadBackThroughTheServersReader) {
   // The CPU target and the interpreter's check: what ph.run shows in its summary.
   ProcessResult r = ph({"run", kSource + "/examples/rotary_pairs.ph", "--target", "cpu", "--size", "T=21", "--check", "--json"});

@@ -9,6 +9,7 @@
 #include "ph/Backend/GpuTarget.h"
 #include "ph/Backend/Arch.h"
 
+#include "LoweringDiagnostics.h"
 #include "ScratchDir.h"
 
 #include "Conversion/TileToGPU/MmaCodegen.h"
@@ -32,6 +33,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
@@ -173,12 +175,14 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
 
 /// The TileGPU path with any policy, for a kernel the legacy emitters refused;
 /// `err` keeps the legacy error when it fails too.
-bool simtFallback(ModuleOp m, const std::string &arch, TileGpuResult &tg, std::string &err) {
+bool simtFallback(ModuleOp m, const std::string &arch, TileGpuResult &tg, std::string &err,
+                  std::vector<LoweringDiag> *diags = nullptr) {
   if (gpuLowering() == GpuLowering::Legacy) return false;
   TileGpuResult r;
   std::string tgErr;
   if (!runTileGpu(m, arch, /*lower=*/true, r, tgErr, /*lowerSimt=*/true) || r.sharedBytes > sharedMemoryLimit(arch)) {
     if (!tgErr.empty()) err += " (the TileGPU lowering: " + tgErr + ")";
+    if (diags) *diags = r.diags;
     return false;
   }
   tg = r;
@@ -204,8 +208,22 @@ bool externDynamicShared(ModuleOp m) {
   return true;
 }
 
+/// runPipeline (Emit/Stages.h) with the diagnostics kept as data too (`diags`): the
+/// errors' text goes to `err` as there, and each error keeps the range of its op.
+bool runPasses(ModuleOp m, const std::function<void(OpPassManager &)> &build, std::string &err, TimingScope *timing,
+               std::vector<LoweringDiag> *diags) {
+  std::vector<LoweringDiag> local;
+  LoweringCapture capture(m.getContext(), diags ? *diags : local, &err);
+  if (failed(verify(m))) return false;
+  PassManager pm(m.getContext());
+  if (timing) pm.enableTiming(*timing);
+  build(pm);
+  return succeeded(pm.run(m));
+}
+
 /// SIMT gpu.module -> NVVM and LLVM dialects, with the NVVM target attached.
-bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *timing = nullptr) {
+bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *timing = nullptr,
+            std::vector<LoweringDiag> *diags = nullptr) {
   MLIRContext *ctx = m.getContext();
   std::string libdevice = cudaDir() + "/nvvm/libdevice/libdevice.10.bc";
   ArrayAttr link;
@@ -215,7 +233,7 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
   std::string features = a && a->archSpecific ? "+ptx80" : "";
   auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", arch, features, nullptr, link);
   m.walk([&](::mlir::gpu::GPUModuleOp gm) { gm.setTargetsAttr(ArrayAttr::get(ctx, {target})); });
-  return runPipeline(m, [](OpPassManager &pm) {
+  return runPasses(m, [](OpPassManager &pm) {
     pm.addPass(createSCFToControlFlowPass());
     ConvertGpuOpsToNVVMOpsOptions o;
     o.indexBitwidth = 64;
@@ -229,17 +247,18 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     g.addPass(createCanonicalizerPass());
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
-  }, err, timing) && externDynamicShared(m);
+  }, err, timing, diags) && externDynamicShared(m);
 }
 
 /// NVVM module -> PTX text through LLVM's NVPTX backend.
-bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing = nullptr) {
-  if (!runPipeline(m, [](OpPassManager &pm) {
+bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing = nullptr,
+           std::vector<LoweringDiag> *diags = nullptr) {
+  if (!runPasses(m, [](OpPassManager &pm) {
         GpuModuleToBinaryPassOptions o;
         o.compilationTarget = "isa";
         o.toolkitPath = cudaDir();
         pm.addPass(createGpuModuleToBinaryPass(o));
-      }, err, timing))
+      }, err, timing, diags))
     return false;
   bool found = false;
   m.walk([&](::mlir::gpu::BinaryOp bin) {
@@ -255,7 +274,7 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing =
 
 /// ptxas PTX -> cubin; `log` gets ptxas's -v report.
 bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8_t> &cubin, std::string &log,
-              std::string &err, double *cpuMs = nullptr) {
+              std::string &err, double *cpuMs = nullptr, bool *ran = nullptr) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
     err = "ptxas not found (looked in " + cudaDir() + "/bin and on PATH; set PH_PTXAS or PH_CUDA_DIR)";
@@ -284,6 +303,7 @@ bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8
   std::string execErr;
   std::optional<llvm::sys::ProcessStatistics> stat;
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execErr, nullptr, &stat);
+  if (ran) *ran = rc != -1; // -1: it could not be started (-2: it crashed, which its log may say)
   if (cpuMs && stat) *cpuMs = double(stat->TotalTime.count()) / 1000.0;
   if (auto buf = llvm::MemoryBuffer::getFile(errFile)) {
     // ptxas's "Compile time = 53.6 ms" line differs from run to run; without it the report
@@ -313,6 +333,20 @@ Diagnostic makeDiag(DiagKind kind, SourceRange range, std::vector<std::string> a
   d.range = range;
   d.message = formatDiag(kind, args);
   return d;
+}
+
+/// A lowering step failed: the registry diagnostic at the op whose error (or,
+/// with `warnings`, whose layout policy's reason) has a source range, plus
+/// `context` as a note at the kernel; nothing when no diagnostic has a range
+/// (`ph build` then reports E0502 at the kernel with the error's text).
+void loweringFailed(GpuBinary &out, const std::vector<LoweringDiag> &diags, const kir::Kernel &k,
+                    const SourceManager *sources, bool warnings, const std::string &context) {
+  const LoweringDiag *d = firstLocated(diags, sources, warnings);
+  if (!d) return;
+  out.diagnostics.push_back(loweringDiagnostic(
+      d->error ? "the GPU lowering cannot lower this: " : "the TileGPU lowering cannot lay out this tile: ", *d, k,
+      sources));
+  if (!context.empty()) out.diagnostics.back().notes.push_back({k.loc, context});
 }
 
 /// Wall-clock milliseconds per step of one compile (GpuBinary::phases).
@@ -378,10 +412,16 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   TileGpuResult tg;
   std::string tileGpuWhy;
   bool usedTileGpu = false;
-  if (!tryTileGpu(*m, k, arch, tg, usedTileGpu, tileGpuWhy, err)) return false;
+  if (!tryTileGpu(*m, k, arch, tg, usedTileGpu, tileGpuWhy, err)) {
+    loweringFailed(out, tg.diags, k, opts.sources, /*warnings=*/true,
+                   "PH_GPU_LOWERING=tilegpu: the legacy emitters may not take it instead");
+    return false;
+  }
   OwningOpRef<ModuleOp> tileIr = usedTileGpu ? OwningOpRef<ModuleOp>() : OwningOpRef<ModuleOp>(cast<ModuleOp>((*m)->clone()));
   bool lowered = usedTileGpu || toSimt(*m, k.threads, arch, res, err, &tc, &usedTc);
-  if (!lowered && !res.sharedExceeded && tileIr && simtFallback(*tileIr, arch, tg, err)) {
+  std::string legacyErr = err;
+  std::vector<LoweringDiag> fallbackDiags;
+  if (!lowered && !res.sharedExceeded && tileIr && simtFallback(*tileIr, arch, tg, err, &fallbackDiags)) {
     // The legacy SIMT emitter cannot lower it (index tiles, boolean tiles): the TileGPU SIMT policy can.
     m = std::move(tileIr);
     lowered = usedTileGpu = true;
@@ -411,7 +451,12 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     if (!tileGpuWhy.empty()) out.meta.notes.push_back("legacy tensor-core lowering; TileGPU: " + tileGpuWhy);
   } else if (k.tensorcore) {
     out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
-    if (!tileGpuWhy.empty()) out.diagnostics.back().notes.push_back({k.loc, "the TileGPU mma policy: " + tileGpuWhy});
+    if (!tileGpuWhy.empty()) {
+      // At the tile the policy could not place, when its reason has a range.
+      const LoweringDiag *at = firstLocated(tg.diags, opts.sources, /*warnings=*/true);
+      SourceRange r = at ? rangeOf(at->at, opts.sources).value_or(k.loc) : k.loc;
+      out.diagnostics.back().notes.push_back({r, "the TileGPU mma policy: " + tileGpuWhy});
+    }
     if (!tc.why.empty()) out.diagnostics.back().notes.push_back({k.loc, "the tensor-core lowering cannot take " + tc.why});
     out.meta.notes.push_back(out.diagnostics.back().message + (tc.why.empty() ? "" : " (" + tc.why + ")"));
   }
@@ -432,6 +477,9 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
                                           std::to_string(sharedMemoryLimit(arch)), arch, res.largestTile}));
       if (!(at == k.loc)) out.diagnostics.back().notes.push_back({k.loc, "in kernel `" + k.name + "`"});
       err = out.diagnostics.back().message;
+    } else {
+      loweringFailed(out, fallbackDiags, k, opts.sources, /*warnings=*/false,
+                     legacyErr.empty() ? "" : "the legacy SIMT emitter refused it too: " + legacyErr);
     }
     return false;
   }
@@ -449,21 +497,29 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     root.emplace(tm->getRootScope());
   }
   TimingScope *timing = root ? &*root : nullptr;
-  bool nvvm = toNvvm(*m, arch, err, timing);
+  std::vector<LoweringDiag> nvvmDiags;
+  bool nvvm = toNvvm(*m, arch, err, timing, &nvvmDiags);
   clock.mark("to-nvvm");
-  bool ptx = nvvm && toPtx(*m, out.ptx, err, timing);
+  bool ptx = nvvm && toPtx(*m, out.ptx, err, timing, &nvvmDiags);
   clock.mark("nvptx");
   if (tm) {
     root.reset();
     tm->print();
     out.passTiming = timingText;
   }
-  if (!ptx) return false;
+  if (!ptx) {
+    loweringFailed(out, nvvmDiags, k, opts.sources, /*warnings=*/false, "");
+    return false;
+  }
   std::string log;
   double ptxasCpu = 0;
-  bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu);
+  bool ranPtxas = false;
+  bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu, &ranPtxas);
   clock.mark("ptxas", ptxasCpu);
-  if (!assembled) return false;
+  if (!assembled) {
+    if (ranPtxas) out.diagnostics.push_back(ptxasDiagnostic(log, arch, k));
+    return false;
+  }
   out.meta.ptxas = rt::parsePtxasReport(log, res.kernelName);
   for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));
   return true;

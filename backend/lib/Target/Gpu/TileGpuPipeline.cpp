@@ -114,9 +114,14 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   MLIRContext *ctx = m.getContext();
   ctx->getOrLoadDialect<tilegpu::TileGPUDialect>();
   // The policy's reasons are warnings at the tile that could not be placed.
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+  ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &d) {
     std::string w = where(d.getLocation());
     std::string msg = d.str();
+    if (d.getSeverity() == DiagnosticSeverity::Error || d.getSeverity() == DiagnosticSeverity::Warning) {
+      LoweringDiag ld{d.getSeverity() == DiagnosticSeverity::Error, msg, spanOf(d.getLocation()), {}};
+      for (mlir::Diagnostic &n : d.getNotes()) ld.notes.emplace_back(spanOf(n.getLocation()), n.str());
+      res.diags.push_back(std::move(ld));
+    }
     if (d.getSeverity() == DiagnosticSeverity::Warning) res.warnings.push_back((w.empty() ? "" : w + ": ") + msg);
     else if (d.getSeverity() == DiagnosticSeverity::Error) err += (err.empty() ? "" : "\n") + (w.empty() ? "" : w + ": ") + msg;
     return success();

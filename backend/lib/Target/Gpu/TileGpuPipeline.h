@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "LoweringDiagnostics.h"
 #include "ph/Runtime/Manifest.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -25,6 +26,7 @@ GpuLowering gpuLowering();
 struct TileGpuResult {
   std::string policy;                   // "wgmma", "mma" or "simt" (assign-layouts' choice)
   std::vector<std::string> warnings;    // why the mma policy could not place the kernel, with locations
+  std::vector<LoweringDiag> diags;      // the passes' errors and warnings as data, with the ops' ranges
   std::vector<std::string> placements;  // "`tensor<...>` at f.ph:3:5: registers (mma)"
   std::vector<rt::TilePlacement> tiles; // the same as data (the manifest's `tiles`)
   int registerTiles = 0, sharedTiles = 0;

@@ -59,18 +59,7 @@ struct KernelCost {
 };
 KernelCost countCost(const kir::Kernel &k, const LaunchArgs &args);
 
-/// ‖out − ref‖ / ‖ref‖ and the worst element.
-struct Comparison {
-  double relL2 = 0;
-  double maxAbs = 0;
-  int64_t worst = -1;
-  int64_t nonFinite = 0; // a NaN or an infinity in one, not the same in the other (ph::compareNonFinite)
-  double tolerance = 0;
-  bool ok = false;
-  std::string summary() const;
-};
-/// Tolerance follows the output's element type (f32 1e-4, f16 2e-3, bf16 1e-2).
-Comparison compare(const HostTensor &out, const HostTensor &ref);
+// Comparing results: ph::compareOutputs (ph/Launch.h), the one rule of every tool.
 
 /// One row of a benchmark table.
 struct BenchRow {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "ph/Diagnostic.h"
+#include "ph/Launch.h"
 #include "ph/Runtime/GpuRun.h"
 #include "ph/Runtime/Manifest.h"
 #include "ph/Runtime/Occupancy.h"
@@ -93,17 +94,22 @@ struct Variant {
 /// A manifest entry with its occupancy on `device`.
 Variant fromManifest(const ManifestKernel &mk, const DeviceLimits &device);
 
-/// One output of `ph run --check` compared with the reference.
+/// One output compared with one reference (`--check`, `--ref`): ph::compareOutputs's
+/// figures, the one comparison of ph run, ph-run and ph bench.
 struct OutputCheck {
   std::string name, dtype;
   double maxAbsErr = 0, relErr = 0, tolerance = 0;
   int64_t nanCount = 0;
   int64_t agreedNonFinite = 0; // elements NaN/Inf where the reference has the same
   bool passed = false;
+  int64_t worst = -1;     // the element of maxAbsErr (-1: unknown)
+  std::string reference;  // what it was compared with: interp, or the --ref file ("" : Check::reference)
 };
+/// An OutputCheck from the comparison of `name` with `reference`.
+OutputCheck outputCheck(const std::string &name, const OutputComparison &c, Elem elem, const std::string &reference);
 struct Check {
   bool passed = false;
-  std::string reference; // interp
+  std::string reference; // interp, or file when only --ref files were compared with
   double referenceMs = 0;
   std::vector<OutputCheck> outputs;
 };
@@ -118,6 +124,11 @@ struct Run {
   double analyzeMs = 0, compileMs = 0, timeMs = 0;
   std::vector<std::pair<std::string, std::string>> outputs; // tensor -> .npy file
   std::optional<Check> check;
+  /// ph-run and `ph run --target gpu`: the device and the kernel's resources
+  /// (written only when known: device non-empty, the figures >= 0).
+  std::string device;
+  int registers = -1;
+  int64_t sharedBytes = -1;
 };
 
 /// The device `ph bench` ran on.
@@ -166,6 +177,9 @@ std::string fromJson(const std::string &text, Document &out);
 /// The result keys of `ph run --json` and `ph bench --json` (what toJson writes for
 /// runResult and benchResult, before the envelope).
 nlohmann::ordered_json runJson(const Run &r);
+/// A check as `ph run` writes it (`check`), also each bench row's (`details[].check`).
+nlohmann::ordered_json checkJson(const Check &c);
+Check checkFrom(const nlohmann::ordered_json &j);
 nlohmann::ordered_json benchJson(const Bench &b);
 /// What `ph bench` says about the device it ran on.
 BenchDevice benchDeviceOf(const DeviceInfo &dev);

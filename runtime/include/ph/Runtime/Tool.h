@@ -38,12 +38,16 @@ struct Variant {
   std::shared_ptr<const kir::Kernel> kernel; // may be null
 };
 
+/// What `ph run`, `ph bench` and `ph-run` are told on the command line: one
+/// parser (parseToolOptions) for the three, so an option means the same in each.
 struct ToolOptions {
   std::string kernel;
   std::vector<std::pair<std::string, int64_t>> config; // --config BR=64,BC=32
-  LaunchRequest request;
+  LaunchRequest request; // --size, --arg, --seed; the inputs once readInputs has read them
+  std::vector<std::pair<std::string, std::string>> inPaths; // --in Q=q.npy, in order
   std::map<std::string, std::string> outPaths; // --out O=o.npy
   std::map<std::string, std::string> refPaths; // --ref O=ref.npy
+  std::string target; // --target: ph run's auto|gpu|cpu|interp, ph bench's sm_90 (each tool checks it)
   bool check = false;
   bool bench = false;
   bool json = false;
@@ -67,10 +71,26 @@ constexpr int kExitTimeout = 124;
 /// which stops any kernel still running. A later call re-arms it.
 void armRunTimeout(double seconds);
 
-/// Parses the options shared by ph-run and ph bench from `args` (the others
-/// are left in `rest`). Returns "" or an error.
+/// Which options a tool takes (parseToolOptions leaves the others in `rest`).
+enum ToolOptionSet : unsigned {
+  kRunOptions = 1,     // --kernel/-k --config --size --arg --in --out --seed --check --json
+  kTargetOption = 2,   // --target
+  kRefOption = 4,      // --ref
+  kBenchOptions = 8,   // --bench --warmup --iters
+  kTimeoutOption = 16, // --timeout
+  kInfoOption = 32,    // --info
+  kPhRunOptions = kRunOptions | kRefOption | kBenchOptions | kTimeoutOption | kInfoOption,
+  kPhBenchOptions = kRunOptions | kTargetOption | kRefOption | kBenchOptions | kTimeoutOption,
+  kPhRunCommandOptions = kRunOptions | kTargetOption, // `ph run`
+};
+
+/// Parses `args` (`--size N=4096` and `--size=N=4096` alike); options outside
+/// `accepted`, and the operands, are left in `rest` in order. Returns "" or a
+/// usage error (`--size` takes NAME=INTEGER, found `T`). Files are not read here.
 std::string parseToolOptions(const std::vector<std::string> &args, ToolOptions &opt,
-                             std::vector<std::string> &rest);
+                             std::vector<std::string> &rest, unsigned accepted = kPhRunOptions);
+/// Reads the --in files into `opt.request.inputs`. Returns "" or an error.
+std::string readInputs(ToolOptions &opt);
 extern const char *kToolOptionsHelp;
 
 /// Keeps the variants whose configuration agrees with `opt.config`.

@@ -1,0 +1,72 @@
+//===- LoweringDiagnostics.h - GPU lowering failures as registry diagnostics -*- C++ -*-===//
+//
+// Private to backend/lib/Target/Gpu. The TileGPU passes, the NVVM conversion
+// and the NVPTX backend report through MLIR's diagnostics, at the location of
+// the op that failed: the frontend's range as a FileLineColRange (KirToTile).
+// Here those become data (LoweringDiag, captured by a ScopedDiagnosticHandler,
+// never re-read from text), and then the frontend's Diagnostic (E0502,
+// BackendError) with the op's SourceRange, so that `ph build`, ph-lsp and every
+// client see where the lowering stopped instead of the kernel's whole range.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ph/Diagnostic.h"
+#include "ph/KernelIR.h"
+#include "ph/Runtime/Manifest.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ph {
+class SourceManager;
+}
+
+namespace ph::backend {
+
+/// One MLIR diagnostic as data.
+struct LoweringDiag {
+  bool error = true;   // else a warning: a layout policy's reason for not taking a tile
+  std::string message; // MLIR's message, without the location
+  rt::SourceSpan at;   // the op's source range; `file` is empty when the op has none
+  std::vector<std::pair<rt::SourceSpan, std::string>> notes;
+};
+
+/// The first FileLineColRange inside `loc` (fused, named and call-site locations are walked).
+rt::SourceSpan spanOf(mlir::Location loc);
+
+/// Records the errors and warnings raised on a context while it lives, as LoweringDiags,
+/// and (when given) as `file:line:col: message` lines in `text`, what `ph emit` prints.
+/// Installed after the handlers of enclosing code, so it sees the diagnostics first.
+class LoweringCapture {
+public:
+  LoweringCapture(mlir::MLIRContext *ctx, std::vector<LoweringDiag> &out, std::string *text = nullptr);
+
+private:
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+/// The frontend range of a span: the file found by path among `sources`, the
+/// 1-based lines and columns turned back into byte offsets. Nullopt when unknown.
+std::optional<SourceRange> rangeOf(const rt::SourceSpan &s, const SourceManager *sources);
+
+/// The first error among `diags` that has a source range, else (when `warnings`) the
+/// first such warning; null when none has one.
+const LoweringDiag *firstLocated(const std::vector<LoweringDiag> &diags, const SourceManager *sources,
+                                 bool warnings = false);
+
+/// E0502 (BackendError: `what` then MLIR's message) at the op that failed, with
+/// MLIR's notes, then "in kernel `k`" and the configuration as notes at the kernel.
+Diagnostic loweringDiagnostic(const std::string &what, const LoweringDiag &d, const kir::Kernel &k,
+                              const SourceManager *sources);
+
+/// E0502 for a failed ptxas run: its `error` lines (the rest of its -v report is
+/// the kernel's resources), at the kernel, with the configuration as a note.
+Diagnostic ptxasDiagnostic(const std::string &log, const std::string &arch, const kir::Kernel &k);
+
+} // namespace ph::backend
