@@ -101,6 +101,15 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
 
 } // namespace
 
+/// One dot on the tensor cores: a GEMM, whose CTAs share operands along both
+/// grid axes. (Attention's two dots read K and V per head, along y: launch
+/// order already keeps a head's CTAs together.)
+static bool gemmShaped(ModuleOp m) {
+  int dots = 0;
+  m.walk([&](tilegpu::DotOp) { ++dots; });
+  return dots == 1;
+}
+
 GpuLowering gpuLowering() {
   const char *e = std::getenv("PH_GPU_LOWERING");
   std::string v = e ? e : "auto";
@@ -132,9 +141,13 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   }
   if (!res.tensorCores() && !lowerSimt) return true;
   PassManager lowerPm(ctx);
+  // L2 reuse across the CTAs of a wave; PH_TILEGPU_RASTER=0 turns it off for A/B measurements.
+  const char *raster = std::getenv("PH_TILEGPU_RASTER");
+  if (gemmShaped(m) && !(raster && std::string(raster) == "0")) lowerPm.addPass(tilegpu::createTileGPURasterize());
   tilegpu::TileGPUPipelineOptions po;
-  // A tuning knob for measuring pipeline depth (default 3 stages).
+  // Tuning knobs for measuring pipeline depth (default 3 stages, 4 for wgmma operands).
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
+  if (const char *e = std::getenv("PH_TILEGPU_WGMMA_STAGES")) po.wgmmaStages = std::max(2, std::atoi(e));
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
