@@ -21,6 +21,8 @@ using namespace mlir;
 namespace ph::tilegpu {
 // ScalarLoadToNVVM.cpp (declared here, not in PatternBase.h, which every pattern file includes).
 void populateScalarLoadPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
+// ColReduceToNVVM.cpp: colsum, colmax.
+void populateColReducePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
 
 namespace {
 
@@ -94,6 +96,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     populateDotWGMMAPatterns(tc, patterns);
     populateDotFMAPatterns(tc, patterns);
     populateScalarLoadPatterns(tc, patterns);
+    populateColReducePatterns(tc, patterns);
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect, gpu::GPUDialect,
                            vector::VectorDialect, memref::MemRefDialect>();
