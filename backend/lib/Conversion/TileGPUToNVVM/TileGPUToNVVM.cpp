@@ -67,6 +67,13 @@ bool hasTiles(Operation *op) {
 }
 
 struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
+  // Patterns build math.fma (the FMA dot) and arith ops on scalars: a module that
+  // has none yet (ph-opt on a hand-written fma_dot) must still have them loaded,
+  // or creating the op is undefined (it crashed in math::FmaOp::create).
+  void getDependentDialects(DialectRegistry &r) const override {
+    ConvertTileGPUToNVVMBase::getDependentDialects(r);
+    r.insert<math::MathDialect, arith::ArithDialect>();
+  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
