@@ -225,6 +225,15 @@ def simt_skip_ref(i, n):
     return acc
 
 
+def half_reductions_ref(i, n):
+    x = i["X"]
+    pad = np.zeros(((x.shape[0] + 7) // 8 * 8, 32))
+    pad[:x.shape[0]] = x
+    b = pad.reshape(-1, 8, 32)
+    return {"R": x[:, :n].sum(axis=1, keepdims=True) + x.max(axis=1, keepdims=True),
+            "C": b.sum(axis=1) + b.max(axis=1)}
+
+
 def gemm_case(kernel, m, n, k, bias=True):
     inputs = {"A": (np.float16, (m, k)), "B": (np.float16, (k, n))}
     if bias:
@@ -298,6 +307,9 @@ CASES = {
     "simt_skip": dict(file="tests/numerics/kernels/skip.ph", kernel="simt_skip",
                       inputs={"X": (F32, (37, 32)), "W": (F32, (32, 32))}, args={"n": 2}, outputs={"Y": F32},
                       ref=lambda i: {"Y": simt_skip_ref(i, 2)}),
+    "half_reductions": dict(file="tests/numerics/kernels/half_reductions.ph", kernel="half_reductions",
+                            inputs={"X": (F16, (29, 32)), "C": (F16, (4, 32))}, args={"n": 20},
+                            outputs={"R": F16, "C": F16}, ref=lambda i: half_reductions_ref(i, 20)),
     "reductions": dict(file="tests/numerics/kernels/reductions.ph", kernel="reductions",
                        inputs={"X": (F32, (37, 64)), "CS": (F32, (3, 64)), "CM": (F32, (3, 64))}, args={},
                        outputs={"RM": F32, "RA": np.int32, "CS": F32, "CM": F32, "H": F32, "T": np.int32},
