@@ -212,6 +212,28 @@ def branches_ref(x, mode):
     return y
 
 
+def simt_skip_ref(i, n):
+    x, w = i["X"], i["W"]
+    rows = x.shape[0]
+    pad = np.zeros(((rows + 15) // 16 * 16, 32))
+    pad[:rows] = x
+    cs = pad.reshape(-1, 16, 32).sum(axis=1)          # each block's column sums (padding rows are 0)
+    step = x @ w + np.repeat(cs, 16, axis=0)[:rows]
+    acc = np.zeros_like(step)
+    for it in range(4):
+        acc = acc + step if it < n else acc * 0.5
+    return acc
+
+
+def half_reductions_ref(i, n):
+    x = i["X"]
+    pad = np.zeros(((x.shape[0] + 7) // 8 * 8, 32))
+    pad[:x.shape[0]] = x
+    b = pad.reshape(-1, 8, 32)
+    return {"R": x[:, :n].sum(axis=1, keepdims=True) + x.max(axis=1, keepdims=True),
+            "C": b.sum(axis=1) + b.max(axis=1)}
+
+
 def gemm_case(kernel, m, n, k, bias=True):
     inputs = {"A": (np.float16, (m, k)), "B": (np.float16, (k, n))}
     if bias:
@@ -281,6 +303,13 @@ CASES = {
     "branches_else": dict(file="tests/numerics/kernels/branches.ph", kernel="branches",
                           inputs={"X": (F32, (32, 32))}, args={"mode": 0}, outputs={"Y": F32},
                           ref=lambda i: {"Y": branches_ref(i["X"], 0)}),
+    "causal_skip": attn_case("tests/numerics/kernels/skip.ph", "causal_skip", 150, 150, 64, F16, causal=True),
+    "simt_skip": dict(file="tests/numerics/kernels/skip.ph", kernel="simt_skip",
+                      inputs={"X": (F32, (37, 32)), "W": (F32, (32, 32))}, args={"n": 2}, outputs={"Y": F32},
+                      ref=lambda i: {"Y": simt_skip_ref(i, 2)}),
+    "half_reductions": dict(file="tests/numerics/kernels/half_reductions.ph", kernel="half_reductions",
+                            inputs={"X": (F16, (29, 32)), "C": (F16, (4, 32))}, args={"n": 20},
+                            outputs={"R": F16, "C": F16}, ref=lambda i: half_reductions_ref(i, 20)),
     "reductions": dict(file="tests/numerics/kernels/reductions.ph", kernel="reductions",
                        inputs={"X": (F32, (37, 64)), "CS": (F32, (3, 64)), "CM": (F32, (3, 64))}, args={},
                        outputs={"RM": F32, "RA": np.int32, "CS": F32, "CM": F32, "H": F32, "T": np.int32},

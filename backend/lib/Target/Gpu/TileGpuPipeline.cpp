@@ -1,5 +1,6 @@
 //===- TileGpuPipeline.cpp - The TileGPU passes as the GPU target runs them --===//
 #include "TileGpuPipeline.h"
+#include "ph/Dialect/TileGPU/Layouts.h"
 #include "Emit/Stages.h"
 
 #include "ph/Dialect/TileGPU/Passes.h"
@@ -139,6 +140,25 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     if (auto p = f->getAttrOfType<StringAttr>("tilegpu.policy")) res.policy = p.getValue().str();
     res.kernelName = f.getName().str();
   }
+  // A tile whose extents its layout cannot cover (neither a multiple nor a divisor
+  // of the layout's pass: [6, 24] under 16-byte vectors and 4 warps) has no register
+  // form: say so at the tile, instead of converting it (which ran out of memory).
+  m.walk([&](Operation *op) {
+    if (!err.empty()) return;
+    for (Value v : op->getResults()) {
+      auto rt = dyn_cast<RankedTensorType>(v.getType());
+      std::string why;
+      // Dot operands are checked where they are made (a wgmma operand lives in shared memory).
+      if (!rt || !isa_and_nonnull<tilegpu::BlockedEncodingAttr, tilegpu::MmaEncodingAttr>(rt.getEncoding()) ||
+          tilegpu::registerLayout(rt.getEncoding(), rt.getShape(), &why))
+        continue;
+      std::string w = where(op->getLoc());
+      err = (w.empty() ? "" : w + ": ") + "the tile `" + text(RankedTensorType::get(rt.getShape(), rt.getElementType())) +
+            "` has no register layout on the GPU (" + why + "); use power-of-two extents";
+      return;
+    }
+  });
+  if (!err.empty()) return false;
   if (!res.tensorCores() && !lowerSimt) return true;
   PassManager lowerPm(ctx);
   // L2 reuse across the CTAs of a wave; PH_TILEGPU_RASTER=0 turns it off for A/B measurements.
