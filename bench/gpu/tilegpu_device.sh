@@ -11,6 +11,10 @@
 #   tilegpu_device.sh build-gemm PH OUT   the GEMM part only, with A/B variants of the wgmma
 #   tilegpu_device.sh run-gemm OUT [LOGS] knobs (gemm90a_noraster, gemm90a_s3, gemm90a_s5), and
 #                                         gemm_relu/ for shared/tools/ph_vs_torch.py --only gemm
+#   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
+#   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
+#                                         kernels with `if` and column reductions, prefill under
+#                                         both lowerings, ph_vs_torch.py --only gemm (if copied in)
 set -u
 mode=$1; shift
 
@@ -80,6 +84,57 @@ run-gemm)
   check_gemm "$R" "$T" "$logs"
   (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/gemm90a" "$T/gemm90a_noraster" "$T/gemm90a_s3" "$T/gemm90a_s5" --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
   tail -44 "$logs/gemm-bench.log"
+  if [ -f "$T/ph_vs_torch.py" ]; then
+    (cd "$T" && timeout 150 python3 ph_vs_torch.py "$T/vs" --only gemm --out "$logs/ph_vs_torch.jsonl") > "$logs/ph_vs_torch.log" 2>&1
+    grep -E 'gemm relu|FAILED' "$logs/ph_vs_torch.log"
+  fi
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-checks)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  mkdir -p "$out/auto/ex" "$out/auto/kv" "$out/num"
+  sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/auto/ex" > "$out/auto/ex.build.log" 2>&1 || { cat "$out/auto/ex.build.log"; exit 1; }
+  sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/auto/kv" > "$out/auto/kv.build.log" 2>&1 || { tail -20 "$out/auto/kv.build.log"; exit 1; }
+  for fk in branches:branches reductions:reductions skip:causal_skip skip:simt_skip half_reductions:half_reductions; do
+    f=${fk%%:*} k=${fk#*:}
+    "$ph" build "$root/tests/numerics/kernels/$f.ph" --kernel $k -o "$out/num/$k" > "$out/num/$k.log" 2>&1 || { cat "$out/num/$k.log"; exit 1; }
+  done
+  for low in auto legacy; do
+    mkdir -p "$out/$low/prefill"
+    for k in mha_f16 mha_causal_f16; do
+      PH_GPU_LOWERING=$low "$ph" build "$root/examples/mha.ph" --kernel $k -o "$out/$low/prefill/$k" > "$out/$low/prefill/$k.log" 2>&1 || { cat "$out/$low/prefill/$k.log"; exit 1; }
+    done
+  done
+  mkdir -p "$out/vs"
+  "$ph" build "$root/examples/gemm.ph" --kernel gemm_relu --target sm_90a -o "$out/vs/gemm_relu" > "$out/vs/gemm_relu.log" 2>&1 || { cat "$out/vs/gemm_relu.log"; exit 1; }
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-checks)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  R=$T/ph-run
+  mkdir -p "$logs"
+  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
+  fails=0
+  sh "$T/check_examples.sh" run "$R" "$T/auto/ex" > "$logs/examples-auto.log" 2>&1 || fails=$((fails+1))
+  echo "examples: $(grep -c '^ok' "$logs/examples-auto.log") ok, $(grep -c '^FAIL' "$logs/examples-auto.log") failed"
+  grep FAIL -A6 "$logs/examples-auto.log" | head -40
+  sh "$T/check_kvcache.sh" run "$R" "$T/auto/kv" > "$logs/kv-auto.log" 2>&1 || fails=$((fails+1))
+  echo "kvcache: $(grep -c 'vs interpreter: ok' "$logs/kv-auto.log") ok; $(grep failures "$logs/kv-auto.log")"
+  for run in "branches --size N=37 --arg mode=2" "branches --size N=32 --arg mode=0" "branches --size N=64 --arg mode=1" \
+             "reductions --size N=37" "causal_skip --size N=150 --size D=64 --arg scale=0.125" \
+             "simt_skip --size N=37 --arg n=2" "half_reductions --size N=29 --size B=4 --arg n=20"; do
+    k=${run%% *}
+    # shellcheck disable=SC2086
+    if "$R" "$T/num/$k" --kernel ${run} --seed 4 --check > "$logs/one.log" 2>&1
+    then echo "ok   numerics $run: $(grep -o 'rel L2 error [^,]*' "$logs/one.log" | head -1)"
+    else echo "FAIL numerics $run"; tail -6 "$logs/one.log"; fails=$((fails+1)); fi
+  done
+  for low in auto legacy; do
+    (cd "$T" && python3 bench_prefill.py "$R" "$T/$low/prefill" --out "$logs/prefill-$low.jsonl") > "$logs/prefill-$low.log" 2>&1 || fails=$((fails+1))
+    echo "prefill ($low):"; tail -8 "$logs/prefill-$low.log"
+  done
   if [ -f "$T/ph_vs_torch.py" ]; then
     (cd "$T" && timeout 150 python3 ph_vs_torch.py "$T/vs" --only gemm --out "$logs/ph_vs_torch.jsonl") > "$logs/ph_vs_torch.log" 2>&1
     grep -E 'gemm relu|FAILED' "$logs/ph_vs_torch.log"
