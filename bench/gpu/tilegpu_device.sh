@@ -123,7 +123,7 @@ run-checks)
   sh "$T/check_kvcache.sh" run "$R" "$T/auto/kv" > "$logs/kv-auto.log" 2>&1 || fails=$((fails+1))
   echo "kvcache: $(grep -c 'vs interpreter: ok' "$logs/kv-auto.log") ok; $(grep failures "$logs/kv-auto.log")"
   for run in "branches --size N=37 --arg mode=2" "branches --size N=32 --arg mode=0" "branches --size N=64 --arg mode=1" \
-             "reductions --size N=37" "causal_skip --size N=150 --size D=64 --arg scale=0.125" \
+             "reductions --size N=37 --size B=3" "causal_skip --size N=150 --size D=64 --arg scale=0.125" \
              "simt_skip --size N=37 --arg n=2" "half_reductions --size N=29 --size B=4 --arg n=20"; do
     k=${run%% *}
     # shellcheck disable=SC2086
