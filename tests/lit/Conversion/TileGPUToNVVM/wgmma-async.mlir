@@ -1,6 +1,6 @@
 // RUN: ph-opt %s --tilegpu-pipeline --tilegpu-allocate-shared --convert-tilegpu-to-nvvm | %FileCheck %s
 // REQUIRES: mlir
-// The pipelined K loop keeps one wgmma group in flight: commit without a wait,
+// The pipelined K loop keeps one wgmma group in flight: commit without wait 0,
 // then wait 1 (the previous iteration's group); on the loop's exit, inside the
 // guard, wait 0 and an empty asm that takes and gives back each accumulator
 // register (so no read of them moves above the wait), 32 registers an asm.
@@ -14,7 +14,8 @@
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NOT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,
 // CHECK-COUNT-3: llvm.inline_asm has_side_effects asm_dialect = att ""
