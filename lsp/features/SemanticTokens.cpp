@@ -51,7 +51,7 @@ json semanticTokens(const Snapshot &s, const json &) {
     if (t.range.file != a.mainFile || t.range.end <= t.range.begin) continue;
     int type = -1, mods = 0;
     switch (t.kind) {
-    case Tok::KwKernel: case Tok::KwFn: case Tok::KwLet: case Tok::KwVar: case Tok::KwFor: case Tok::KwIn:
+    case Tok::KwKernel: case Tok::KwFn: case Tok::KwLet: case Tok::KwVar: case Tok::KwFor: case Tok::KwIn: case Tok::KwIf: case Tok::KwElse:
       type = TKeyword;
       break;
     case Tok::KwTensor: case Tok::KwTile: type = TType; break;
