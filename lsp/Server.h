@@ -43,6 +43,10 @@ struct ServerOptions {
   /// elements its result may hold. Commands are bounded by their driver's own limits.
   std::chrono::milliseconds requestTimeout{10000};
   size_t maxResultItems = 2000000;
+  /// Features read the items of the incremental analysis (issue 21: a slice for a
+  /// request at a position, a per-item cache for a full-document one). Off: every
+  /// feature reads the version's whole analysis (tests compare the two).
+  bool itemReads = true;
   /// Tests: called at every interruption point of a feature request, with its method.
   std::function<void(const std::string &method, const RequestBudget &)> checkpointProbe;
 };
