@@ -16,9 +16,11 @@ static const char *kVersion = "0.1.0";
 /// The scheduler's view of an incremental update: publish from its diagnostics, build
 /// the whole analysis on first use, and finish the other configurations next.
 static AnalysisResult toResult(IncrementalAnalyzer::Result r, std::shared_ptr<const SourceFile> file,
-                               std::shared_ptr<IncrementalAnalyzer> analyzer, std::shared_ptr<ItemCache> cache) {
+                               std::shared_ptr<IncrementalAnalyzer> analyzer, std::shared_ptr<ItemCache> cache,
+                               bool slices) {
   if (!r.diagnostics) return AnalysisResult(std::make_shared<const Analysis>());
-  if (!cache) r.slice = nullptr, r.items = nullptr; // ServerOptions::itemReads off
+  if (!slices) r.slice = nullptr;              // ServerOptions::itemReads off
+  if (!slices || !cache) r.items = nullptr;    // ServerOptions::itemCache off
   AnalysisResult out(r.materialize ? LazyAnalysis::interruptible(r.materialize) : LazyAnalysis(r.diagnostics));
   if (r.materialize) out.published = r.diagnostics;
   if (r.typeHints) {
@@ -35,8 +37,8 @@ static AnalysisResult toResult(IncrementalAnalyzer::Result r, std::shared_ptr<co
     out.items = std::move(items);
   }
   if (!r.complete && !r.cancelled)
-    out.rest = [file, analyzer, cache](const std::function<bool()> &stale) {
-      return toResult(analyzer->update(file, stale, true), file, analyzer, cache);
+    out.rest = [file, analyzer, cache, slices](const std::function<bool()> &stale) {
+      return toResult(analyzer->update(file, stale, true), file, analyzer, cache, slices);
     };
   return out;
 }
@@ -67,12 +69,13 @@ Server::Server(Endpoint::SendFn send, ServerOptions options)
   analyzers_ = std::make_shared<Analyzers>();
   // Each document's analyses run one at a time (its strand), on its own item cache;
   // diagnostics are published from the cheap part, the rest is built when a feature asks.
-  auto analyzeFn = [prelude, analyzers = analyzers_, itemReads = options_.itemReads](
+  auto analyzeFn = [prelude, analyzers = analyzers_, itemReads = options_.itemReads, itemCache = options_.itemCache](
                        const std::string &path, std::shared_ptr<const std::string> text,
                        const std::function<bool()> &stale) {
     auto file = std::make_shared<const SourceFile>(path, *text);
     auto per = analyzers->get(path, prelude);
-    return toResult(per.analyzer->update(file, stale, false), file, per.analyzer, itemReads ? per.cache : nullptr);
+    return toResult(per.analyzer->update(file, stale, false), file, per.analyzer, itemCache ? per.cache : nullptr,
+                    itemReads);
   };
   watchdog_ = std::make_unique<Watchdog>();
   scheduler_ = std::make_unique<Scheduler>(analyzeFn, Scheduler::Options{options_.debounce, options_.threads, 2, options_.threads},

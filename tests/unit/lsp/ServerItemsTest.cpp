@@ -154,9 +154,10 @@ void edit(Client &c, int version, int line, const std::string &text) {
 }
 
 TEST(ServerItems, FeaturesFromTheItemsEqualTheWholeAnalysisAndDoNotBuildIt) {
-  ServerOptions whole = Client::fast();
+  ServerOptions whole = Client::fast(), perItem = Client::fast();
   whole.itemReads = false;
-  Client items, reference(whole);
+  perItem.itemCache = true;
+  Client items(perItem), reference(whole);
   items.initialize();
   reference.initialize();
   std::string text = kItems;
@@ -224,3 +225,16 @@ TEST(ServerItems, InlayHintsFromTheItemsEqualTheWholeAnalysisAndDoNotBuildIt) {
 }
 
 } // namespace
+
+TEST(ServerItems, WithoutTheItemCacheHoverStillReadsTheItemUnderTheCursor) {
+  // The default: full-document requests read the whole analysis, a hover its item.
+  Client c;
+  c.initialize();
+  open(c, kItems);
+  json h = ask(c, "textDocument/hover", {{"position", {{"line", 11}, {"character", 7}}}});
+  ASSERT_TRUE(h.is_object()) << h;
+  EXPECT_NE(h["contents"]["value"].get<std::string>().find("var v"), std::string::npos) << h;
+  EXPECT_FALSE(built(c));
+  ask(c, "textDocument/documentSymbol");
+  EXPECT_TRUE(built(c));
+}
