@@ -182,6 +182,7 @@ void collectCalls(const ast::Stmt &s, std::set<std::string> &out) {
   if (s.type)
     for (auto &d : s.type->dims) collectCalls(*d, out);
   for (auto &b : s.body) collectCalls(*b, out);
+  for (auto &b : s.elseBody) collectCalls(*b, out);
 }
 
 SourceRange translate(SourceRange r, FileId P, const std::vector<uint32_t> &bases) {

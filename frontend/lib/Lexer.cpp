@@ -26,6 +26,8 @@ const char *tokSpelling(Tok kind) {
   case Tok::KwIn: return "`in`";
   case Tok::KwTensor: return "`tensor`";
   case Tok::KwTile: return "`tile`";
+  case Tok::KwIf: return "`if`";
+  case Tok::KwElse: return "`else`";
   case Tok::LParen: return "`(`";
   case Tok::RParen: return "`)`";
   case Tok::LBracket: return "`[`";
@@ -71,6 +73,8 @@ static Tok keyword(std::string_view s) {
   if (s == "in") return Tok::KwIn;
   if (s == "tensor") return Tok::KwTensor;
   if (s == "tile") return Tok::KwTile;
+  if (s == "if") return Tok::KwIf;
+  if (s == "else") return Tok::KwElse;
   return Tok::Ident;
 }
 

@@ -26,6 +26,14 @@ void walk(const Snapshot &s, json &out, const std::vector<ast::StmtPtr> &body) {
       addBlock(s, out, st->bodyRange);
       walk(s, out, st->body);
     }
+    if (st->kind == ast::StmtKind::If) {
+      addBlock(s, out, st->bodyRange);
+      walk(s, out, st->body);
+      if (st->hasElse && !(st->elseBody.size() == 1 && st->elseBody[0]->kind == ast::StmtKind::If &&
+                           st->elseBody[0]->range.begin == st->elseRange.begin))
+        addBlock(s, out, st->elseRange);
+      walk(s, out, st->elseBody);
+    }
   }
 }
 

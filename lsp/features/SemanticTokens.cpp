@@ -54,7 +54,7 @@ json classify(const Snapshot &s) {
     if (t.range.file != a.mainFile || t.range.end <= t.range.begin) continue;
     int type = -1, mods = 0;
     switch (t.kind) {
-    case Tok::KwKernel: case Tok::KwFn: case Tok::KwLet: case Tok::KwVar: case Tok::KwFor: case Tok::KwIn:
+    case Tok::KwKernel: case Tok::KwFn: case Tok::KwLet: case Tok::KwVar: case Tok::KwFor: case Tok::KwIn: case Tok::KwIf: case Tok::KwElse:
       type = TKeyword;
       break;
     case Tok::KwTensor: case Tok::KwTile: type = TType; break;
