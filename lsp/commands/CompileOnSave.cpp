@@ -1,6 +1,9 @@
 //===- CompileOnSave.cpp - `ph build` after each save ------------------------===//
 //
-// A newer save cancels the build in flight. The build's diagnostics (and a
+// A newer save, or an edit, cancels the build in flight. `ph build` takes
+// unchanged kernels from its cache and prints each variant's figures as soon
+// as it and the ones before it are done, first configuration first; each line
+// is shown as it arrives ($/progress report). The build's diagnostics (and a
 // W0502 for each kernel that spills) are published with the document's own,
 // for the version that was saved only (an edit drops them, and one the
 // analysis already reports is not repeated: Server::publish); its figures go
@@ -68,7 +71,18 @@ void Server::compileOnSave(const std::string &uri) {
     }
     std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string()};
     if (st.target.rfind("sm_", 0) == 0 || st.target == "cpu") argv.insert(argv.end(), {"--target", st.target});
-    ProcessResult r = runProcess(argv, "", cancel);
+    auto progress = beginProgress("Compiling " + fs::path(path).filename().string(), nullptr, cancel);
+    int variants = 0;
+    ProcessResult r = runProcess(argv, "", cancel, std::chrono::minutes(10), [&](const std::string &line) {
+      // `K [D=64,...]: sm_90, 96 registers, ... -> DIR/K.D64.cubin[ (cached)]`
+      if (!progress || line.find(" -> ") == std::string::npos) return;
+      progress->report(std::to_string(++variants) + ": " + line.substr(0, line.find(" -> ")) +
+                       (line.size() > 9 && line.compare(line.size() - 9, 9, " (cached)") == 0 ? " (cached)" : ""));
+    });
+    if (progress) {
+      std::string last = r.out.substr(r.out.rfind("wrote ") == std::string::npos ? r.out.size() : r.out.rfind("wrote "));
+      progress->end(r.cancelled ? "cancelled" : r.exitCode == 0 ? driver::firstLines(last, 1) : "failed");
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = builds_.find(uri);

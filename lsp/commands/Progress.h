@@ -1,8 +1,9 @@
 //===- Progress.h - $/progress of one long command --------------*- C++ -*-===//
 //
 // A command's begin/report/end notifications. A token the server creates is
-// used only after the client acknowledged window/workDoneProgress/create; an
-// end that comes first waits for that.
+// used only after the client acknowledged window/workDoneProgress/create; a
+// report or an end that comes first waits for that (of reports, the latest:
+// each says where the job is now).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -21,7 +22,7 @@ struct Server::Progress {
   std::string title;
   std::mutex mu;
   bool ready = false, ended = false;
-  std::optional<std::string> pendingEnd;
+  std::optional<std::string> pendingReport, pendingEnd;
 
   void sendBegin() {
     server->endpoint_.notify("$/progress", {{"token", token},
@@ -38,14 +39,19 @@ struct Server::Progress {
       std::lock_guard<std::mutex> lock(mu);
       ready = true;
       sendBegin();
+      if (pendingReport && !pendingEnd) sendReport(*pendingReport);
       end = pendingEnd;
     }
     if (end) sendEnd(*end);
   }
+  void sendReport(const std::string &msg) {
+    server->endpoint_.notify("$/progress", {{"token", token}, {"value", {{"kind", "report"}, {"message", msg}}}});
+  }
   void report(const std::string &msg) {
     std::lock_guard<std::mutex> lock(mu);
-    if (!ready || ended) return;
-    server->endpoint_.notify("$/progress", {{"token", token}, {"value", {{"kind", "report"}, {"message", msg}}}});
+    if (ended) return;
+    if (!ready) pendingReport = msg; // sent with `begin`, once the client has the token
+    else sendReport(msg);
   }
   void end(const std::string &msg) {
     {
