@@ -5,11 +5,13 @@
 // LSP result in editor terms (UTF-16 ranges, labels, URIs). They run on
 // scheduler workers, may run concurrently, and never touch server state; the
 // protocol layer (Server.cpp) only routes to them. One feature per file in
-// lsp/features/.
+// lsp/features/. Each calls checkpoint() between the items it walks (Budget.h), so a
+// request cancelled or past its deadline stops there, whatever the file's size.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Budget.h" // checkpoint(): the features' interruption points
 #include "Protocol.h"
 #include "Scheduler.h"
 
@@ -19,12 +21,20 @@
 
 namespace ph {
 struct Analysis;
+struct TypeHint;
 struct Diagnostic;
 struct SourceRange;
 class SourceFile;
 } // namespace ph
 
 namespace ph::lsp {
+
+/// Per-item reads of the incremental analysis (IncrementalAnalyzer::Result): a
+/// feature that only needs some items' facts reads them here while the whole
+/// analysis of the version is not built, so an edit costs it the items it asks for.
+struct ItemFacts {
+  std::function<std::vector<TypeHint>(uint32_t from, uint32_t to)> typeHints;
+};
 
 /// What the client told us it can do, and settings that shape results.
 struct FeatureOptions {

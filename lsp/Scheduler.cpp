@@ -37,11 +37,12 @@ struct Scheduler::Doc {
 struct Scheduler::Impl {
   Impl(AnalyzeFn a, Options o, SnapshotFn f)
       : analyze(std::move(a)), options(o), onFresh(std::move(f)), pool(std::max(1u, o.threads)),
-        jobs(std::max(1u, o.jobThreads)) {}
+        requests(std::max(1u, o.requestThreads)), jobs(std::max(1u, o.jobThreads)) {}
   AnalyzeFn analyze;
   Options options;
   SnapshotFn onFresh;
-  asio::thread_pool pool;
+  asio::thread_pool pool;     // analyses (one strand per document)
+  asio::thread_pool requests; // feature requests: a long analysis never holds them up
   asio::thread_pool jobs;
   mutable std::mutex mu;
   std::condition_variable idle;
@@ -65,6 +66,7 @@ Scheduler::~Scheduler() {
   }
   impl_->pool.stop();
   impl_->pool.join();
+  impl_->requests.join(); // requests in flight stop at their next interruption point (cancelled)
   impl_->jobs.join(); // jobs finish: their subprocesses are killed by cancellation first
 }
 
@@ -130,7 +132,7 @@ void Scheduler::close(const std::string &uri) {
   }
   impl_->idle.notify_all();
   for (auto &w : waiters)
-    asio::post(impl_->pool, [a = std::move(w.action)] { a(nullptr); });
+    asio::post(impl_->requests, [a = std::move(w.action)] { a(nullptr); });
 }
 
 std::shared_ptr<const std::string> Scheduler::text(const std::string &uri, int64_t *version) const {
@@ -159,14 +161,14 @@ void Scheduler::withSnapshot(const std::string &uri, SnapshotFn action) {
   auto it = impl_->docs.find(uri);
   if (it == impl_->docs.end()) {
     lock.unlock();
-    asio::post(impl_->pool, [a = std::move(action)] { a(nullptr); });
+    asio::post(impl_->requests, [a = std::move(action)] { a(nullptr); });
     return;
   }
   auto doc = it->second;
   if (doc->latest && doc->latest->version >= doc->version) {
     auto snap = doc->latest;
     lock.unlock();
-    asio::post(impl_->pool, [a = std::move(action), snap] { a(snap); });
+    asio::post(impl_->requests, [a = std::move(action), snap] { a(snap); });
     return;
   }
   doc->waiters.push_back({doc->version, std::move(action)});
@@ -224,6 +226,7 @@ void Scheduler::analyze(const std::shared_ptr<Doc> &doc) {
 void Scheduler::finish(const std::shared_ptr<Doc> &doc, std::shared_ptr<Snapshot> snap, AnalysisResult result) {
   int64_t version = snap->version;
   snap->analysis = result.analysis;
+  snap->items = result.items;
   bool more = static_cast<bool>(result.rest);
   std::vector<Doc::Waiter> ready;
   std::shared_ptr<const Snapshot> previous; // freed after publishing, off the critical path
@@ -255,7 +258,7 @@ void Scheduler::finish(const std::shared_ptr<Doc> &doc, std::shared_ptr<Snapshot
   }
   std::shared_ptr<const Snapshot> shared = snap;
   for (auto &w : ready)
-    asio::post(impl_->pool, [a = std::move(w.action), shared] { a(shared); });
+    asio::post(impl_->requests, [a = std::move(w.action), shared] { a(shared); });
   if (current) {
     if (impl_->onFresh) {
       if (result.published) {

@@ -8,7 +8,8 @@
 // that lands during an analysis makes that result stale: it is never
 // published. Requests wait for a snapshot at least as new as the document was
 // when they arrived, and ask for it at once rather than after the debounce.
-// Everything runs on a small thread pool, never on the I/O thread.
+// Analyses run on a small thread pool, requests on another (a long analysis of
+// one document never holds up the requests of the others), never on the I/O thread.
 //
 // An analysis may come in two parts (the incremental analyzer's): what diagnostics
 // are published from, at once, and the whole analysis, built on first use by a
@@ -19,8 +20,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Budget.h"
 #include "TextDocument.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -37,10 +40,17 @@ struct Analysis;
 
 namespace ph::lsp {
 
+/// What features may read item by item without the whole analysis (Features.h
+/// defines it; the scheduler only carries it).
+struct ItemFacts;
+
 /// A snapshot's analysis: given, or built once on first use (from any thread).
-/// Reads like a shared_ptr<const Analysis>.
+/// Reads like a shared_ptr<const Analysis>. Building it is an interruption point of
+/// the request that asks (Budget.h): a request cancelled or past its deadline
+/// stops the build, throws Interrupted, and the next request to ask builds it.
 class LazyAnalysis {
 public:
+  using Stop = std::function<bool()>;
   LazyAnalysis() = default;
   LazyAnalysis(std::nullptr_t) {}
   LazyAnalysis(std::shared_ptr<const Analysis> a) {
@@ -50,6 +60,10 @@ public:
     state_->built = true;
   }
   static LazyAnalysis deferred(std::function<std::shared_ptr<const Analysis>()> make) {
+    return interruptible([make = std::move(make)](const Stop &) { return make(); });
+  }
+  /// `make` polls its argument and returns null when it stopped early.
+  static LazyAnalysis interruptible(std::function<std::shared_ptr<const Analysis>(const Stop &)> make) {
     LazyAnalysis l;
     l.state_ = std::make_shared<State>();
     l.state_->make = std::move(make);
@@ -58,24 +72,31 @@ public:
   explicit operator bool() const { return state_ != nullptr; }
   std::shared_ptr<const Analysis> shared() const {
     if (!state_) return nullptr;
-    std::call_once(state_->once, [s = state_.get()] {
-      if (!s->built && s->make) s->value = s->make();
-      s->built = true;
-      s->make = nullptr;
-    });
+    if (state_->built.load(std::memory_order_acquire)) return state_->value;
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (!state_->built.load(std::memory_order_relaxed)) {
+      std::shared_ptr<const Analysis> v;
+      if (state_->make) {
+        v = state_->make([] { return interruptRequested(); });
+        if (!v) checkpoint(); // stopped early: throws Interrupted for the request that asked
+      }
+      state_->value = std::move(v);
+      state_->make = nullptr;
+      state_->built.store(true, std::memory_order_release);
+    }
     return state_->value;
   }
   const Analysis *get() const { return shared().get(); }
   const Analysis &operator*() const { return *get(); }
   const Analysis *operator->() const { return get(); }
   /// Built already (no feature has to wait for it).
-  bool built() const { return !state_ || state_->built; }
+  bool built() const { return !state_ || state_->built.load(std::memory_order_acquire); }
 
 private:
   struct State {
-    std::once_flag once;
-    bool built = false;
-    std::function<std::shared_ptr<const Analysis>()> make;
+    std::mutex mu;
+    std::atomic<bool> built{false};
+    std::function<std::shared_ptr<const Analysis>(const Stop &)> make;
     std::shared_ptr<const Analysis> value;
   };
   std::shared_ptr<State> state_;
@@ -87,6 +108,7 @@ struct Snapshot {
   int64_t version = 0;
   std::shared_ptr<const std::string> text;
   LazyAnalysis analysis;                    // null if the analyser threw
+  std::shared_ptr<const ItemFacts> items;   // null: read `analysis`
   LineIndex lines;                          // over *text
   std::chrono::steady_clock::time_point editTime; // when this version arrived
   std::chrono::steady_clock::duration analysisTime{};
@@ -99,6 +121,7 @@ struct Snapshot {
 struct AnalysisResult {
   LazyAnalysis analysis;                      // for the features
   std::shared_ptr<const Analysis> published;  // diagnostics are published from it; null: `analysis`
+  std::shared_ptr<const ItemFacts> items;     // per-item reads for some features (may be null)
   /// Work left for later (the other autotune configurations): run next, unless stale.
   std::function<AnalysisResult(const std::function<bool()> &stale)> rest;
   AnalysisResult() = default;
@@ -115,8 +138,9 @@ public:
   using SnapshotFn = std::function<void(std::shared_ptr<const Snapshot>)>;
   struct Options {
     std::chrono::milliseconds debounce{25};
-    unsigned threads = 2;
+    unsigned threads = 2;        // analyses
     unsigned jobThreads = 2;
+    unsigned requestThreads = 2; // feature requests (withSnapshot's actions)
   };
 
   /// `onFresh` runs on a worker for each snapshot of a document's latest version.
@@ -133,7 +157,7 @@ public:
   std::shared_ptr<const std::string> text(const std::string &uri, int64_t *version = nullptr) const;
   std::vector<std::string> documents() const;
 
-  /// Runs `action` on a worker with a snapshot at least as new as the
+  /// Runs `action` on a request worker with a snapshot at least as new as the
   /// document's current version, or with null when the document is not open.
   void withSnapshot(const std::string &uri, SnapshotFn action);
   /// The newest snapshot already made (possibly stale), without waiting.

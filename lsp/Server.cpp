@@ -17,8 +17,13 @@ static const char *kVersion = "0.1.0";
 static AnalysisResult toResult(IncrementalAnalyzer::Result r, std::shared_ptr<const SourceFile> file,
                                std::shared_ptr<IncrementalAnalyzer> analyzer) {
   if (!r.diagnostics) return AnalysisResult(std::make_shared<const Analysis>());
-  AnalysisResult out(r.materialize ? LazyAnalysis::deferred(r.materialize) : LazyAnalysis(r.diagnostics));
+  AnalysisResult out(r.materialize ? LazyAnalysis::interruptible(r.materialize) : LazyAnalysis(r.diagnostics));
   if (r.materialize) out.published = r.diagnostics;
+  if (r.typeHints) {
+    auto items = std::make_shared<ItemFacts>();
+    items->typeHints = std::move(r.typeHints);
+    out.items = std::move(items);
+  }
   if (!r.complete && !r.cancelled)
     out.rest = [file, analyzer](const std::function<bool()> &stale) {
       return toResult(analyzer->update(file, stale, true), file, analyzer);
@@ -54,9 +59,11 @@ Server::Server(Endpoint::SendFn send, ServerOptions options)
     auto analyzer = analyzers->get(path, prelude);
     return toResult(analyzer->update(file, stale, false), file, analyzer);
   };
-  scheduler_ = std::make_unique<Scheduler>(analyzeFn, Scheduler::Options{options_.debounce, options_.threads},
+  watchdog_ = std::make_unique<Watchdog>();
+  scheduler_ = std::make_unique<Scheduler>(analyzeFn, Scheduler::Options{options_.debounce, options_.threads, 2, options_.threads},
                                            [this](std::shared_ptr<const Snapshot> s) { publish(s); });
   settings_.phPath = options_.phPath;
+  settings_.requestTimeout = options_.requestTimeout;
   registerHandlers();
 }
 
@@ -69,6 +76,7 @@ Server::~Server() {
     for (auto &[tok, c] : progressTokens_) if (c) c->cancel();
   }
   scheduler_.reset();
+  watchdog_.reset(); // after the workers: a request still running may disarm its deadline
 }
 
 Settings Server::settings() const {
@@ -108,20 +116,47 @@ void Server::applySettings(const json &ph, bool fromUser) {
     for (auto &[k, v] : ph["sizes"].items())
       if (v.is_number_integer()) settings_.sizes[k] = v.get<int64_t>();
   }
+  if (ph.contains("requestTimeoutMs") && ph["requestTimeoutMs"].is_number_integer())
+    settings_.requestTimeout = std::chrono::milliseconds(std::max<int64_t>(1, ph["requestTimeoutMs"].get<int64_t>()));
   if (ph.contains("debounceMs") && ph["debounceMs"].is_number_integer())
     scheduler_->setDebounce(std::chrono::milliseconds(std::max<int64_t>(0, ph["debounceMs"].get<int64_t>())));
 }
 
 template <typename Fn> void Server::withSnapshot(const json &params, Reply reply, Fn fn) {
   std::string uri = params.at("textDocument").at("uri").get<std::string>();
-  scheduler_->withSnapshot(uri, [reply, fn, uri](std::shared_ptr<const Snapshot> snap) {
-    if (reply.replyIfCancelled()) return;
+  // The request's bounds (Budget.h): the watchdog answers at the deadline whatever the
+  // worker is doing (waiting for the analysis, building it, walking a giant file), and
+  // the work stops at its next interruption point.
+  auto budget = std::make_shared<RequestBudget>(reply.cancelState(), options_.maxResultItems);
+  if (options_.checkpointProbe)
+    budget->probe = [probe = options_.checkpointProbe, method = reply.method()](const RequestBudget &b) { probe(method, b); };
+  auto timeout = settings().requestTimeout;
+  uint64_t timer = watchdog_->at(std::chrono::steady_clock::now() + timeout, [budget, reply, timeout] {
+    budget->expire();
+    reply.error(ErrorCode::RequestFailed, "`" + reply.method() + "` took longer than " + std::to_string(timeout.count()) +
+                                              " ms, the server's limit for one request (setting `ph.requestTimeoutMs`): stopped");
+  });
+  scheduler_->withSnapshot(uri, [this, reply, fn, uri, budget, timer](std::shared_ptr<const Snapshot> snap) {
+    struct Disarm {
+      Watchdog &w;
+      uint64_t id;
+      ~Disarm() { w.cancel(id); }
+    } disarm{*watchdog_, timer};
+    if (reply.replyIfCancelled() || budget->expired()) return; // past the deadline: answered already
     if (!snap) {
       reply.error(ErrorCode::InvalidParams, "document not open: " + uri);
       return;
     }
+    RequestScope scope(budget.get());
     try {
       reply(fn(*snap));
+    } catch (const Interrupted &e) {
+      if (e.reason == Interrupted::Cancelled) reply.error(ErrorCode::RequestCancelled, "request cancelled");
+      else if (e.reason == Interrupted::TooLarge)
+        reply.error(ErrorCode::RequestFailed, "`" + reply.method() + "` would answer more than " +
+                                                  std::to_string(options_.maxResultItems) +
+                                                  " elements, the server's limit for one result: stopped");
+      // Deadline: the watchdog answered.
     } catch (const RpcError &e) {
       reply.error(e);
     } catch (const json::exception &e) {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "Budget.h"
 #include "Features.h"
 #include "FileAccess.h"
 #include "Gpu.h"
@@ -37,6 +38,13 @@ struct ServerOptions {
   unsigned threads = 2;
   std::chrono::milliseconds debounce{25};
   bool detectGpu = true;
+  /// A feature request's bounds (Budget.h): the time from its arrival to its answer
+  /// (RequestFailed past it; the `requestTimeoutMs` setting changes it) and the
+  /// elements its result may hold. Commands are bounded by their driver's own limits.
+  std::chrono::milliseconds requestTimeout{10000};
+  size_t maxResultItems = 2000000;
+  /// Tests: called at every interruption point of a feature request, with its method.
+  std::function<void(const std::string &method, const RequestBudget &)> checkpointProbe;
 };
 
 /// Settings from initializationOptions and workspace/didChangeConfiguration
@@ -47,6 +55,7 @@ struct Settings {
   std::string outputDir = ".ph-build";
   bool compileOnSave = true;
   std::map<std::string, int64_t> sizes; // default `--size N=...` for ph.run
+  std::chrono::milliseconds requestTimeout{10000}; // a feature request's deadline
 };
 
 class Server {
@@ -137,6 +146,7 @@ private:
   /// One IncrementalAnalyzer (its item cache) per open document, by path.
   struct Analyzers;
   std::shared_ptr<Analyzers> analyzers_;
+  std::unique_ptr<Watchdog> watchdog_; // feature requests' deadlines
   std::unique_ptr<Scheduler> scheduler_;
 
   std::atomic<State> state_{State::Uninitialized};

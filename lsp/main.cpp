@@ -30,7 +30,12 @@ int main(int argc, char **argv) {
   // One malloc arena: the analysis threads would each keep their own, with its freed
   // pages (6 MiB more peak RSS on a 5,000-line file, bench/lsp --scale), for no speed
   // that matters here.
-  mallopt(M_ARENA_MAX, 1);
+  // PH_LSP_MALLOC_ARENAS=N gives the analysis threads arenas of their own (a first
+  // analysis of a large file runs on up to 8: one arena serialises their allocations
+  // on a many-core host; docs/lsp.md, Performance).
+  int arenas = 1;
+  if (const char *e = std::getenv("PH_LSP_MALLOC_ARENAS"); e && std::atoi(e) > 0) arenas = std::atoi(e);
+  mallopt(M_ARENA_MAX, arenas);
   // A client that closes the pipe must not kill us with SIGPIPE mid-write.
   std::signal(SIGPIPE, SIG_IGN);
   ServerOptions options;

@@ -198,6 +198,34 @@ Diagnostic translate(const Diagnostic &d, FileId P, const std::vector<uint32_t> 
   return out;
 }
 
+/// Runs fn(0 .. n-1) on up to `maxThreads` threads (the caller's among them), each
+/// index once; small batches stay on the caller. Stops handing out indices once
+/// `stop` returns true.
+void parallelFor(size_t n, unsigned maxThreads, const std::function<void(size_t)> &fn,
+                 const std::function<bool()> &stop = {}) {
+  std::atomic<size_t> next{0};
+  std::atomic<bool> stopped{false};
+  auto work = [&] {
+    for (size_t t; !stopped && (t = next++) < n;) {
+      if (stop && stop()) {
+        stopped = true;
+        break;
+      }
+      fn(t);
+    }
+  };
+  unsigned threads = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), maxThreads);
+  if (n < 8) threads = 1;
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto &t : pool) t.join();
+}
+
+/// Threads for a large batch of items (a first analysis, an edit of a fn every kernel
+/// calls): enough for a 16-core host, few enough that an editor's machine stays usable.
+constexpr unsigned kMaxItemThreads = 8;
+
 bool samePath(const std::string &a, const std::string &b) {
   std::error_code ec;
   if (a == b) return true;
@@ -502,10 +530,44 @@ IncrementalStats IncrementalAnalyzer::stats() const {
 
 namespace {
 
+/// Which group of symbols and facts stands for each item: a fn item's own, or those
+/// the first kernel that inlines it recorded (with their types).
+std::vector<const FactGroup *> factGroups(const std::vector<Item> &items) {
+  std::vector<const FactGroup *> groups(items.size());
+  for (size_t i = 0; i < items.size(); ++i) groups[i] = &items[i].checked->own;
+  std::vector<bool> taken(items.size(), false);
+  for (size_t k = 0; k < items.size(); ++k)
+    for (size_t j = 0; j < items[k].deps.size(); ++j) {
+      size_t f = items[k].deps[j];
+      const FactGroup &g = items[k].checked->deps[j];
+      if (taken[f] || g.symbols.size() != items[f].checked->own.symbols.size() || g.exprFacts.empty()) continue;
+      groups[f] = &g;
+      taken[f] = true;
+    }
+  return groups;
+}
+
+/// The type hints of the items that overlap [from, to], in document coordinates and
+/// order: what assemble() gives, for those items only.
+std::vector<TypeHint> hintsIn(const std::vector<Item> &items, FileId P, uint32_t from, uint32_t to) {
+  std::vector<const FactGroup *> groups = factGroups(items);
+  std::vector<TypeHint> out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    uint32_t b = items[i].start, e = b + items[i].summary->length;
+    if (e < from || b > to) continue;
+    std::vector<uint32_t> bases{b};
+    for (const TypeHint &h : groups[i]->typeHints) out.push_back({translate(h.nameRange, P, bases), h.label});
+  }
+  std::sort(out.begin(), out.end(), [](const TypeHint &a, const TypeHint &b) { return a.nameRange.begin < b.nameRange.begin; });
+  return out;
+}
+
 /// Builds the whole Analysis of one version from its items (materialize).
 std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file, std::shared_ptr<const Prelude> prelude,
                                          std::shared_ptr<const Canonical> canonical, const std::vector<Item> &items,
-                                         std::shared_ptr<const std::vector<Diagnostic>> diagnostics, FileId P) {
+                                         std::shared_ptr<const std::vector<Diagnostic>> diagnostics, FileId P,
+                                         const std::function<bool()> &stop) {
+  auto stopped = [&] { return stop && stop(); };
   auto A = std::make_shared<Analysis>();
   for (FileId id = 0; id < P; ++id) A->sources.add(prelude->files[id]);
   A->mainFile = A->sources.add(file);
@@ -525,21 +587,10 @@ std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file,
     if (s.def.file == UINT32_MAX) builtins.emplace(s.name, i);
     else preludeIds.emplace(std::make_tuple(s.def.file, s.def.begin, s.name), i);
   }
-  // Which group of symbols and facts stands for each item: a fn item's own, or
-  // those the first kernel that inlines it recorded (with their types).
-  std::vector<const FactGroup *> groups(items.size());
-  for (size_t i = 0; i < items.size(); ++i) groups[i] = &items[i].checked->own;
-  std::vector<bool> taken(items.size(), false);
-  for (size_t k = 0; k < items.size(); ++k)
-    for (size_t j = 0; j < items[k].deps.size(); ++j) {
-      size_t f = items[k].deps[j];
-      const FactGroup &g = items[k].checked->deps[j];
-      if (taken[f] || g.symbols.size() != items[f].checked->own.symbols.size() || g.exprFacts.empty()) continue;
-      groups[f] = &g;
-      taken[f] = true;
-    }
+  std::vector<const FactGroup *> groups = factGroups(items);
   std::vector<uint32_t> base(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
+    if (stopped()) return nullptr;
     base[i] = static_cast<uint32_t>(A->symbols.size());
     std::vector<uint32_t> bases{items[i].start};
     for (const Symbol &s0 : groups[i]->symbols) {
@@ -573,6 +624,7 @@ std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file,
     return UINT32_MAX;
   };
   for (size_t i = 0; i < items.size(); ++i) {
+    if (stopped()) return nullptr;
     const CheckedItem &c = *items[i].checked;
     std::vector<uint32_t> bases{items[i].start};
     for (size_t k = 0; k < groups[i]->symbols.size(); ++k) {
@@ -636,20 +688,55 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   std::vector<Item> items;
   std::vector<Parsed> parsed; // parallel to items: the trees parsed by this update
   std::unordered_map<std::string_view, std::shared_ptr<const ItemSummary>> usedSummaries;
+  auto keyOf = [&](size_t i, size_t j) {
+    uint32_t b = starts[i], e = j < starts.size() ? starts[j] : static_cast<uint32_t>(text.size());
+    std::string key = text.substr(b, e - b);
+    key += '\0';
+    if (j < starts.size()) {
+      size_t eol = text.find('\n', e);
+      key.append(text, e, eol == std::string::npos ? std::string::npos : eol + 1 - e);
+    }
+    return key;
+  };
+  // Many items as split not in the cache yet (a first analysis, a paste): they are
+  // lexed and parsed on a few threads first; the walk below joins items whose parse ran
+  // into the next one (rare), summarising the joined text itself.
+  struct Fresh {
+    std::shared_ptr<const ItemSummary> summary;
+    Parsed tree;
+  };
+  std::unordered_map<std::string_view, Fresh> fresh;
+  {
+    std::vector<std::pair<size_t, std::string>> missing;
+    for (size_t i = 0; i < starts.size(); ++i)
+      if (std::string key = keyOf(i, i + 1); !I.summaries.count(key)) missing.emplace_back(i, std::move(key));
+    if (missing.size() < 8) missing.clear(); // an edit: the walk below parses the few it needs
+    std::vector<Fresh> made(missing.size());
+    parallelFor(missing.size(), kMaxItemThreads, [&](size_t t) {
+      size_t i = missing[t].first;
+      uint32_t e = i + 1 < starts.size() ? starts[i + 1] : static_cast<uint32_t>(text.size());
+      made[t].summary = I.summarize(file->path(), missing[t].second, e - starts[i], &made[t].tree);
+    }, isCancelled);
+    if (isCancelled()) {
+      result.cancelled = true;
+      return result;
+    }
+    for (auto &f : made) fresh.emplace(std::string_view(f.summary->key), std::move(f));
+    stats.itemsParsed += made.size();
+  }
   for (size_t i = 0; i < starts.size();) {
     size_t j = i + 1;
     while (true) {
       uint32_t b = starts[i], e = j < starts.size() ? starts[j] : static_cast<uint32_t>(text.size());
-      std::string key = text.substr(b, e - b);
-      key += '\0';
-      if (j < starts.size()) {
-        size_t eol = text.find('\n', e);
-        key.append(text, e, eol == std::string::npos ? std::string::npos : eol + 1 - e);
-      }
+      std::string key = keyOf(i, j);
       std::shared_ptr<const ItemSummary> s;
       Parsed tree;
       if (auto it = I.summaries.find(key); it != I.summaries.end()) {
         s = it->second;
+      } else if (auto f = fresh.find(key); f != fresh.end()) {
+        s = f->second.summary;
+        tree = std::move(f->second.tree); // a text met twice parses once; the second check re-parses
+        f->second.tree = {};
       } else if (auto u = usedSummaries.find(key); u != usedSummaries.end()) {
         s = u->second;
       } else {
@@ -733,32 +820,21 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   }
   // The items to check are independent: a large batch (a first analysis, an edit of a
   // fn every kernel calls) runs on a few threads.
-  std::atomic<size_t> next{0}, variants{0};
-  std::atomic<bool> stop{false};
-  auto work = [&] {
-    for (size_t t; !stop && (t = next++) < todo.size();) {
-      if (isCancelled()) {
-        stop = true;
-        break;
-      }
-      size_t i = todo[t];
-      std::vector<DeclInfo> stubs;
-      std::set<size_t> real(items[i].deps.begin(), items[i].deps.end());
-      real.insert(i);
-      for (const DeclInfo &d : allFns)
-        if (!real.count(fnItem.at(d.name))) stubs.push_back(d);
-      size_t v = 0;
-      items[i].checked = I.check(file->path(), items[i], parsed[i], items, stubs, !lazy, v);
-      parsed[i] = {};
-      variants += v;
-    }
-  };
-  unsigned threads = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), 4);
-  if (todo.size() < 8) threads = 1;
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto &t : pool) t.join();
+  std::atomic<size_t> variants{0};
+  parallelFor(todo.size(), kMaxItemThreads, [&](size_t t) {
+    size_t i = todo[t];
+    std::vector<DeclInfo> stubs;
+    std::set<size_t> real(items[i].deps.begin(), items[i].deps.end());
+    real.insert(i);
+    for (const DeclInfo &d : allFns)
+      if (!real.count(fnItem.at(d.name))) stubs.push_back(d);
+    size_t v = 0;
+    items[i].checked = I.check(file->path(), items[i], parsed[i], items, stubs, !lazy, v);
+    parsed[i] = {};
+    variants += v;
+  }, isCancelled);
+  bool stop = false;
+  for (size_t i : todo) stop = stop || !items[i].checked;
   if (stop) {
     result.cancelled = true;
     return result;
@@ -801,14 +877,17 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   light->mainFile = light->sources.add(file);
   light->diagnostics = *unique;
   result.diagnostics = light;
-  result.materialize = [file, prelude = I.prelude, canonical = I.canonical, items, unique, P] {
-    return assemble(file, prelude, canonical, items, unique, P);
+  auto shared = std::make_shared<const std::vector<Item>>(std::move(items));
+  result.materialize = [file, prelude = I.prelude, canonical = I.canonical, shared, unique,
+                        P](const std::function<bool()> &stop) {
+    return assemble(file, prelude, canonical, *shared, unique, P, stop);
   };
+  result.typeHints = [shared, P](uint32_t from, uint32_t to) { return hintsIn(*shared, P, from, to); };
 
   // 6. The cache keeps this version's items only: what an edit replaced goes.
   I.summaries = std::move(usedSummaries);
   I.checks = std::move(usedChecks);
-  stats.items = items.size();
+  stats.items = shared->size();
   stats.cachedItems = I.summaries.size() + I.checks.size();
   for (auto &[k, s] : I.summaries) stats.cacheBytes += s->bytes;
   for (auto &[k, c] : I.checks) stats.cacheBytes += c.checked->bytes + k.capacity();

@@ -27,12 +27,11 @@ namespace {
 /// of every `@aligned` promise on it and of every autotune constant that is at least
 /// 1024 (so each configuration's tiles divide it and the CPU target runs it in
 /// seconds). Empty when the analysis has no specialised kernels (it has errors).
-std::map<std::string, int64_t> defaultSizes(const Snapshot *snap, const std::string &kernel,
+std::map<std::string, int64_t> defaultSizes(const std::vector<std::shared_ptr<const kir::Kernel>> &variants,
                                            const std::map<std::string, int64_t> &bound) {
   std::map<std::string, int64_t> out;
-  if (!snap || !snap->analysis) return out;
   std::map<std::string, int64_t> step;
-  for (const auto &k : snap->analysis->kernelVariants(kernel)) {
+  for (const auto &k : variants) {
     int64_t consts = 1;
     for (const auto &[name, value] : k->config)
       if (value > 0 && value <= 4096) consts = std::lcm(consts, value);
@@ -129,10 +128,16 @@ json Server::appendLaunchArgs(std::vector<std::string> &argv, const json &args, 
                               const std::string &kernel) {
   // `ph.sizes` is one setting for every file: a size this kernel does not have is left out
   // (`ph run` refuses it). Sizes the command names are passed as given.
+  // The specialised kernels: the incremental analysis of the editor keeps none, so a whole
+  // analysis of the text (what `ph run` does first anyway) when it has none.
+  std::vector<std::shared_ptr<const kir::Kernel>> variants;
+  if (snap && snap->analysis) variants = snap->analysis->kernelVariants(kernel);
+  if (variants.empty() && snap && snap->text)
+    if (auto full = analyze(std::make_shared<SourceFile>(snap->path, *snap->text), prelude_))
+      variants = full->kernelVariants(kernel);
   std::set<std::string> known;
-  if (snap && snap->analysis)
-    for (const auto &k : snap->analysis->kernelVariants(kernel))
-      for (const kir::SizeSym &s : k->sizes) known.insert(s.name);
+  for (const auto &k : variants)
+    for (const kir::SizeSym &s : k->sizes) known.insert(s.name);
   std::map<std::string, int64_t> sizes;
   for (const auto &[k, v] : st.sizes)
     if (known.empty() || known.count(k)) sizes[k] = v;
@@ -141,7 +146,7 @@ json Server::appendLaunchArgs(std::vector<std::string> &argv, const json &args, 
       if (v.is_number_integer()) sizes[k] = v.get<int64_t>();
   json meta = json::object();
   json defaulted = json::array();
-  for (auto &[k, v] : defaultSizes(snap, kernel, sizes)) {
+  for (auto &[k, v] : defaultSizes(variants, sizes)) {
     sizes[k] = v;
     defaulted.push_back(k);
   }

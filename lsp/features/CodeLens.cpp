@@ -12,24 +12,30 @@
 
 #include "ph/Analysis.h"
 
+#include <map>
+
 namespace ph::lsp {
 
 json codeLens(const Snapshot &s, const json &, const FeatureOptions &o) {
   json out = json::array();
   if (!s.analysis) return out;
+  // The main file's kernel declarations by name, once (a scan per kernel was quadratic).
+  std::map<std::string_view, const ast::Decl *> decls;
+  for (const auto &m : s.analysis->modules)
+    if (m && m->file == s.analysis->mainFile)
+      for (const auto &d : m->decls)
+        if (d && d->isKernel && !d->decorators.empty()) decls[d->name.name] = d.get();
   for (const KernelSummary &k : s.analysis->kernels) {
+    checkpoint(6);
     json nameRange = toJson(s.lines.range(k.nameRange.begin, k.nameRange.end));
     Position top = s.lines.position(std::min(k.declRange.begin, k.nameRange.begin));
     json actionRange = toJson(Range{top, top});
     // The last decorator's line, when it is not the first's.
     json infoRange = nameRange;
-    for (const auto &m : s.analysis->modules)
-      if (m && m->file == k.nameRange.file)
-        for (const auto &d : m->decls)
-          if (d && d->isKernel && d->name.name == k.name && !d->decorators.empty()) {
-            Position last = s.lines.position(d->decorators.back().range.begin);
-            if (last.line != top.line) infoRange = toJson(Range{last, last});
-          }
+    if (auto d = decls.find(k.name); d != decls.end() && k.nameRange.file == s.analysis->mainFile) {
+      Position last = s.lines.position(d->second->decorators.back().range.begin);
+      if (last.line != top.line) infoRange = toJson(Range{last, last});
+    }
     json args = json::array({{{"uri", s.uri}, {"kernel", k.name}}});
     auto lens = [&](const json &range, const std::string &title, const char *command, json arguments) {
       json c = {{"title", title}, {"command", command}};

@@ -114,12 +114,14 @@ json completion(const Snapshot &s, const json &params, const FeatureOptions &o) 
     // The declaration around the cursor, for its parameters and sizes.
     uint32_t container = UINT32_MAX;
     for (uint32_t i = 0; i < a.symbols.size(); ++i) {
+      checkpoint();
       const Symbol &sym = a.symbols[i];
       if ((sym.kind == SymbolKind::Kernel || sym.kind == SymbolKind::Function) && sym.def.file == a.mainFile &&
           sym.declRange.touches(off))
         container = i;
     }
     for (const Symbol &sym : a.symbols) {
+      checkpoint(1);
       bool inMain = sym.def.file == a.mainFile;
       switch (sym.kind) {
       case SymbolKind::Local:

@@ -20,6 +20,7 @@ void addBlock(const Snapshot &s, json &out, SourceRange r, const char *kind = nu
 
 void walk(const Snapshot &s, json &out, const std::vector<ast::StmtPtr> &body) {
   for (const auto &st : body) {
+    checkpoint(1);
     if (!st) continue;
     if (st->kind == ast::StmtKind::For || st->kind == ast::StmtKind::Block) {
       addBlock(s, out, st->bodyRange);
@@ -36,6 +37,7 @@ json foldingRange(const Snapshot &s, const json &) {
   const Analysis &a = *s.analysis;
   if (a.mainFile >= a.modules.size() || !a.modules[a.mainFile]) return out;
   for (const auto &d : a.modules[a.mainFile]->decls) {
+    checkpoint(2);
     if (!d) continue;
     addBlock(s, out, d->docRange, "comment");
     addBlock(s, out, d->bodyRange);

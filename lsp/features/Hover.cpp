@@ -126,6 +126,7 @@ json hover(const Snapshot &s, const json &params, const FeatureOptions &o) {
     // record, or an expression.
     const auto &toks = a.tokens;
     for (size_t i = 0; i < toks.size(); ++i) {
+      checkpoint();
       const Token &t = toks[i];
       if (t.range.begin > off) break;
       if (t.kind != Tok::Ident || !t.range.touches(off)) continue;

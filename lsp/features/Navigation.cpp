@@ -52,8 +52,13 @@ json references(const Snapshot &s, const json &params) {
   if (!occ) return nullptr;
   bool withDecl = params.value("context", json::object()).value("includeDeclaration", true);
   json out = json::array();
-  for (const Occurrence &o : s.analysis->occurrences)
-    if (o.symbol == occ->symbol && (withDecl || !o.isDefinition)) out.push_back(location(s, o.range));
+  for (const Occurrence &o : s.analysis->occurrences) {
+    checkpoint();
+    if (o.symbol == occ->symbol && (withDecl || !o.isDefinition)) {
+      checkpoint(1);
+      out.push_back(location(s, o.range));
+    }
+  }
   return out;
 }
 
@@ -63,7 +68,9 @@ json documentHighlight(const Snapshot &s, const json &params) {
   const Analysis &a = *s.analysis;
   json out = json::array();
   for (const Occurrence &o : a.occurrences) {
+    checkpoint();
     if (o.symbol != occ->symbol || o.range.file != a.mainFile) continue;
+    checkpoint(1);
     // DocumentHighlightKind: Text 1, Read 2, Write 3.
     out.push_back({{"range", toJson(s.lines.range(o.range.begin, o.range.end))}, {"kind", o.isWrite || o.isDefinition ? 3 : 2}});
   }
@@ -109,7 +116,7 @@ json rename(const Snapshot &s, const json &params) {
   const Analysis &a = *s.analysis;
   json edits = json::array();
   for (const Occurrence &o : a.occurrences)
-    if (o.symbol == occ->symbol && o.range.file == a.mainFile)
+    if (checkpoint(), o.symbol == occ->symbol && o.range.file == a.mainFile)
       edits.push_back({{"range", toJson(s.lines.range(o.range.begin, o.range.end))}, {"newText", newName}});
   return {{"changes", {{s.uri, edits}}}};
 }

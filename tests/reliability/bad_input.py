@@ -52,11 +52,11 @@ def still_answers(what):
     print("ok: %s; the server still answers a hover" % what)
 
 
-def error_reply(rid, timeout=20):
+def error_reply(rid, timeout=120):
     return c.wait_response(rid, timeout).get("error")
 
 
-def null_id_error(before, timeout=20):
+def null_id_error(before, timeout=120):
     """Waits for the next error reply with id null (ParseError / InvalidRequest) after `before`."""
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -105,7 +105,7 @@ def truncated():
     d.send_raw(b"Content-Length: 500\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":5,")
     d.proc.stdin.close()
     try:
-        code = d.proc.wait(timeout=20)
+        code = d.proc.wait(timeout=120)
     except Exception:
         d.kill()
         fail("the server did not exit when input ended inside a frame")
@@ -208,7 +208,7 @@ def deep_ph():
         else:
             c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v},
                                                 "contentChanges": [{"text": text}]})
-        diags = c.wait_diagnostics(uri, v, timeout=60)
+        diags = c.wait_diagnostics(uri, v, timeout=120)
         codes = sorted({d.get("code") for d in diags})
         check("E0106" in codes, "%s nested %d deep: no E0106 (got %r)" % (name, n, codes))
         r = c.hover(uri, 1, 10)

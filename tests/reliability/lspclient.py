@@ -7,6 +7,10 @@ import subprocess
 import threading
 import time
 
+# How long a wait may take before the server is declared hung: 20x what an idle machine
+# needs at most, because CI runs these under ASan (about 10x slower) on 2 loaded cores.
+DEFAULT_TIMEOUT = 120
+
 
 def utf16_len(s):
     return len(s.encode("utf-16-le")) // 2
@@ -106,7 +110,7 @@ class Client:
         self.send(m)
         return rid
 
-    def wait_response(self, rid, timeout=20):
+    def wait_response(self, rid, timeout=DEFAULT_TIMEOUT):
         key = json.dumps(rid)
         deadline = time.time() + timeout
         with self.lock:
@@ -119,10 +123,10 @@ class Client:
                 self.lock.wait(left)
             return self.responses.pop(key)
 
-    def request(self, method, params=None, timeout=20):
+    def request(self, method, params=None, timeout=DEFAULT_TIMEOUT):
         return self.wait_response(self.start_request(method, params), timeout)
 
-    def wait_notification(self, pred, timeout=20, start=0):
+    def wait_notification(self, pred, timeout=DEFAULT_TIMEOUT, start=0):
         """The first notification at index >= start satisfying pred."""
         deadline = time.time() + timeout
         with self.lock:
@@ -137,7 +141,7 @@ class Client:
                     raise AssertionError("notification not received (closed=%s)" % self.closed)
                 self.lock.wait(left)
 
-    def wait_diagnostics(self, uri, version, timeout=20):
+    def wait_diagnostics(self, uri, version, timeout=DEFAULT_TIMEOUT):
         deadline = time.time() + timeout
         with self.lock:
             while True:
@@ -165,11 +169,11 @@ class Client:
         self.notify("textDocument/didOpen",
                     {"textDocument": {"uri": uri, "languageId": "ph", "version": version, "text": text}})
 
-    def hover(self, uri, line, character, timeout=20):
+    def hover(self, uri, line, character, timeout=DEFAULT_TIMEOUT):
         return self.request("textDocument/hover",
                             {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}, timeout)
 
-    def shutdown(self, timeout=20):
+    def shutdown(self, timeout=DEFAULT_TIMEOUT):
         self.request("shutdown", None, timeout)
         self.notify("exit")
         return self.proc.wait(timeout=timeout)

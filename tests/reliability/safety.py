@@ -83,10 +83,10 @@ def output_dir(ph, argv):
             start = len(c.notifications)
             c.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
             m = c.wait_notification(lambda m: m["method"] == "window/showMessage" and "refused" in m["params"]["message"],
-                                    timeout=30, start=start)
+                                    timeout=120, start=start)
             if setting and setting not in m["params"]["message"]:
                 fail("the refusal does not name the setting: %r" % m)
-            r = c.request("workspace/executeCommand", {"command": "ph.compile", "arguments": [{"uri": uri}]}, timeout=60)
+            r = c.request("workspace/executeCommand", {"command": "ph.compile", "arguments": [{"uri": uri}]}, timeout=120)
             if "error" not in r or "refused" not in r["error"]["message"]:
                 fail("ph.compile with outputDir %r was not refused: %r" % (setting, r))
             print("ok: outputDir %r refused on save and by ph.compile" % setting)
@@ -95,8 +95,10 @@ def output_dir(ph, argv):
         r = c.request("workspace/executeCommand", {"command": "ph.compile", "arguments": [{"uri": uri}]}, timeout=300)
         if "error" in r and "refused" in r["error"]["message"]:
             fail("outputDir build/out was refused: %r" % r)
+        start = len(c.notifications)
         c.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
-        time.sleep(2)
+        # The event, not a pause: the build the save started has ended (ph/compiled).
+        c.wait_notification(lambda m: m["method"] == "ph/compiled", timeout=300, start=start)
         c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
         if c.shutdown(timeout=120) != 0:
             fail("exit code after shutdown")
@@ -115,7 +117,7 @@ def listen(argv):
         p = subprocess.Popen(argv + ["--listen", spec], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, env=dict(os.environ, PH_LSP_NO_GPU="1"))
         lines = []
-        deadline = time.time() + 20
+        deadline = time.time() + 120
         while time.time() < deadline:
             line = p.stderr.readline().decode()
             if not line:

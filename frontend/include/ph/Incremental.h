@@ -54,8 +54,15 @@ public:
     std::shared_ptr<const Analysis> diagnostics;
     /// Builds the whole Analysis (symbols, occurrences, types, hints, tokens, the
     /// tree) from this version's cached items; callable from any thread, at any
-    /// later time. Null when `diagnostics` already is the whole analysis.
-    std::function<std::shared_ptr<const Analysis>()> materialize;
+    /// later time. Null when `diagnostics` already is the whole analysis. It polls
+    /// `stop` between items and returns null when that turns true (the editor's
+    /// request was cancelled or ran past its deadline); calling it again starts over.
+    std::function<std::shared_ptr<const Analysis>(const std::function<bool()> &stop)> materialize;
+    /// The type hints (Analysis::typeHints) of the items overlapping [from, to] (byte
+    /// offsets of the file), read from those items alone: an editor asking for the
+    /// visible lines' hints after each edit pays for those items, not for the file.
+    /// Null with `materialize`.
+    std::function<std::vector<TypeHint>(uint32_t from, uint32_t to)> typeHints;
     /// False when some kernels were elaborated for their first configuration only:
     /// call `update` again with `allConfigs` for the final diagnostics.
     bool complete = true;

@@ -103,7 +103,7 @@ TEST(Incremental, ExamplesGiveAnalyzesDiagnosticsAndFacts) {
     ASSERT_TRUE(r.diagnostics) << path;
     auto whole = analyze(file(text), prelude(), editorOptions());
     EXPECT_EQ(show(r.diagnostics->diagnostics), show(whole->diagnostics)) << path;
-    auto full = r.materialize ? r.materialize() : r.diagnostics;
+    auto full = r.materialize ? r.materialize({}) : r.diagnostics;
     EXPECT_EQ(showFacts(*full), showFacts(*whole)) << path;
     EXPECT_EQ(full->tokens.size(), whole->tokens.size()) << path;
   }
@@ -132,7 +132,7 @@ TEST(Incremental, RandomEditsAcrossItemsKeepDiagnosticsExact) {
       auto whole = analyze(file(text), prelude(), editorOptions());
       ASSERT_EQ(show(r.diagnostics->diagnostics), show(whole->diagnostics)) << "step " << i << " text:\n" << text;
       if (i % 50 == 0) {
-        auto full = r.materialize ? r.materialize() : r.diagnostics;
+        auto full = r.materialize ? r.materialize({}) : r.diagnostics;
         ASSERT_EQ(full->kernels.size(), whole->kernels.size()) << "step " << i;
       }
     }
@@ -182,7 +182,7 @@ TEST(Incremental, LargeFirstAnalysisElaboratesTheFirstConfigurationFirst) {
   EXPECT_EQ(inc.stats().variants, 128u);
   auto whole = analyze(file(text), prelude(), editorOptions());
   EXPECT_EQ(show(rest.diagnostics->diagnostics), show(whole->diagnostics));
-  EXPECT_EQ(showFacts(*rest.materialize()), showFacts(*whole));
+  EXPECT_EQ(showFacts(*rest.materialize({})), showFacts(*whole));
   // A configuration past the first with an error: found by the rest, as by analyze.
   std::string bad = text;
   bad.replace(bad.find("BR in [64, 128]"), 15, "BR in [64, 100]");

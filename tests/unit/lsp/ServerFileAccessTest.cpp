@@ -79,7 +79,7 @@ TEST(FileAccess, DevZeroIsRefusedAtOnceNotRead) {
   c.initialize(json::object(), {{"path", w.driver}}, json::array({{{"uri", "file:///"}, {"name", "root"}}}));
   auto t0 = std::chrono::steady_clock::now();
   json r = run(c, "file:///dev/zero", "ph.showIR");
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s); // reading it would never end (a generous bound)
   ASSERT_TRUE(r.contains("error")) << r;
   EXPECT_EQ(r["error"]["code"], -32602);
   EXPECT_NE(r["error"]["message"].get<std::string>().find("not a regular file"), std::string::npos) << r;

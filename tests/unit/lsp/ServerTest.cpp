@@ -78,21 +78,23 @@ TEST(Server, DiagnosticsClearOnCloseAndFixReported) {
 }
 
 TEST(Server, EditsAreDebouncedIntoOneAnalysis) {
-  ServerOptions slow;
-  slow.debounce = 50ms;
-  Client c(slow);
+  Client c;
   c.initialize();
   open(c, kKernel);
+  // A debounce no burst outlasts, however slow the machine; the request below skips it.
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"ph", {{"debounceMs", 600000}}}}}});
   size_t before = c.server().scheduler().analysesRun();
   for (int v = 2; v < 30; ++v)
     c.notify("textDocument/didChange", {{"textDocument", {{"uri", kFile}, {"version", v}}},
                                         {"contentChanges", {{{"range", {{"start", {{"line", 3}, {"character", 1}}},
                                                                          {"end", {{"line", 3}, {"character", 1}}}}},
                                                              {"text", " "}}}}});
+  json h = c.request("textDocument/hover", {{"textDocument", {{"uri", kFile}}}, {"position", {{"line", 1}, {"character", 7}}}});
+  EXPECT_TRUE(h.contains("result")) << h;
   json d = c.diagnosticsFor(kFile, 29);
   ASSERT_TRUE(d.is_object());
   c.server().scheduler().waitIdle();
-  EXPECT_LE(c.server().scheduler().analysesRun() - before, 2u); // one, or two if the debounce expired mid-burst
+  EXPECT_EQ(c.server().scheduler().analysesRun() - before, 1u); // the last version only
 }
 
 TEST(Server, NotInitializedAndShutdown) {
@@ -116,7 +118,7 @@ TEST(Server, RunWithoutGpuOffersCpuAtOnce) {
   open(c, kKernel);
   auto t0 = std::chrono::steady_clock::now();
   json r = c.request("workspace/executeCommand", {{"command", "ph.run"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}}}}});
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s); // no driver started (a generous bound)
   ASSERT_TRUE(r.contains("result")) << r;
   EXPECT_EQ(r["result"]["ok"], false);
   EXPECT_NE(r["result"]["error"].get<std::string>().find("no GPU"), std::string::npos);
@@ -207,7 +209,7 @@ TEST(Server, CancelRequestKillsTheDriver) {
   c.notify("$/cancelRequest", {{"id", id}});
   json r = c.waitFor([id](const json &m) { return !m.contains("method") && m["id"] == id; });
   EXPECT_EQ(r["error"]["code"], -32800) << r;
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 25s); // not the driver's 30 s
   json end = c.waitFor([](const json &m) { return m.value("method", "") == "$/progress" && m["params"]["value"]["kind"] == "end"; });
   EXPECT_TRUE(end.is_object());
 }
