@@ -255,12 +255,12 @@
 
 (defun ph-run (&optional target)
   "Run the kernel at point (on TARGET: auto, gpu, cpu, interp); the table goes to *ph results*."
-  (interactive (list (completing-read "Target: " '("auto" "gpu" "cpu" "interp") nil t nil nil "auto")))
+  (interactive (list (completing-read "Target (default auto): " '("auto" "gpu" "cpu" "interp") nil t nil nil "auto")))
   (ph--run-command "ph.run" `(:target ,(or target "auto"))))
 
 (defun ph-bench (&optional target)
   "Time every autotune variant of the kernel at point (on TARGET); the table goes to *ph results*."
-  (interactive (list (completing-read "Target: " '("auto" "gpu" "cpu") nil t nil nil "auto")))
+  (interactive (list (completing-read "Target (default auto): " '("auto" "gpu" "cpu") nil t nil nil "auto")))
   (ph--run-command "ph.run (bench)" `(:target ,(or target "auto") :bench t)))
 
 (defun ph-compile ()

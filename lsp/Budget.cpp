@@ -102,7 +102,10 @@ void Watchdog::loop() {
     }
     auto first = byTime_.begin();
     if (Clock::now() < first->first) {
-      cv_.wait_until(lock, first->first);
+      // A copy: wait_until reads its deadline again after each wake-up, and cancel() may
+      // erase this entry meanwhile (ASan: heap-use-after-free in reliability.lsp.*).
+      const Clock::time_point when = first->first;
+      cv_.wait_until(lock, when);
       continue;
     }
     uint64_t id = first->second;

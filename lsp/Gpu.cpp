@@ -1,8 +1,9 @@
-//===- Gpu.cpp - GPU detection through the CUDA driver, loaded with dlopen -===//
+//===- Gpu.cpp - The runtime's GPU probe, for ph.gpuStatus and ph.run ------===//
 #include "Gpu.h"
 
+#include "ph/Runtime/CudaDriver.h"
+
 #include <cstdlib>
-#include <dlfcn.h>
 
 namespace ph::lsp {
 
@@ -12,45 +13,15 @@ GpuInfo detectGpu() {
     info.reason = "disabled by PH_LSP_NO_GPU";
     return info;
   }
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    info.reason = "no CUDA driver (libcuda.so.1 not found)";
+  rt::DeviceProbe p = rt::probeDevice();
+  if (!p.available) {
+    // The runtime says "no GPU: why"; the server's messages say "no GPU" themselves.
+    info.reason = p.why.rfind("no GPU: ", 0) == 0 ? p.why.substr(8) : p.why;
     return info;
   }
-  using InitFn = int (*)(unsigned);
-  using CountFn = int (*)(int *);
-  using GetFn = int (*)(int *, int);
-  using NameFn = int (*)(char *, int, int);
-  using AttrFn = int (*)(int *, int, int);
-  auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
-  auto count = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
-  auto get = reinterpret_cast<GetFn>(dlsym(lib, "cuDeviceGet"));
-  auto name = reinterpret_cast<NameFn>(dlsym(lib, "cuDeviceGetName"));
-  auto attr = reinterpret_cast<AttrFn>(dlsym(lib, "cuDeviceGetAttribute"));
-  if (!init || !count || !get || !name || !attr) {
-    info.reason = "the CUDA driver lacks the device query functions";
-    return info; // keep the library loaded: unloading a driver is not worth the risk
-  }
-  int n = 0, dev = 0;
-  if (int rc = init(0); rc != 0) {
-    info.reason = "cuInit failed (CUresult " + std::to_string(rc) + ")";
-    return info;
-  }
-  if (count(&n) != 0 || n == 0) {
-    info.reason = "the CUDA driver reports no devices";
-    return info;
-  }
-  char buf[256] = {};
-  if (get(&dev, 0) != 0 || name(buf, sizeof buf - 1, dev) != 0) {
-    info.reason = "cannot query device 0";
-    return info;
-  }
-  int major = 0, minor = 0;
-  attr(&major, 75, dev); // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-  attr(&minor, 76, dev); // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
   info.available = true;
-  info.name = buf;
-  info.arch = "sm_" + std::to_string(major) + std::to_string(minor);
+  info.name = p.info.name;
+  info.arch = p.info.arch();
   return info;
 }
 

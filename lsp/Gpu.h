@@ -12,9 +12,9 @@ struct GpuInfo {
   std::string reason; // why there is none
 };
 
-/// Loads libcuda.so.1 at run time (no link dependency, so the server starts on
-/// machines without a driver) and asks for device 0's name and compute
-/// capability. PH_LSP_NO_GPU=1 pretends there is none.
+/// The runtime's probe (rt::probeDevice: the CUDA driver loaded with dlopen, no
+/// context created, so the server starts on machines without a driver), in the
+/// server's terms. PH_LSP_NO_GPU=1 pretends there is none.
 GpuInfo detectGpu();
 
 /// Where a run with `target` (auto|gpu|cpu|interp) executes, for the code lenses: "CPU",

@@ -18,6 +18,9 @@ if [ ${#need[@]} -gt 0 ] && [ -z "${PH_EDITORS_NO_APT:-}" ]; then
   apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# Neovim 0.10 beside Debian 12's 0.7 (unpacked from Debian 13's packages; ~15 s once).
+if [ -z "${PH_EDITORS_NO_APT:-}" ]; then bash "$root/scripts/editors-nvim-setup.sh" 0.10; fi
+
 # npm packages of the extension and of the node tests, exactly as locked. npm 11 runs no
 # install scripts unless allowed; none is needed (esbuild's binary is an optional dependency,
 # vsce-sign only signs).
@@ -28,4 +31,4 @@ else
   npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json node_modules/.ph-lock-stamp
 fi
-echo "editors-setup: ok (node $(node --version), nvim $(nvim --version | head -1 | cut -d' ' -f2), $(emacs --version 2>/dev/null | head -1))"
+echo "editors-setup: ok (node $(node --version), nvim $(nvim --version | head -1 | cut -d' ' -f2) and $(${PH_NVIM_PREFIX:-/opt/ph-nvim}/0.10/bin/nvim --version 2>/dev/null | head -1 | cut -d' ' -f2), $(emacs --version 2>/dev/null | head -1))"

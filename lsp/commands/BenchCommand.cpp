@@ -57,7 +57,10 @@ void Server::benchOnCpu(const json &args, const Reply &reply, const json &token,
     driver::renameCopy(r, file, meta.value("userFile", std::string()));
     if (r.cancelled) break;
     if (!r.started) failure = r.error + " (set `ph.path`)";
-    else if (json j = driver::parseJsonOutput(r.out); j.is_object()) variants.push_back(j);
+    else if (json j = driver::parseJsonOutput(r.out); j.is_object()) {
+      for (const char *k : {"format", "version", "command", "ok", "diagnostics"}) j.erase(k); // the run's own keys
+      variants.push_back(j);
+    }
     else failure = "ph run " + kernel + (configs[i].empty() ? "" : " [" + configs[i] + "]") + " failed: " + driver::firstLines(r.err, 3);
   }
   if (!tempDir.empty()) std::filesystem::remove_all(tempDir);

@@ -30,7 +30,7 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
   if (out.empty()) throw RpcError{ErrorCode::InvalidParams, outError, nullptr};
   std::string tempDir;
   std::string file = fileForDriver(args["uri"], tempDir);
-  std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string()};
+  std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string(), "--json"};
   if (!kernel.empty()) argv.insert(argv.end(), {"--kernel", kernel});
   // A cubin is for a GPU whatever the run target is (cpu, interp, auto): only an explicit
   // architecture is passed on.
@@ -46,21 +46,23 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
     return;
   }
   if (!r.started) throw RpcError{ErrorCode::RequestFailed, r.error + " (set `ph.path`)", nullptr};
-  if (r.exitCode != 0) throw driver::driverError("`ph build`", r);
-  auto figures = driver::readFigures(r.out + "\n" + r.err, out);
+  rt::report::Document doc;
+  if (std::string why = driver::readBuild(r, doc); !why.empty()) {
+    if (r.exitCode != 0) throw driver::driverError("`ph build`", r);
+    throw RpcError{ErrorCode::RequestFailed, why, nullptr};
+  }
+  if (!doc.ok || r.exitCode != 0) throw driver::buildError(doc, r);
   json figs = json::object();
-  std::string arch = target.rfind("sm_", 0) == 0 ? target : "sm_90";
   {
     std::lock_guard<std::mutex> lock(mu_);
-    driver::readPlacements(out, features_.tilePlacements);
-    for (auto &[k, f] : figures) {
-      std::string text = driver::figuresText(f, arch);
-      if (text.empty()) continue;
+    driver::readPlacements(doc, features_.tilePlacements);
+    for (auto &[k, text] : driver::figuresByKernel(doc)) {
       features_.compileFigures[k] = text;
       figs[k] = text;
     }
   }
-  reply({{"ok", true}, {"outputDir", out.string()}, {"kernel", kernel}, {"figures", figs}, {"stdout", r.out}, {"stderr", r.err}});
+  reply({{"ok", true}, {"outputDir", out.string()}, {"kernel", kernel}, {"figures", figs},
+         {"build", rt::report::toJson(doc)}, {"stderr", r.err}});
   if (clientCodeLensRefresh_ && !figs.empty()) endpoint_.call("workspace/codeLens/refresh", nullptr);
 }
 

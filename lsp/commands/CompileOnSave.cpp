@@ -1,22 +1,18 @@
 //===- CompileOnSave.cpp - `ph build` after each save ------------------------===//
 //
-// A newer save, or an edit, cancels the build in flight. `ph build` takes
-// unchanged kernels from its cache and prints each variant's figures as soon
-// as it and the ones before it are done, first configuration first; each line
-// is shown as it arrives ($/progress report). The build's diagnostics (and a
-// W0502 for each kernel that spills) are published with the document's own,
+// A newer save, or an edit, cancels the build in flight. `ph build --json`'s document is
+// read as typed data: its diagnostics (W0502 for a kernel that spills among
+// them, with ranges and notes) are published with the document's own,
 // for the version that was saved only (an edit drops them, and one the
 // analysis already reports is not repeated: Server::publish); its figures go
 // to the lens and hover, and `ph/compiled` tells the client how it went (the
 // editors' feedback after a save). loadLastBuild reads the figures of the last
-// build on disk after a restart.
+// build on disk (its manifest, through the runtime's reader) after a restart.
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
 #include "Progress.h"
 #include "Server.h"
-
-#include "ph/Analysis.h"
 
 #include <chrono>
 #include <cstdio>
@@ -69,20 +65,11 @@ void Server::compileOnSave(const std::string &uri) {
       if (endpoint_.log) endpoint_.log("compile on save refused: " + outError);
       return;
     }
-    std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string()};
-    if (st.target.rfind("sm_", 0) == 0 || st.target == "cpu") argv.insert(argv.end(), {"--target", st.target});
-    auto progress = beginProgress("Compiling " + fs::path(path).filename().string(), nullptr, cancel);
-    int variants = 0;
-    ProcessResult r = runProcess(argv, "", cancel, std::chrono::minutes(10), [&](const std::string &line) {
-      // `K [D=64,...]: sm_90, 96 registers, ... -> DIR/K.D64.cubin[ (cached)]`
-      if (!progress || line.find(" -> ") == std::string::npos) return;
-      progress->report(std::to_string(++variants) + ": " + line.substr(0, line.find(" -> ")) +
-                       (line.size() > 9 && line.compare(line.size() - 9, 9, " (cached)") == 0 ? " (cached)" : ""));
-    });
-    if (progress) {
-      std::string last = r.out.substr(r.out.rfind("wrote ") == std::string::npos ? r.out.size() : r.out.rfind("wrote "));
-      progress->end(r.cancelled ? "cancelled" : r.exitCode == 0 ? driver::firstLines(last, 1) : "failed");
-    }
+    std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string(), "--json"};
+    // A cubin is for a GPU whatever the run target is (cpu, interp, auto), as for ph.compile:
+    // only an explicit architecture is passed on (`ph build --target cpu` is a usage error).
+    if (st.target.rfind("sm_", 0) == 0) argv.insert(argv.end(), {"--target", st.target});
+    ProcessResult r = runProcess(argv, "", cancel);
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = builds_.find(uri);
@@ -96,29 +83,22 @@ void Server::compileOnSave(const std::string &uri) {
       endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", false}, {"message", name + ": not compiled (" + driver::firstLines(r.err, 1) + ")"}});
       return;
     }
-    auto text = scheduler_->text(uri);
-    json diags = driver::parseDiagnostics(r.out + "\n" + r.err, path, text ? *text : std::string());
-    auto figures = driver::readFigures(r.out + "\n" + r.err, out);
-    std::string arch = st.target.rfind("sm_", 0) == 0 ? st.target : "sm_90";
-    for (auto &[k, f] : figures) {
-      if (f.spill <= 0) continue;
-      // Spills are warnings on the kernel's name, as the registry words them.
-      json w = {{"severity", 2}, {"code", diagInfo(DiagKind::RegisterSpill).code}, {"source", "ph build"},
-                {"message", formatDiag(DiagKind::RegisterSpill, {k, std::to_string(f.spill), std::to_string(f.registers)})},
-                {"range", toJson(Range{})}};
-      if (auto snap = scheduler_->latest(uri); snap && snap->analysis)
-        for (const KernelSummary &ks : snap->analysis->kernels)
-          if (ks.name == k) w["range"] = toJson(snap->lines.range(ks.nameRange.begin, ks.nameRange.end));
-      diags.push_back(w);
+    rt::report::Document doc;
+    if (std::string why = driver::readBuild(r, doc); !why.empty()) {
+      if (endpoint_.log) endpoint_.log("compile on save: " + why + ": " + driver::firstLines(r.err, 3));
+      endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", false}, {"message", name + ": not compiled (" + why + ")"}});
+      return;
     }
+    // The build's diagnostics (W0502 for spills among them) are the driver's own.
+    json diags = json::array();
+    if (auto snap = scheduler_->latest(uri)) diags = driver::diagnosticsOf(doc, *snap, featureOptions(), path);
+    auto figures = driver::figuresByKernel(doc);
     json figs = json::object();
     {
       std::lock_guard<std::mutex> lock(mu_);
       backendDiags_[uri] = {{"version", version}, {"diagnostics", diags}};
-      driver::readPlacements(out, features_.tilePlacements);
-      for (auto &[k, f] : figures) {
-        std::string t = driver::figuresText(f, arch);
-        if (t.empty()) continue;
+      driver::readPlacements(doc, features_.tilePlacements);
+      for (auto &[k, t] : figures) {
         features_.compileFigures[k] = t;
         figs[k] = t;
       }
@@ -129,10 +109,11 @@ void Server::compileOnSave(const std::string &uri) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     char took[32];
     std::snprintf(took, sizeof took, "%.1f s", secs);
-    std::string msg = name + (r.exitCode == 0 ? " compiled in " : " failed to compile in ") + took;
-    if (r.exitCode != 0) msg += ": " + driver::firstLines(r.err, 1);
+    bool ok = r.exitCode == 0 && doc.ok;
+    std::string msg = name + (ok ? " compiled in " : " failed to compile in ") + took;
+    if (!ok) msg += ": " + driver::firstError(doc, r);
     for (auto &[k, t] : figs.items()) msg += "; " + k + ": " + t.get<std::string>();
-    endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", r.exitCode == 0}, {"message", msg}, {"figures", figs},
+    endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", ok}, {"message", msg}, {"figures", figs},
                                      {"diagnostics", diags.size()}, {"outputDir", out.string()}});
   });
 }
@@ -149,17 +130,20 @@ void Server::loadLastBuild() {
   fs::path out = driver::outputFolder(st.outputDir, root, root + "/x.ph", error);
   std::error_code ec;
   if (out.empty() || !fs::exists(out / "manifest.json", ec)) return;
-  auto figures = driver::readFigures("", out);
   std::string arch = st.target.rfind("sm_", 0) == 0 ? st.target : "sm_90";
+  rt::report::Document doc;
+  if (std::string why = driver::readLastBuild(out, arch, doc); !why.empty()) {
+    if (endpoint_.log) endpoint_.log("no figures from the last build: " + why);
+    return;
+  }
+  auto figures = driver::figuresByKernel(doc);
   bool any = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    driver::readPlacements(out, features_.tilePlacements);
-    for (auto &[k, f] : figures) {
-      std::string t = driver::figuresText(f, arch);
-      // A build of this session is newer than the one on disk.
-      if (!t.empty() && features_.compileFigures.emplace(k, t).second) any = true;
-    }
+    driver::readPlacements(doc, features_.tilePlacements);
+    // A build of this session is newer than the one on disk.
+    for (auto &[k, t] : figures)
+      if (features_.compileFigures.emplace(k, t).second) any = true;
   }
   if (endpoint_.log) endpoint_.log("figures of " + std::to_string(figures.size()) + " kernel(s) from " + (out / "manifest.json").string());
   if (any && clientCodeLensRefresh_) endpoint_.call("workspace/codeLens/refresh", nullptr);

@@ -3,8 +3,9 @@
 // Every command (lsp/commands/*.cpp) starts `ph` through this client: an
 // argument vector (never a shell), cancellation, the driver's words turned into
 // an RpcError, its JSON output, the build folder the settings allow, and what a
-// build says about each kernel (registers, shared memory, spills, placements of
-// tiles) for the lens and hover. It holds no server state.
+// build says (`ph build --json`, read as typed data: diagnostics, and per kernel
+// registers, shared memory, spills, occupancy, placements of tiles) for the
+// lens, hover and diagnostics. It holds no server state.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -12,11 +13,18 @@
 #include "JsonRpc.h"
 #include "Subprocess.h"
 
+#include "ph/Runtime/Report.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
+
+namespace ph::lsp {
+struct FeatureOptions;
+struct Snapshot;
+}
 
 namespace ph::lsp::driver {
 
@@ -43,28 +51,32 @@ std::string argvForLog(const std::vector<std::string> &argv);
 /// One line for window/showMessage out of `ph run --json` or `ph bench --json`.
 std::string runSummary(const std::string &kernel, const std::string &target, const json &result);
 
-/// What a build says about one kernel (its first variant).
-struct Figures {
-  int registers = -1;
-  int64_t smem = -1, spill = 0;
-  int threads = 128;
-  /// Where the tiles live: "tensorcore: 20 tiles in registers, 3 in shared memory", or for
-  /// a `@tensorcore` kernel the SIMT lowering took, "SIMT: tiles in shared memory".
-  std::string tiles;
-};
-using FiguresByKernel = std::map<std::string, Figures>;
 /// Placements of tiles: canonical file -> 1-based line -> "`T` in WHERE".
 using Placements = std::map<std::string, std::map<uint32_t, std::vector<std::string>>>;
 
-/// A build's figures of each kernel, from its output and the folder's manifest.
-FiguresByKernel readFigures(const std::string &output, const fs::path &dir);
-/// The lens text of one kernel's figures with its occupancy on `arch`, short enough for a
-/// lens line or a table column: "96 regs · 47.2 KiB smem · 4 blocks/SM (25%, smem)".
-std::string figuresText(const Figures &f, const std::string &arch);
-/// The tensor-core lowering's placements in the folder's manifest.
-void readPlacements(const fs::path &dir, Placements &out);
-/// Diagnostics (LSP shape) the driver printed about `path`.
-json parseDiagnostics(const std::string &text, const std::string &path, const std::string &docText);
+// BuildReport.cpp: `ph build --json`'s document, read as typed data.
+/// Reads the document from the driver's stdout; "" or why there is none.
+std::string readBuild(const ProcessResult &r, rt::report::Document &doc);
+/// The lens text of one variant, short enough for a lens line or a table column:
+/// "96 regs · 47.2 KiB smem · 4 blocks/SM (25%, smem)", the occupancy as the driver
+/// computed it on its device description, then where the tiles live.
+std::string figuresText(const rt::report::Variant &v);
+/// That text for each kernel's first variant.
+std::map<std::string, std::string> figuresByKernel(const rt::report::Document &doc);
+/// The tensor-core lowering's tiles, by source line.
+void readPlacements(const rt::report::Document &doc, Placements &out);
+/// A failed build's first error, `file:line:col: error[E0501]: ...`, or the driver's error.
+std::string firstError(const rt::report::Document &doc, const ProcessResult &r);
+/// A failed build as an RpcError: its first error (`file:line:col: error[E0501]: ...`)
+/// or the driver's error, with the document as data.
+RpcError buildError(const rt::report::Document &doc, const ProcessResult &r);
+/// The build's diagnostics in the document `path` as LSP diagnostics (source
+/// "ph build"), with ranges, notes and fixes as the analysis' own are shown.
+json diagnosticsOf(const rt::report::Document &doc, const Snapshot &s, const FeatureOptions &o, const std::string &path);
+/// The figures of the last build on disk (`dir`/manifest.json) as a build document,
+/// their occupancy on `arch`'s description: what the lens shows after a restart.
+/// "" or why there is none.
+std::string readLastBuild(const fs::path &dir, const std::string &arch, rt::report::Document &doc);
 /// Maps each line of printed IR to the `.ph` line it came from ({irLine, sourceLine} pairs).
 json irLineMap(const std::string &ir, const std::string &phFile);
 /// The MLIR lines whose location is in another file than `phFile` (a `fn` of the standard

@@ -190,6 +190,10 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
     return;
   }
   json parsed = driver::parseJsonOutput(r.out);
+  // The run's own keys: the ph-output envelope (docs/output.md) is not part of the result
+  // the editors tabulate.
+  if (parsed.is_object())
+    for (const char *k : {"format", "version", "command", "ok", "diagnostics"}) parsed.erase(k);
   json result = {{"ok", r.exitCode == 0}, {"kernel", kernel}, {"target", target}, {"exitCode", r.exitCode}, {"result", parsed}};
   for (const char *k : {"defaultSizes", "note", "requestedTarget"})
     if (meta.contains(k)) result[k] = meta[k];

@@ -292,11 +292,31 @@ class Gen:
         self.features.add("slice-unaligned")
         return f"row + {self.r.choice([1, 3, 5, 7])}"
 
-    def literal(self):
+    def literal(self, other=None):
+        """A literal scalar; against an i32 tile (`other`) an integer one: a float literal
+        meeting an i32 operand is E0322 (docs/diagnostics.md), not a truncation."""
+        if other is not None and other.elem == "i32":
+            v = self.r.choice([1, 2, 3, 4])
+            if self.r.random() < 0.2:
+                v = -v
+            return Val(str(v), "lit", (), abs(v), 0.0, True, 1 if v < 0 else 0)
         v = self.r.choice([0.5, 0.25, 1.5, 2.0, 0.125, 3.0, 0.75])
         if self.r.random() < 0.2:
             v = -v
         return Val(fmt(v), "lit", (), abs(v), 0.0, float(v).is_integer(), 1 if v < 0 else 0)
+
+    def int_safe(self, a, b):
+        """(a, b) with a float literal on either side of an i32 tile made an integer literal.
+        `intlike` values come from i32 loads (`X * 1` stays i32 in Ph even where this model
+        says f32); an integer literal is right against a float tile too, so erring that way
+        costs nothing."""
+        def is_int(v):
+            return v.elem == "i32" or (v.intlike and v.elem != "lit")
+        if a.elem == "lit" and is_int(b) and "." in a.text:
+            a = self.literal(Val(b.text, "i32", b.shape, b.bound, 0.0))
+        if b.elem == "lit" and is_int(a) and "." in b.text:
+            b = self.literal(Val(a.text, "i32", a.shape, a.bound, 0.0))
+        return a, b
 
     # ---------------------------------------------------------------- expressions
     def expr(self, shape, depth, allow_int=True):
@@ -362,7 +382,8 @@ class Gen:
             err = a.err + a.bound * den_err + opunit(elem) * bound
             self.features.add("divide")
             return self.check_half(Val(f"{self.paren(a, 1)} / {den_text}", elem, shape, bound, err, False, 1))
-        b = self.expr(shape, depth - 1) if self.r.random() < 0.7 else self.literal()
+        b = self.expr(shape, depth - 1) if self.r.random() < 0.7 else self.literal(a)
+        a, b = self.int_safe(a, b)
         elem = promote(a.elem, b.elem)
         if op == "*":
             bound = a.bound * b.bound
@@ -443,7 +464,7 @@ class Gen:
         op = r.choice(["<", "<=", ">", ">=", "==", "!="])
         if form == "load-lit":
             x = self.load(shape, r.choice(["f32", self.half, "i32"]))
-            lit = r.choice(["0.25", "-0.5", "0.0", "3.0"]) if x.elem != "i32" else r.choice(["3", "4.0"])
+            lit = r.choice(["0.25", "-0.5", "0.0", "3.0"]) if x.elem != "i32" else r.choice(["3", "4"])
             c = f"{x.text} {op} {lit}"
         elif form == "load-load":
             x = self.load(shape, self.half)
@@ -472,14 +493,16 @@ class Gen:
     def _expr_where(self, shape, depth):
         c = self.condition(shape, 1)
         a = self.expr(shape, depth - 1)
-        b = self.expr(shape, depth - 1) if self.r.random() < 0.7 else self.literal()
+        b = self.expr(shape, depth - 1) if self.r.random() < 0.7 else self.literal(a)
+        a, b = self.int_safe(a, b)
         self.features.add("where")
         return Val(f"where({c}, {a.text}, {b.text})", promote(a.elem, b.elem), shape, max(a.bound, b.bound),
                    max(a.err, b.err), a.intlike and b.intlike)
 
     def _expr_minmax(self, shape, depth):
         a = self.expr(shape, depth - 1)
-        b = self.expr(shape, depth - 1) if self.r.random() < 0.6 else self.literal()
+        b = self.expr(shape, depth - 1) if self.r.random() < 0.6 else self.literal(a)
+        a, b = self.int_safe(a, b)
         f = self.r.choice(["tmax", "tmin"])
         self.features.add(f)
         return Val(f"{f}({a.text}, {b.text})", promote(a.elem, b.elem), shape, max(a.bound, b.bound),
@@ -502,8 +525,9 @@ class Gen:
             b = Val(n, sv.elem, (), sv.bound, 0.0, sv.intlike)
             self.features.add("broadcast-scalar-param")
         else:
-            b = self.literal()
+            b = self.literal(a)
             self.features.add("broadcast-scalar")
+        a, b = self.int_safe(a, b)
         op = self.r.choice(["+", "-", "*"])
         elem = promote(a.elem, b.elem)
         if op == "*":

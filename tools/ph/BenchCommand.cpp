@@ -74,8 +74,18 @@ int benchCommand(const Args &args) {
   AnalyzeOptions ao;
   ao.configFilter = opt.config;
   auto analysis = analyze(std::make_shared<SourceFile>(file, text), Prelude::load(stdDir), ao);
-  for (const Diagnostic &d : analysis->diagnostics) std::cerr << renderDiagnostic(d, analysis->sources);
-  if (analysis->hasErrors()) return 1;
+  for (const Diagnostic &d : analysis->diagnostics) {
+    std::cerr << renderDiagnostic(d, analysis->sources);
+    if (opt.json) opt.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
+  }
+  if (analysis->hasErrors()) {
+    if (opt.json) {
+      nlohmann::ordered_json j = {{"error", "`" + file + "` has errors; nothing was run"}};
+      rt::report::addEnvelope(j, "bench", false, opt.diagnostics);
+      std::cout << j.dump(2) << "\n";
+    }
+    return 1;
+  }
   if (opt.kernel.empty()) {
     if (analysis->kernels.size() != 1) {
       std::fprintf(stderr, "ph bench: `%s` has %zu kernels; choose one with --kernel\n", file.c_str(),
@@ -91,8 +101,10 @@ int benchCommand(const Args &args) {
   for (const auto &k : analysis->kernelVariants(opt.kernel)) {
     backend::GpuBinary bin;
     bool ok = backend::compileForGpu(*k, go, bin, err);
-    for (const Diagnostic &d : bin.diagnostics)
+    for (const Diagnostic &d : bin.diagnostics) {
       if (d.severity == Severity::Error || !opt.json) std::cerr << renderDiagnostic(d, analysis->sources);
+      if (opt.json) opt.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
+    }
     if (!ok) {
       if (bin.diagnostics.empty()) std::fprintf(stderr, "ph bench: [%s] %s\n", k->configName().c_str(), err.c_str());
       return 1;

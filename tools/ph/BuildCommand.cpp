@@ -1,7 +1,7 @@
 //===- BuildCommand.cpp - `ph build`: cubins + manifest.json ---------------===//
 //
 // ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...]
-//          [-j N] [--no-cache] [--time] [--time-passes]
+//          [-j N] [--no-cache] [--time] [--time-passes] [--json]
 //
 // Compiles every kernel (or K) for every autotune configuration with the SIMT
 // GPU target, writes one cubin per variant and manifest.json (signature, grid
@@ -9,6 +9,8 @@
 // DIR (default `ph-build`), which `ph-run DIR` runs on a machine with a GPU.
 // The variants compile in parallel and come from the build cache when their
 // kir is unchanged (VariantCompiler.h, docs/compile.md).
+// With --json, stdout is one ph-output document (docs/output.md) instead of text:
+// the diagnostics, and per variant its resources, occupancy and tile placements.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -20,6 +22,7 @@
 #include "ph/Backend/GpuTarget.h"
 #include "ph/Cache/Store.h"
 #include "ph/Runtime/Manifest.h"
+#include "ph/Runtime/Report.h"
 #endif
 
 #include <chrono>
@@ -32,7 +35,7 @@ namespace ph::driver {
 
 static const char *buildUsage =
     "usage: ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...]\n"
-    "                [-j N] [--no-cache] [--time] [--time-passes]\n"
+    "                [-j N] [--no-cache] [--time] [--time-passes] [--json]\n"
     "\n"
     "Compiles each kernel and autotune configuration to a cubin (SIMT target: tiles in shared\n"
     "memory, PTX from LLVM's NVPTX backend, cubin from ptxas) and writes DIR/manifest.json.\n"
@@ -43,6 +46,8 @@ static const char *buildUsage =
     "  --no-cache     compile every variant; read and write no cache entry\n"
     "  --time         per variant, where the time went (stderr)\n"
     "  --time-passes  per variant, MLIR's pass timing report (stderr)\n"
+    "  --json         stdout is one ph-output document (docs/output.md): diagnostics, and per\n"
+    "                 variant registers, shared memory, spills, occupancy, where each tile lives\n"
     "\n"
     "Compiled variants are cached in $XDG_CACHE_HOME/ph (default ~/.cache/ph; PH_CACHE_DIR\n"
     "overrides), at most PH_CACHE_MAX_SIZE bytes (default 1G); `ph cache clear` empties it.\n";
@@ -67,7 +72,7 @@ int buildCommand(const Args &args) {
   std::string file, kernel, target, outDir = "ph-build", stdDir;
   std::vector<std::pair<std::string, int64_t>> config;
   unsigned jobs = 0;
-  bool noCache = false, time = false, timePasses = false;
+  bool noCache = false, time = false, timePasses = false, json = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     auto next = [&](std::string &v) {
@@ -105,6 +110,8 @@ int buildCommand(const Args &args) {
         return 2;
       }
       jobs = unsigned(n);
+    } else if (a == "--json") {
+      json = true;
     } else if (a == "--no-cache") {
       noCache = true;
     } else if (a == "--time") {
@@ -139,27 +146,39 @@ int buildCommand(const Args &args) {
     return 2;
   }
   auto started = std::chrono::steady_clock::now();
-  std::string text, err;
-  if (!readFile(file, text, err)) {
-    std::fprintf(stderr, "ph build: %s\n", err.c_str());
+  // --json: everything the build says goes into one document on stdout.
+  rt::report::Document doc;
+  doc.command = "build";
+  doc.file = file;
+  doc.target = target;
+  doc.device = rt::limitsForArch(target);
+  doc.outputDir = outDir;
+  auto fail = [&](const std::string &why) {
+    if (!json) {
+      if (!why.empty()) std::fprintf(stderr, "ph build: %s\n", why.c_str());
+      return 1;
+    }
+    if (doc.error.empty()) doc.error = why;
+    std::cout << rt::report::toJson(doc).dump(2) << "\n";
     return 1;
-  }
+  };
+  std::string text, err;
+  if (!readFile(file, text, err)) return fail(err);
   auto prelude = Prelude::load(stdDir);
   AnalyzeOptions ao;
   ao.configFilter = config;
   auto analysis = analyze(std::make_shared<SourceFile>(file, text), prelude, ao);
-  for (const Diagnostic &d : analysis->diagnostics) std::cerr << renderDiagnostic(d, analysis->sources);
-  if (analysis->hasErrors()) return 1;
-  if (!kernel.empty() && analysis->kernelVariants(kernel).empty()) {
-    std::fprintf(stderr, "ph build: no kernel `%s` in `%s`\n", kernel.c_str(), file.c_str());
-    return 1;
-  }
+  auto report = [&](const Diagnostic &d) {
+    if (json) doc.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
+    else std::cerr << renderDiagnostic(d, analysis->sources);
+  };
+  for (const Diagnostic &d : analysis->diagnostics) report(d);
+  if (analysis->hasErrors()) return fail("");
+  if (!kernel.empty() && analysis->kernelVariants(kernel).empty())
+    return fail("no kernel `" + kernel + "` in `" + file + "`");
   std::error_code ec;
   std::filesystem::create_directories(outDir, ec);
-  if (ec) {
-    std::fprintf(stderr, "ph build: cannot create `%s`: %s\n", outDir.c_str(), ec.message().c_str());
-    return 1;
-  }
+  if (ec) return fail("cannot create `" + outDir + "`: " + ec.message());
   rt::Manifest m;
   m.target = target;
   m.compiler = "ph 0.1.0";
@@ -189,7 +208,7 @@ int buildCommand(const Args &args) {
   auto written = [&](size_t i, VariantResult &r) {
     const kir::Kernel &k = *variants[i];
     backend::GpuBinary &bin = r.bin;
-    for (const Diagnostic &d : bin.diagnostics) std::cerr << renderDiagnostic(d, analysis->sources);
+    for (const Diagnostic &d : bin.diagnostics) report(d);
     if (time) {
       // CPU milliseconds per step (wall in parentheses when a loaded machine made it differ).
       std::string line = k.name + " [" + k.configName() + "]:";
@@ -211,8 +230,20 @@ int buildCommand(const Args &args) {
     if (timePasses && !bin.passTiming.empty())
       std::fprintf(stderr, "passes: %s [%s]\n%s", k.name.c_str(), k.configName().c_str(), bin.passTiming.c_str());
     if (!r.ok) {
-      if (bin.diagnostics.empty() || bin.diagnostics.back().severity != Severity::Error)
-        std::fprintf(stderr, "ph build: `%s` [%s]: %s\n", k.name.c_str(), k.configName().c_str(), r.err.c_str());
+      if (bin.diagnostics.empty() || bin.diagnostics.back().severity != Severity::Error) {
+        if (json) {
+          // A lowering failure without a diagnostic of its own: E0502 on the kernel.
+          Diagnostic d;
+          d.kind = DiagKind::BackendError;
+          d.severity = Severity::Error;
+          d.range = k.loc;
+          d.message = formatDiag(DiagKind::BackendError, {r.err});
+          if (!k.configName().empty()) d.notes.push_back({k.loc, "in configuration " + k.configName()});
+          report(d);
+        } else {
+          std::fprintf(stderr, "ph build: `%s` [%s]: %s\n", k.name.c_str(), k.configName().c_str(), r.err.c_str());
+        }
+      }
       failed = true;
       return;
     }
@@ -220,7 +251,8 @@ int buildCommand(const Args &args) {
     if (writeFailed) return;
     std::string path = outDir + "/" + bin.meta.cubin;
     if (std::string e = rt::writeFile(path, bin.cubin.data(), bin.cubin.size()); !e.empty()) {
-      std::fprintf(stderr, "ph build: %s\n", e.c_str());
+      if (json) doc.error = e;
+      else std::fprintf(stderr, "ph build: %s\n", e.c_str());
       writeFailed = true;
       return;
     }
@@ -228,22 +260,27 @@ int buildCommand(const Args &args) {
     // Under the tensor-core lowering, where the tiles live (the manifest's notes list each).
     std::string unit;
     if (bin.meta.unit == "tensorcore" && !bin.meta.notes.empty()) unit = ", " + bin.meta.notes[0];
-    std::printf("%s [%s]: %s, %d registers, %d B shared memory, %d B spilled%s -> %s%s\n", k.name.c_str(),
-                k.configName().c_str(), target.c_str(), bin.meta.ptxas.registers, bin.meta.dynamicShared,
-                bin.meta.ptxas.spillStores + bin.meta.ptxas.spillLoads, unit.c_str(), path.c_str(),
-                r.cached ? " (cached)" : "");
-    // Figures as they arrive (an editor reads them through a pipe).
-    std::fflush(stdout);
+    if (json) {
+      doc.variants.push_back(rt::report::fromManifest(bin.meta, *doc.device));
+    } else {
+      std::printf("%s [%s]: %s, %d registers, %d B shared memory, %d B spilled%s -> %s%s\n", k.name.c_str(),
+                  k.configName().c_str(), target.c_str(), bin.meta.ptxas.registers, bin.meta.dynamicShared,
+                  bin.meta.ptxas.spillStores + bin.meta.ptxas.spillLoads, unit.c_str(), path.c_str(),
+                  r.cached ? " (cached)" : "");
+      // Figures as they arrive (an editor reads them through a pipe).
+      std::fflush(stdout);
+    }
     m.kernels.push_back(std::move(bin.meta));
   };
   compileVariants(variants, vo, written,
                   [](const std::string &w) { std::fprintf(stderr, "ph build: warning: %s\n", w.c_str()); });
   if (store && compiled) store->evict();
-  if (writeFailed) return 1;
-  if (failed) return 1;
-  if (std::string e = rt::writeManifest(outDir, m); !e.empty()) {
-    std::fprintf(stderr, "ph build: %s\n", e.c_str());
-    return 1;
+  if (writeFailed || failed) return fail(doc.error);
+  if (std::string e = rt::writeManifest(outDir, m); !e.empty()) return fail(e);
+  if (json) {
+    doc.ok = true;
+    std::cout << rt::report::toJson(doc).dump(2) << "\n";
+    return 0;
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::printf("wrote %s/manifest.json (%zu variant(s)): %zu compiled, %zu cached, %.2f s\n", outDir.c_str(),

@@ -1,18 +1,20 @@
 //===- EmitCommand.cpp - `ph emit`: a kernel printed at one compilation stage ===//
 //
 // ph emit FILE [--kernel K] [--stage kir|tile|cpu|llvm|llvm-ir|asm|gpu|gpu-llvm|ptx]
-//         [--config BR=64,BC=32] [--debug-info]
+//         [--config BR=64,BC=32] [--debug-info] [--json]
 //
 // Analyses the file (refusing one with errors), picks the kernel (the only
 // one, or --kernel) and its autotune variant (the first, or the one --config
 // names), and prints it at the stage. MLIR is printed without locations
-// unless --debug-info, so that equal kernels print equal text.
+// unless --debug-info, so that equal kernels print equal text. --json writes
+// one ph-output document (docs/output.md): the stage's text and the diagnostics.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "DriverUtil.h"
 
 #include "ph/Analysis.h"
+#include "ph/Runtime/Report.h"
 #ifdef PH_HAVE_BACKEND
 #include "ph/Backend/Emit.h"
 #endif
@@ -25,7 +27,7 @@ using namespace ph;
 namespace {
 
 const char *usage =
-    "usage: ph emit FILE [--kernel K] [--stage S] [--config BR=64,BC=32] [--target sm_90a] [--debug-info]\n"
+    "usage: ph emit FILE [--kernel K] [--stage S] [--config BR=64,BC=32] [--target sm_90a] [--debug-info] [--json]\n"
     "\n"
     "Prints one kernel at a stage of its compilation:\n"
     "  kir      the checked, inlined, specialised kernel\n"
@@ -37,9 +39,19 @@ const char *usage =
     "The default stage is tile. --config picks an autotune variant (default: the first).\n"
     "--debug-info prints MLIR locations (file:line:col ranges of the source).\n"
     "--target sm_80|sm_86|sm_89|sm_90|sm_90a picks the GPU stages' architecture, whatever GPU is present\n"
-    "(default: the GPU present, else sm_90).\n";
+    "(default: the GPU present, else sm_90).\n"
+    "--json writes one ph-output document (docs/output.md): the text and the diagnostics.\n";
+
+/// --json: what the command says goes into this document on stdout.
+bool jsonMode = false;
+rt::report::Document doc;
 
 int fail(const std::string &msg, int code = 1) {
+  if (jsonMode && code != 2) { // usage errors stay words on stderr
+    doc.error = msg;
+    std::cout << rt::report::toJson(doc).dump(2) << "\n";
+    return code;
+  }
   std::fprintf(stderr, "ph emit: %s\n", msg.c_str());
   return code;
 }
@@ -115,6 +127,8 @@ int ph::driver::emitCommand(const Args &args) {
     } else if (a == "--target") {
       if (!need(target))
         return fail("`--target` needs an architecture, e.g. `sm_90a`", 2);
+    } else if (a == "--json") {
+      jsonMode = true;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "ph emit: unknown option `%s`\n\n%s", a.c_str(), usage);
       return 2;
@@ -137,15 +151,21 @@ int ph::driver::emitCommand(const Args &args) {
     return fail("this `ph` was built without the MLIR backend; only `--stage kir` works", 2);
 #endif
 
+  doc.command = "emit";
+  doc.file = file;
+  doc.stage = stageText;
   std::string text, err;
   if (!driver::readFile(file, text, err))
     return fail(err);
   AnalyzeOptions aopt;
   aopt.configFilter = config;
   auto a = analyze(std::make_shared<SourceFile>(file, std::move(text)), Prelude::load(), aopt);
+  for (const Diagnostic &d : a->diagnostics)
+    doc.diagnostics.push_back(rt::report::fromDiagnostic(d, a->sources));
   if (a->hasErrors()) {
-    for (const Diagnostic &d : a->diagnostics)
-      std::cerr << renderDiagnostic(d, a->sources);
+    if (!jsonMode)
+      for (const Diagnostic &d : a->diagnostics)
+        std::cerr << renderDiagnostic(d, a->sources);
     return fail("`" + file + "` has errors; nothing to emit");
   }
   std::string names;
@@ -179,10 +199,16 @@ int ph::driver::emitCommand(const Args &args) {
   std::string out = backend::emitStage(k, stage, err, eo);
   if (!err.empty() || out.empty())
     return fail("cannot emit `" + kernel + "` at stage `" + stageText + "`: " + err);
-  std::cout << out;
 #else
   (void)debugInfo;
-  std::cout << kir::print(k);
+  std::string out = kir::print(k);
 #endif
+  if (!jsonMode) {
+    std::cout << out;
+    return 0;
+  }
+  doc.ok = true;
+  doc.text = out;
+  std::cout << rt::report::toJson(doc).dump(2) << "\n";
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "ph/Interpreter.h"
 #include "ph/Launch.h"
 #include "ph/Npy.h"
+#include "ph/Runtime/Report.h"
 #ifdef PH_HAVE_BACKEND
 #include "ph/Backend/CpuTarget.h"
 #if __has_include("ph/Backend/GpuTarget.h")
@@ -41,6 +42,15 @@ using namespace ph;
 using json = nlohmann::json;
 
 namespace {
+
+/// --json: the diagnostics go into the document; else they are printed on stderr.
+std::vector<rt::report::Diag> diagnostics;
+std::vector<rt::report::Diag> *jsonDiagnostics = nullptr;
+
+void report(const Diagnostic &d, const SourceManager &sm) {
+  if (jsonDiagnostics) jsonDiagnostics->push_back(rt::report::fromDiagnostic(d, sm));
+  else std::cerr << renderDiagnostic(d, sm);
+}
 
 const char *usage =
     "usage: ph run FILE [--kernel K] [--target auto|gpu|cpu|interp] [--size N=4096]...\n"
@@ -255,7 +265,7 @@ TargetResult runGpu(const kir::Kernel &k, const LaunchArgs &args, const Analysis
   auto t0 = std::chrono::steady_clock::now();
   bool ok = backend::compileForGpu(k, go, bin, r.error);
   r.compileMs = msSince(t0);
-  for (const Diagnostic &d : bin.diagnostics) std::cerr << renderDiagnostic(d, a.sources);
+  for (const Diagnostic &d : bin.diagnostics) report(d, a.sources);
   if (!ok) return r;
   t0 = std::chrono::steady_clock::now();
   r.error = rt::runCubin(bin.meta, bin.cubin, args);
@@ -330,13 +340,23 @@ int ph::driver::runCommand(const Args &args) {
   std::shared_ptr<const Analysis> a =
       analyze(std::make_shared<SourceFile>(o.file, std::move(text)), Prelude::load(), aopt);
   double analyzeMs = msSince(t0);
+  jsonDiagnostics = o.json ? &diagnostics : nullptr;
+  if (o.json) // warnings too: the document has every diagnostic
+    for (const Diagnostic &d : a->diagnostics) report(d, a->sources);
   if (a->hasErrors()) {
     size_t errors = 0;
     for (const Diagnostic &d : a->diagnostics) {
-      std::fputs(renderDiagnostic(d, a->sources).c_str(), stderr);
+      if (!o.json) report(d, a->sources);
       errors += d.severity == Severity::Error;
     }
-    std::fprintf(stderr, "ph run: `%s` has %zu error(s); nothing was run\n", o.file.c_str(), errors);
+    std::string why = "`" + o.file + "` has " + std::to_string(errors) + " error(s); nothing was run";
+    if (o.json) {
+      nlohmann::ordered_json j = {{"error", why}};
+      rt::report::addEnvelope(j, "run", false, diagnostics);
+      std::cout << j.dump() << "\n";
+    } else {
+      std::fprintf(stderr, "ph run: %s\n", why.c_str());
+    }
     return 1;
   }
 
@@ -528,7 +548,10 @@ int ph::driver::runCommand(const Args &args) {
                       {"passed", cmp.c.passed}});
       j["check"] = {{"passed", checkPassed}, {"reference", "interp"}, {"reference_ms", refMs}, {"outputs", cs}};
     }
-    std::cout << j.dump() << "\n";
+    // The ph-output envelope (docs/output.md) in front of the result's keys.
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(j.dump());
+    rt::report::addEnvelope(doc, "run", checkPassed, diagnostics);
+    std::cout << doc.dump() << "\n";
   } else {
     std::string sizes, scalars;
     for (size_t i = 0; i < k.sizes.size(); ++i)

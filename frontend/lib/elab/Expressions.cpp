@@ -242,6 +242,12 @@ Val Elaborator::binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc,
     return errorVal();
   }
   Elem elem = promote(a.type.elem, b.type.elem);
+  // `col_ids(s) * 0.5` would compute in i32 and truncate the literal to 0: refuse it.
+  for (auto [lit, other] : {std::pair{&a, &b}, std::pair{&b, &a}})
+    if (lit->type.elem == Elem::FloatLit && lit->type.isScalar() && other->type.elem == Elem::I32 && lit->expr) {
+      report(DiagKind::FloatLiteralInteger, lit->expr->loc, {text(lit->expr->loc), other->type.symbolic()});
+      return errorVal();
+    }
   // Comparisons and && || are built here too (shapes and conversions alike) but not folded.
   bool arithmetic = op == kir::Op::Add || op == kir::Op::Sub || op == kir::Op::Mul || op == kir::Op::Div ||
                     op == kir::Op::Rem || op == kir::Op::Max || op == kir::Op::Min;

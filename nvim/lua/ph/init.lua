@@ -36,6 +36,15 @@ function M.client(bufnr)
   return get_clients()[1]
 end
 
+-- Client methods: 0.11+ takes `client:method(...)` (the `.` form is deprecated there); 0.7-0.10
+-- have plain functions in the client table.
+local method_calls = vim.fn.has('nvim-0.11') == 1
+local function call(c, name, ...)
+  if method_calls then return c[name](c, ...) end
+  return c[name](...)
+end
+M.call = call
+
 local function ph_buffers()
   local out = {}
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
@@ -75,7 +84,9 @@ local function on_exit(code, signal)
     end
     notify(('ph-lsp crashed (exit %d, signal %d)%s; restarting'):format(code, signal, where), vim.log.levels.WARN)
     M.client_id = nil
-    for _, b in ipairs(ph_buffers()) do start(b) end
+    -- One tick later: Neovim's own exit handling (scheduled after this) detaches the buffers
+    -- and forgets the dead client first, so vim.lsp.start cannot reuse it (0.10).
+    vim.schedule(function() for _, b in ipairs(ph_buffers()) do start(b) end end)
   end)
 end
 
@@ -89,20 +100,52 @@ M.features = {
 
 local lens_group = vim.api.nvim_create_augroup('ph_lens', { clear = true })
 
+-- Code lenses: 0.12 keeps them fresh itself once enabled (refresh() is deprecated there);
+-- 0.7-0.11 refresh on the events below and after a compile.
+local function lens_refresh(bufnr)
+  if vim.lsp.codelens.enable then
+    pcall(vim.lsp.codelens.enable, true, { bufnr = bufnr })
+  else
+    pcall(vim.lsp.codelens.refresh)
+  end
+end
+
 -- Per buffer: completion (omnifunc, and vim.lsp.completion where present), inlay hints and
 -- code lenses where the client shows them, then the user's on_attach.
 function M.on_attach(client, bufnr)
   vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc' -- <C-x><C-o>
-  if M.features.completion then pcall(vim.lsp.completion.enable, true, client.id, bufnr, { autotrigger = false }) end
+  -- What took, per buffer (the tests read it; :checkhealth-like questions too).
+  M.enabled = M.enabled or {}
+  M.enabled[bufnr] = {}
+  if M.features.completion then
+    M.enabled[bufnr].completion = pcall(vim.lsp.completion.enable, true, client.id, bufnr, { autotrigger = false })
+  end
   if M.features.inlay_hints and M.opts.inlay_hints ~= false then
     -- 0.10+: enable(bool, {bufnr}); a 0.10 prerelease took (bufnr, bool).
-    if not pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr }) then pcall(vim.lsp.inlay_hint.enable, bufnr, true) end
+    M.enabled[bufnr].inlay_hints = pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
+      or pcall(vim.lsp.inlay_hint.enable, bufnr, true)
   end
   if M.features.codelens and M.opts.codelens ~= false then
     vim.api.nvim_clear_autocmds({ group = lens_group, buffer = bufnr })
-    vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost', 'CursorHold' }, { group = lens_group,
-      buffer = bufnr, callback = function() pcall(vim.lsp.codelens.refresh) end })
-    pcall(vim.lsp.codelens.refresh)
+    if not vim.lsp.codelens.enable then
+      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost', 'CursorHold' }, { group = lens_group,
+        buffer = bufnr, callback = function() pcall(vim.lsp.codelens.refresh) end })
+    end
+    lens_refresh(bufnr)
+  end
+  -- `gd` goes to the definition, and `K` hovers where Neovim does not map it itself (before
+  -- 0.10 `K` runs 'keywordprg', man); a mapping the user made stays. `mappings = false`: none.
+  if M.opts.mappings ~= false then
+    local function map(lhs, fn, desc)
+      local mine = vim.b[bufnr].ph_maps or {}
+      if vim.fn.maparg(lhs, 'n') == '' or mine[lhs] then -- ours from an earlier attach: renewed
+        vim.keymap.set('n', lhs, fn, { buffer = bufnr, desc = desc })
+        mine[lhs] = true
+        vim.b[bufnr].ph_maps = mine
+      end
+    end
+    map('gd', vim.lsp.buf.definition, 'ph: go to definition')
+    if vim.fn.has('nvim-0.10') == 0 then map('K', vim.lsp.buf.hover, 'ph: hover') end
   end
   if M.opts.on_attach then M.opts.on_attach(client, bufnr) end
 end
@@ -123,7 +166,7 @@ function M.on_compiled(_, params)
   local msg = params.message or (params.ok and 'compiled' or 'compile failed')
   vim.schedule(function()
     notify(msg, params.ok and vim.log.levels.INFO or vim.log.levels.WARN)
-    if M.features.codelens then pcall(vim.lsp.codelens.refresh) end
+    if M.features.codelens and not vim.lsp.codelens.enable then pcall(vim.lsp.codelens.refresh) end
     vim.api.nvim_exec_autocmds('User', { pattern = 'PhCompiled', modeline = false })
   end)
 end
@@ -144,6 +187,30 @@ function M.on_definition(err, result, ctx, cfg)
     vim.bo[buf].modifiable = false
   end
   return r
+end
+
+-- 0.11+ jumps (vim.lsp.buf.definition, the tagfunc) without the client's handler: a std file
+-- entered while a definition request from a ph buffer is in flight, or just answered, is the
+-- jump's target.
+local jump = nil
+local std_group = vim.api.nvim_create_augroup('ph_std', { clear = true })
+if vim.fn.has('nvim-0.11') == 1 then
+  vim.api.nvim_create_autocmd('LspRequest', { group = std_group, callback = function(ev)
+    local r = ev.data and ev.data.request
+    if r and r.type == 'pending' and r.method == 'textDocument/definition' then
+      jump = { from = ev.buf, at = vim.loop.now() }
+    end
+  end })
+  vim.api.nvim_create_autocmd('BufEnter', { group = std_group, callback = function(ev)
+    if not jump then return end
+    local j = jump
+    if vim.loop.now() - j.at > 10000 then jump = nil; return end
+    if ev.buf ~= j.from and M.is_std_file(vim.api.nvim_buf_get_name(ev.buf)) then
+      jump = nil
+      vim.bo[ev.buf].readonly = true
+      vim.bo[ev.buf].modifiable = false
+    end
+  end })
 end
 
 local function client_config(bufnr)
@@ -356,7 +423,7 @@ function M.execute(command, args, on_result)
   M.last_result, M.last_error = nil, nil
   local started = uv.hrtime()
   local req_id
-  local _, id = client.request('workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
+  local _, id = call(client, 'request', 'workspace/executeCommand', { command = command, arguments = { args } }, function(err, result)
     local secs = (uv.hrtime() - started) / 1e9
     if M.inflight and M.inflight.id == req_id then M.inflight = nil end
     if err then
@@ -376,7 +443,7 @@ end
 function M.cancel()
   local f = M.inflight
   if not f then return notify('nothing to cancel') end
-  f.client.cancel_request(f.id)
+  call(f.client, 'cancel_request', f.id)
   M.inflight = nil
   notify(f.command .. ' cancelled')
 end
@@ -523,7 +590,7 @@ end
 function M.restart()
   M.crashes = {}
   M.stopping = true
-  for _, c in ipairs(get_clients()) do c.stop() end
+  for _, c in ipairs(get_clients()) do call(c, 'stop') end
   M.client_id = nil
   vim.defer_fn(function()
     M.stopping = false
@@ -590,7 +657,9 @@ function M.setup(opts)
   -- `:w`: say that the compile on save started; ph/compiled says how it ended.
   vim.api.nvim_create_autocmd('BufWritePost', { group = group, pattern = '*.ph', callback = function(ev)
     if M.cfg.settings.ph.compileOnSave and M.client(ev.buf) then
-      notify('compiling ' .. vim.fn.fnamemodify(ev.file, ':t') .. ' (compile on save)')
+      -- After the write's own message is drawn: two lines at once would ask for Enter.
+      local name = vim.fn.fnamemodify(ev.file, ':t')
+      vim.defer_fn(function() notify('compiling ' .. name .. ' (compile on save)') end, 0)
     end
   end })
 end

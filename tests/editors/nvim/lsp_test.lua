@@ -37,6 +37,24 @@ local function hover_text(res)
   end
   return table.concat(out, '\n')
 end
+-- The server's process: 0.7 keeps it on the client (rpc.pid / rpc.handle); 0.10+ does not, so
+-- the ph-lsp child of this Neovim (the test starts one client).
+local function server_pid(c)
+  local pid = c and c.rpc and (c.rpc.pid or (c.rpc.handle and c.rpc.handle:get_pid()))
+  if pid then return pid end
+  for _, l in ipairs(vim.fn.systemlist({ 'ps', '-o', 'pid=,comm=', '--ppid', tostring(vim.fn.getpid()) })) do
+    local p, comm = l:match('^%s*(%d+)%s+(%S+)')
+    if comm == 'ph-lsp' then return tonumber(p) end
+  end
+end
+-- 0.12 takes a filter and gives {client_id, lens}; before, a buffer and the lenses.
+local function lenses(b)
+  if vim.fn.has('nvim-0.12') == 1 then return vim.lsp.codelens.get({ bufnr = b }) end
+  return vim.lsp.codelens.get(b)
+end
+local function active_clients()
+  return vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+end
 local function pos_params(lnum, text)
   local col = vim.fn.getline(lnum):find(text, 1, true)
   return { textDocument = { uri = vim.uri_from_bufnr(0) }, position = { line = lnum - 1, character = col } }
@@ -79,8 +97,12 @@ local ok, err = pcall(function()
     ('same position as `ph check`: %s'):format(first))
   check(msg ~= nil and d.message == msg, ('same message as `ph check`: %s'):format(tostring(d.message)))
 
-  -- 2. Hover online_softmax at its call in causal_attention.ph; go to its definition.
-  vim.cmd('edit ' .. root .. '/examples/causal_attention.ph')
+  -- 2. Hover online_softmax at its call in causal_attention.ph; go to its definition. (A copy
+  -- beside the first file: one project root, so one client on every Neovim, and `:w` below
+  -- writes no file of the source tree.)
+  local causal = tmp .. '/causal_attention.ph'
+  vim.fn.writefile(vim.fn.readfile(root .. '/examples/causal_attention.ph'), causal)
+  vim.cmd('edit ' .. causal)
   local cbuf = vim.api.nvim_get_current_buf()
   check(vim.wait(10000, function() return ph.client(cbuf) ~= nil and vim.lsp.buf_is_attached(cbuf, ph.client(cbuf).id) end, 20),
     'client attached to a second file')
@@ -100,11 +122,14 @@ local ok, err = pcall(function()
   local range = loc and (loc.range or loc.targetSelectionRange) or { start = {} }
   check(uri:match('std/attention%.ph$') ~= nil and range.start.line == 11,
     ('definition in std/attention.ph line 12 (got %s line %s)'):format(uri, tostring(range.start.line and range.start.line + 1)))
-  -- Through the plugin's handler (as `gd` does): the std file opens read-only.
+  -- `gd` (the plugin's buffer mapping; `K` hovers too, before 0.10 where Neovim maps it): the
+  -- std file opens read-only.
+  check(vim.fn.maparg('gd', 'n') ~= '', '`gd` is mapped in ph buffers')
+  check(vim.fn.maparg('K', 'n') ~= '' or vim.fn.has('nvim-0.10') == 1, '`K` hovers (mapped before 0.10)')
   vim.api.nvim_win_set_cursor(0, { 18, 6 })
-  vim.lsp.buf.definition()
+  vim.api.nvim_feedkeys('gd', 'x', false)
   check(vim.wait(5000, function() return vim.api.nvim_buf_get_name(0):match('std/attention%.ph$') ~= nil end, 20),
-    'vim.lsp.buf.definition() jumps to std/attention.ph')
+    '`gd` jumps to std/attention.ph')
   check(vim.bo.readonly and not vim.bo.modifiable, 'the std file is read-only (readonly, nomodifiable)')
   vim.cmd('buffer ' .. cbuf)
 
@@ -114,14 +139,37 @@ local ok, err = pcall(function()
   local items = 0
   for _, r in pairs(cres or {}) do local x = r.result or {}; items = items + #(x.items or x) end
   check(items > 0, ('the server completes at the cursor (%d items)'):format(items))
-  pcall(vim.lsp.codelens.refresh)
-  check(vim.wait(5000, function() return #(vim.lsp.codelens.get(cbuf) or {}) > 0 end, 20), 'code lenses shown (vim.lsp.codelens)')
+  if vim.lsp.codelens.enable then vim.lsp.codelens.enable(true, { bufnr = cbuf }) else pcall(vim.lsp.codelens.refresh) end
+  check(vim.wait(5000, function() return #(lenses(cbuf) or {}) > 0 end, 20), 'code lenses shown (vim.lsp.codelens)')
   local titles = {}
-  for _, l in ipairs(vim.lsp.codelens.get(cbuf) or {}) do if l.command then table.insert(titles, l.command.title) end end
+  for _, l in ipairs(lenses(cbuf) or {}) do l = l.lens or l; if l.command then table.insert(titles, l.command.title) end end
   local want = run_target == 'cpu' and '▶ Run on CPU' or '▶ Run on interpreter'
   check(vim.tbl_contains(titles, want) and vim.tbl_contains(titles, 'Benchmark'),
     ('lenses %s (want %s)'):format(table.concat(titles, ' | '), want))
   check(vim.fn.exists(':PhLens') == 2, ':PhLens runs the lens of the cursor line')
+
+  -- By version: inlay hints on 0.10+ (type hints of `let`s), vim.lsp.completion on 0.11+.
+  local v = vim.version()
+  io.stdout:write(('Neovim %d.%d.%d\n'):format(v.major, v.minor, v.patch))
+  local on = (ph.enabled or {})[cbuf] or {}
+  if v.minor >= 10 then
+    check(ph.features.inlay_hints and on.inlay_hints, '0.10+: inlay hints enabled on the buffer')
+    check(vim.lsp.inlay_hint.is_enabled({ bufnr = cbuf }), '0.10+: vim.lsp.inlay_hint.is_enabled')
+    local n = vim.api.nvim_buf_line_count(cbuf)
+    local hres = vim.lsp.buf_request_sync(cbuf, 'textDocument/inlayHint', { textDocument = { uri = vim.uri_from_bufnr(cbuf) },
+      range = { start = { line = 0, character = 0 }, ['end'] = { line = n, character = 0 } } }, 5000)
+    local hints = {}
+    for _, r in pairs(hres or {}) do for _, h in ipairs(r.result or {}) do table.insert(hints, h) end end
+    check(#hints > 0, ('the server sends inlay hints (%d, e.g. %s)'):format(#hints, vim.inspect(hints[1] and hints[1].label)))
+    check(vim.wait(5000, function() return #vim.lsp.inlay_hint.get({ bufnr = cbuf }) > 0 end, 50),
+      ('Neovim holds them to show (%d)'):format(#vim.lsp.inlay_hint.get({ bufnr = cbuf })))
+  else
+    check(not ph.features.inlay_hints, 'before 0.10: no inlay hints asked for')
+  end
+  if v.minor >= 11 then
+    check(ph.features.completion and on.completion, '0.11+: vim.lsp.completion enabled on the buffer')
+    check(vim.lsp.config.ph ~= nil and vim.lsp.config.ph.cmd[1] == lsp_bin, '0.11+: started through vim.lsp.config')
+  end
 
   -- 3. :PhRun on the CPU target with the cursor in the kernel.
   vim.api.nvim_win_set_cursor(0, { 6, 4 })
@@ -178,9 +226,6 @@ local ok, err = pcall(function()
 
   -- :PhCancel while a long run is in flight: the server stops the `ph` it started. (Neovim
   -- does not pass RequestCancelled to the callback, so the child process is what we watch.)
-  local function server_pid(c)
-    return c and c.rpc and (c.rpc.pid or (c.rpc.handle and c.rpc.handle:get_pid()))
-  end
   local function ph_children(pid)
     local out = vim.fn.systemlist({ 'ps', '-o', 'pid=,comm=', '--ppid', tostring(pid) })
     return vim.tbl_filter(function(l) return l:match('%sph$') ~= nil end, out)
@@ -234,20 +279,21 @@ local ok, err = pcall(function()
   -- `:w` with compile on save: a message when it starts, the figures when it ends.
   ph.cfg.settings.ph.compileOnSave = true
   local c0 = ph.client(cbuf)
-  c0.notify('workspace/didChangeConfiguration', { settings = ph.cfg.settings })
+  ph.call(c0, 'notify', 'workspace/didChangeConfiguration', { settings = ph.cfg.settings })
   notes, ph.last_compiled = {}, nil
   vim.cmd('silent write')
   check(vim.wait(120000, function() return ph.last_compiled ~= nil end, 50), ':w: ph/compiled arrived')
   local said_w = table.concat(notes, '\n')
   check(said_w:find('compiling causal_attention.ph', 1, true) ~= nil and said_w:find('regs', 1, true) ~= nil,
     ':w says it compiles and then the figures: ' .. said_w:gsub('\n', ' / '))
+  check(ph.last_compiled.ok == true and said_w:find('failed', 1, true) == nil,
+    (':w compiled with ph.target = %s (no failure)'):format(run_target))
   ph.cfg.settings.ph.compileOnSave = false
-  c0.notify('workspace/didChangeConfiguration', { settings = ph.cfg.settings })
+  ph.call(c0, 'notify', 'workspace/didChangeConfiguration', { settings = ph.cfg.settings })
 
   -- 5. Kill the server: it is restarted, the message names the open file, diagnostics return.
   local c = ph.client(cbuf)
-  local pid = c and c.rpc and c.rpc.pid
-  if not pid and c and c.rpc and c.rpc.handle then pid = c.rpc.handle:get_pid() end
+  local pid = server_pid(c)
   if check(pid ~= nil, 'server pid known') then
     notes = {}
     vim.loop.kill(pid, 9)
@@ -260,8 +306,8 @@ local ok, err = pcall(function()
     check(vim.wait(10000, function() return #vim.diagnostic.get(buf) > 0 end, 20), 'diagnostics again after the restart')
   end
   ph.stopping = true
-  for _, cl in ipairs(vim.lsp.get_active_clients()) do cl.stop() end
-  vim.wait(3000, function() return #vim.lsp.get_active_clients() == 0 end, 20)
+  for _, cl in ipairs(active_clients()) do ph.call(cl, 'stop') end
+  vim.wait(3000, function() return #active_clients() == 0 end, 20)
 end)
 if not ok then check(false, 'error: ' .. tostring(err)) end
 io.stdout:write(('%d passed, %d failed\n'):format(passes, failures))

@@ -24,6 +24,8 @@ kernel conditions(X: tensor<f32>[N, 8], Y: tensor<f32>[N, 8], L: tensor<i32>[N, 
   let k = row_ids(r)
   // CHECK: conditions.ph:[[@LINE+1]]:7: error[E0301]: cannot select with the condition of `where` against its branches: `tile<bool>[2, 2] = [2, 2]` and `tile<f32>[BR, 8] = [16, 8]`: shapes do not broadcast
   x = where(j[0 :+ 2, 0 :+ 2] < 1, x, 0.0)
+  // CHECK: conditions.ph:[[@LINE+1]]:27: error[E0322]: the float literal `0.5` would be truncated to an integer: it meets `tile<i32>[BR, 8]`, which is i32
+  let half = col_ids(x) * 0.5
   // CHECK: conditions.ph:[[@LINE+1]]:7: error[E0203]: `where` takes 3 argument(s), but 2 were given
   x = where(x < 0.0, x)
   Y[r :+ BR, :] = x

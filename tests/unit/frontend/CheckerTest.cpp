@@ -181,6 +181,30 @@ TEST(Checker, QuickFixesCarryEdits) {
   EXPECT_FALSE(analyzeText(fixed)->hasErrors());
 }
 
+TEST(Checker, AFloatLiteralMeetingAnI32TileIsRefusedAtTheLiteral) {
+  // `col_ids(x) * 0.5` would compute in i32 with the literal truncated to 0 (issue 16).
+  const char *bodies[] = {"  let y = col_ids(x) * 0.5\n", "  let y = where(x > 0.0, col_ids(x), 2.5)\n",
+                          "  let y = where(row_ids(x) < 1.5, x, 0.0)\n", "  let y = n + 0.25\n"};
+  const char *literals[] = {"0.5", "2.5", "1.5", "0.25"};
+  for (int i = 0; i < 4; ++i) {
+    std::string text = std::string("kernel k(X: tensor<f32>[16, 8], n: i32) {\n  let x = X[0 :+ 16, :]\n") + bodies[i] +
+                       "}\n";
+    auto a = analyzeText(text);
+    std::vector<const Diagnostic *> errors;
+    for (const Diagnostic &d : a->diagnostics)
+      if (d.code()[0] == 'E') errors.push_back(&d);
+    ASSERT_EQ(errors.size(), 1u) << bodies[i];
+    const Diagnostic &d = *errors[0];
+    EXPECT_EQ(std::string(d.code()), "E0322") << bodies[i];
+    // The primary range is the literal, exactly.
+    EXPECT_EQ(a->main().text().substr(d.range.begin, d.range.end - d.range.begin), literals[i]) << bodies[i];
+  }
+  // An integer literal, or a float tile, is fine.
+  EXPECT_FALSE(analyzeText("kernel k(X: tensor<f32>[16, 8]) {\n  let x = X[0 :+ 16, :]\n"
+                           "  var f: tile<f32>[16, 8] = col_ids(x)\n  X[0 :+ 16, :] = x + f * 0.5 + col_ids(x) * 2\n}\n")
+                   ->hasErrors());
+}
+
 TEST(Checker, OpeningStdItselfDoesNotDuplicateIt) {
   auto a = analyze(std::make_shared<SourceFile>(std::string(PH_SOURCE_DIR) + "/std/attention.ph",
                                                 readSource("std/attention.ph")),

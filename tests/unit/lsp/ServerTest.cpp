@@ -246,28 +246,86 @@ TEST(Server, ConfigurationChangeIsAppliedButNeverThePathOfAProgram) {
 }
 
 TEST(Server, CompileOnSaveTurnsDriverErrorsIntoDiagnostics) {
+  // `ph build --json`'s document (docs/output.md): a backend error with its range
+  // (line 3, bytes 17-29) and a note at the kernel's name; the editor gets both.
   std::string driver = fakeDriver("ph-build", R"(f="$2"
-echo "$f:2:3: error[E0502]: ptxas ran out of registers" >&2
+case "$*" in *--json*) ;; *) echo "no --json" >&2; exit 2;; esac
+cat <<EOF
+{"format": "ph-output", "version": 1, "command": "build", "ok": false,
+ "diagnostics": [{"code": "E0501", "name": "SharedMemoryExceeded", "severity": "error",
+   "message": "kernel \`k\` needs 300000 bytes of shared memory",
+   "range": {"file": "$f", "start": {"line": 3, "col": 18, "offset": 98}, "end": {"line": 3, "col": 30, "offset": 110}},
+   "notes": [{"message": "in kernel \`k\`", "range": {"file": "$f", "start": {"line": 1, "col": 8, "offset": 7}, "end": {"line": 1, "col": 9, "offset": 8}}}],
+   "fixes": []}],
+ "file": "$f", "target": "sm_90", "variants": []}
+EOF
 exit 1)");
   fs::create_directories("/tmp/ph-lsp-server-test");
   std::ofstream("/tmp/ph-lsp-server-test/k.ph") << kKernel;
   Client c;
-  c.initialize(json::object(), {{"path", driver}, {"outputDir", "/tmp/ph-lsp-server-test/.ph-build"}});
+  c.initialize({{"textDocument", {{"publishDiagnostics", {{"relatedInformation", true}}}}}},
+               {{"path", driver}, {"outputDir", "/tmp/ph-lsp-server-test/.ph-build"}});
   open(c, kKernel);
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", kFile}}}});
   json d = c.waitFor([](const json &m) {
     if (m.value("method", "") != "textDocument/publishDiagnostics") return false;
     for (const json &x : m["params"]["diagnostics"])
-      if (x["code"] == "E0502") return true;
+      if (x["code"] == "E0501") return true;
     return false;
   });
   ASSERT_TRUE(d.is_object());
+  int found = 0;
   for (const json &x : d["params"]["diagnostics"])
-    if (x["code"] == "E0502") {
-      EXPECT_EQ(x["message"], "ptxas ran out of registers");
-      EXPECT_EQ(x["range"]["start"]["line"], 1);
-      EXPECT_EQ(x["range"]["start"]["character"], 2);
+    if (x["code"] == "E0501") {
+      ++found;
+      EXPECT_EQ(x["source"], "ph"); // one source of diagnostics
+      EXPECT_EQ(x["message"], "kernel `k` needs 300000 bytes of shared memory");
+      EXPECT_EQ(x["range"]["start"]["line"], 2);
+      EXPECT_EQ(x["range"]["start"]["character"], 17);
+      EXPECT_EQ(x["range"]["end"]["line"], 2);
+      EXPECT_EQ(x["range"]["end"]["character"], 29);
+      ASSERT_EQ(x["relatedInformation"].size(), 1u) << x;
+      EXPECT_EQ(x["relatedInformation"][0]["message"], "in kernel `k`");
+      EXPECT_EQ(x["relatedInformation"][0]["location"]["uri"], kFile);
+      EXPECT_EQ(x["relatedInformation"][0]["location"]["range"]["start"]["character"], 7);
+      EXPECT_EQ(x["relatedInformation"][0]["location"]["range"]["end"]["character"], 8);
     }
+  EXPECT_EQ(found, 1);
+}
+
+TEST(Server, CompileShowsTheDriversFiguresAndPlacements) {
+  // The lens text comes from the document's first variant: ptxas's figures and the
+  // occupancy the driver computed; no text of the driver is read.
+  std::string driver = fakeDriver("ph-build-ok", R"(f="$2"
+cat <<EOF
+{"format": "ph-output", "version": 1, "command": "build", "ok": true, "diagnostics": [],
+ "file": "$f", "target": "sm_90",
+ "variants": [{"kernel": "k", "config": {}, "configName": "", "unit": "tensorcore", "tensorcore": true,
+   "threads": 128, "registers": 96, "sharedBytes": {"static": 0, "dynamic": 16384, "total": 16384},
+   "spills": {"stores": 8, "loads": 8, "stackBytes": 16},
+   "occupancy": {"blocksPerSM": 5, "warpsPerSM": 20, "fraction": 0.3125, "limitedBy": "registers"},
+   "tiles": [{"type": "tensor<64x64xf16>", "range": {"file": "$f", "start": {"line": 3, "col": 17}, "end": {"line": 3, "col": 29}}, "placement": "shared memory", "detail": "2 stages"},
+             {"type": "tensor<64x64xf32>", "range": {"file": "$f", "start": {"line": 3, "col": 3}, "end": {"line": 3, "col": 15}}, "placement": "registers"}],
+   "notes": []},
+  {"kernel": "k", "config": {}, "configName": "", "unit": "simt", "threads": 128, "registers": 1,
+   "sharedBytes": {"static": 0, "dynamic": 0, "total": 0}, "spills": {"stores": 0, "loads": 0},
+   "occupancy": {"blocksPerSM": 16, "warpsPerSM": 64, "fraction": 1, "limitedBy": "threads"}, "tiles": [], "notes": []}]}
+EOF
+)");
+  fs::create_directories("/tmp/ph-lsp-server-test");
+  std::ofstream("/tmp/ph-lsp-server-test/k.ph") << kKernel;
+  Client c;
+  c.initialize(json::object(), {{"path", driver}, {"outputDir", "/tmp/ph-lsp-server-test/.ph-build"}});
+  open(c, kKernel);
+  json r = c.request("workspace/executeCommand", {{"command", "ph.compile"}, {"arguments", {{{"uri", kFile}}}}});
+  ASSERT_TRUE(r.contains("result")) << r;
+  EXPECT_EQ(r["result"]["figures"]["k"],
+            "96 regs · 16.0 KiB smem · 16 B spilled · 5 blocks/SM (31%, regs) · tc: 1 tiles in regs, 1 in smem");
+  EXPECT_EQ(r["result"]["build"]["variants"].size(), 2u);
+  json h = c.request("textDocument/hover", {{"textDocument", {{"uri", kFile}}}, {"position", {{"line", 2}, {"character", 3}}}});
+  std::string hover = h["result"].dump();
+  EXPECT_NE(hover.find("`tensor<64x64xf16>` in shared memory (2 stages)"), std::string::npos) << hover;
+  EXPECT_NE(hover.find("`tensor<64x64xf32>` in registers"), std::string::npos) << hover;
 }
 
 } // namespace

@@ -59,5 +59,7 @@ void populateLoadStorePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet
 void populateSharedPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateConvertLayoutPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateDotMMAv2Patterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
+void populateDotWGMMAPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
+void populateDotFMAPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 
 } // namespace ph::tilegpu

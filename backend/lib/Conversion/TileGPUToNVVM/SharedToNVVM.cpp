@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternBase.h"
+#include "SharedLayout.h"
 #include "../TileToGPU/CodegenShared.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -20,50 +21,6 @@ using namespace mlir;
 
 namespace ph::tilegpu {
 namespace {
-
-int64_t bytesOf(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
-
-/// How a tile of `tileRank` dimensions sits in a buffer: elements between rows
-/// (the last dimension padded) and bytes between stages.
-struct BufferShape {
-  SmallVector<int64_t> dims; // the tile's
-  int64_t pitch = 0;         // elements between consecutive rows
-  int64_t stageBytes = 0;
-  int64_t elem = 0;          // bytes per element
-};
-
-BufferShape bufferShape(MemDescType t, unsigned tileRank) {
-  BufferShape s;
-  ArrayRef<int64_t> shape = t.getShape().take_back(tileRank);
-  s.dims.assign(shape.begin(), shape.end());
-  int64_t pad = 0;
-  if (auto e = dyn_cast<SharedEncodingAttr>(t.getEncoding())) pad = e.getPad();
-  s.pitch = shape.back() + pad;
-  s.elem = bytesOf(t.getElementType());
-  s.stageBytes = t.getStageBytes(tileRank);
-  return s;
-}
-
-/// Byte offset of element `idx` (index values) of stage `stage` (null: 0).
-Value byteOffset(OpBuilder &b, Location loc, const BufferShape &s, ArrayRef<Value> idx, Value stage) {
-  Value lin = idx.size() == 1 ? idx[0] : Value();
-  if (idx.size() > 1) {
-    lin = idx[0];
-    for (size_t d = 1; d < idx.size(); ++d) {
-      int64_t stride = d + 1 == idx.size() ? s.pitch : s.dims[d];
-      lin = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, lin, cIndex(b, loc, stride)), idx[d]);
-    }
-    // The rows above use pitch only between the last two dimensions.
-  }
-  Value bytes = arith::MulIOp::create(b, loc, lin, cIndex(b, loc, s.elem));
-  if (stage) bytes = arith::AddIOp::create(b, loc, bytes, arith::MulIOp::create(b, loc, stage, cIndex(b, loc, s.stageBytes)));
-  return bytes;
-}
-
-Value gep(OpBuilder &b, Location loc, Value base, Value byteOff) {
-  Value off = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOff);
-  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base, ValueRange{off});
-}
 
 struct LocalAllocPattern : OpConversionPattern<LocalAllocOp> {
   using OpConversionPattern::OpConversionPattern;

@@ -19,6 +19,9 @@ namespace ph::tilegpu {
 using namespace mlir;
 
 namespace ph::tilegpu {
+// ScalarLoadToNVVM.cpp (declared here, not in PatternBase.h, which every pattern file includes).
+void populateScalarLoadPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
+
 namespace {
 
 /// func.func @k -> gpu.func @k kernel (tensors as !llvm.ptr<1>), its attributes kept.
@@ -88,6 +91,9 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     populateSharedPatterns(tc, patterns);
     populateConvertLayoutPatterns(tc, patterns);
     populateDotMMAv2Patterns(tc, patterns);
+    populateDotWGMMAPatterns(tc, patterns);
+    populateDotFMAPatterns(tc, patterns);
+    populateScalarLoadPatterns(tc, patterns);
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect, gpu::GPUDialect,
                            vector::VectorDialect, memref::MemRefDialect>();

@@ -69,6 +69,21 @@ struct TV {
 
 bool isMmaElem(Type t) { return t.isF16() || t.isBF16(); }
 
+/// The first file range in `loc` (through names and fusions).
+LocSpan locSpan(mlir::Location loc) {
+  using namespace mlir;
+  if (auto fl = dyn_cast<FileLineColRange>(loc))
+    return {fl.getFilename().str(), int(fl.getStartLine()), int(fl.getStartColumn()), int(fl.getEndLine()),
+            int(fl.getEndColumn())};
+  if (auto fl = dyn_cast<FileLineColLoc>(loc))
+    return {fl.getFilename().str(), int(fl.getLine()), int(fl.getColumn()), int(fl.getLine()), int(fl.getColumn())};
+  if (auto nl = dyn_cast<NameLoc>(loc)) return locSpan(nl.getChildLoc());
+  if (auto fu = dyn_cast<FusedLoc>(loc))
+    for (Location l : fu.getLocations())
+      if (LocSpan s = locSpan(l); !s.file.empty()) return s;
+  return {};
+}
+
 class MmaCodegen {
 public:
   MmaCodegen(func::FuncOp func, const SimtOptions &opts, SimtResult &result, MmaReport &report)
@@ -87,6 +102,7 @@ private:
     std::string where = locText(v.getLoc());
     report_.placements.push_back("`" + typeText(v.getType()) + "`" + (where.empty() ? "" : " at " + where) + ": " +
                                  (registers ? "registers" : "shared memory"));
+    report_.tiles.push_back({typeText(v.getType()), locSpan(v.getLoc()), registers});
   }
 
   // ---- small emission helpers ----
@@ -1140,6 +1156,7 @@ bool convertTileToMma(ModuleOp module, const SimtOptions &opts, SimtResult &resu
   if (!cg.run(gm)) {
     gm.erase();
     report.placements.clear();
+    report.tiles.clear();
     report.registerTiles = report.sharedTiles = 0;
     return false;
   }

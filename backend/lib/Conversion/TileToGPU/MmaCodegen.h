@@ -16,11 +16,24 @@
 
 namespace ph::simt {
 
+/// A source range as MLIR's FileLineColRange carries it (1-based; 0 when unknown).
+struct LocSpan {
+  std::string file;
+  int line = 0, col = 0, endLine = 0, endCol = 0;
+};
+
 struct MmaReport {
   /// Why the kernel stays on the SIMT path (empty when it is not `@tensorcore`).
   std::string why;
   /// Where each tile lives, in program order: "`tensor<64x32xf32>` at f.ph:3:5: registers".
   std::vector<std::string> placements;
+  /// The same, as data (the manifest's `tiles`).
+  struct Tile {
+    std::string type; // `tensor<64x32xf32>`
+    LocSpan at;
+    bool registers = false;
+  };
+  std::vector<Tile> tiles;
   int registerTiles = 0, sharedTiles = 0;
 };
 

@@ -22,6 +22,7 @@
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -150,8 +151,8 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   }
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
   std::string tgErr;
-  if (runTileGpu(*copy, arch, /*lower=*/true, tg, tgErr) && tg.policy == "mma" &&
-      tg.sharedBytes <= sharedMemoryLimit(arch)) {
+  bool lowered = runTileGpu(*copy, arch, /*lower=*/true, tg, tgErr);
+  if (lowered && tg.tensorCores() && tg.sharedBytes <= sharedMemoryLimit(arch)) {
     // The lowered copy replaces the module's body.
     m.getBody()->clear();
     m.getBody()->getOperations().splice(m.getBody()->end(), copy->getBody()->getOperations());
@@ -161,7 +162,7 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   }
   why = !tgErr.empty() ? tgErr
         : !tg.warnings.empty() ? tg.warnings.front()
-        : tg.policy == "mma" ? "it needs " + std::to_string(tg.sharedBytes) + " bytes of shared memory"
+        : tg.tensorCores() ? "it needs " + std::to_string(tg.sharedBytes) + " bytes of shared memory"
                              : "the SIMT policy took it";
   if (lowering == GpuLowering::TileGpu) {
     err = "PH_GPU_LOWERING=tilegpu: the TileGPU lowering cannot take `" + k.name + "`: " + why;
@@ -195,6 +196,9 @@ bool externDynamicShared(ModuleOp m) {
     if (g.getAddrSpace() == 3 && g.getSymName().starts_with("__dynamic_shmem")) {
       g.setLinkage(LLVM::Linkage::External);
       g.setVisibility_(LLVM::Visibility::Default);
+      // Swizzled buffers (wgmma's) sit at 1024-byte offsets from here, and
+      // their XOR pattern reads absolute address bits 4-9.
+      g.setAlignment(1024);
     }
   });
   return true;
@@ -218,6 +222,8 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     OpPassManager &g = pm.nest<::mlir::gpu::GPUModuleOp>();
     // The TileGPU lowering's nvgpu.mma.sync and vector packing (no-ops for the legacy emitters' modules).
     g.addPass(createConvertNVGPUToNVVMPass());
+    // NVVM ops that lower to PTX text (wgmma.mma_async, fence.proxy forms).
+    g.addPass(createConvertNVVMToLLVMPass());
     g.addPass(createConvertVectorToLLVMPass());
     g.addPass(createConvertGpuOpsToNVVMOps(o));
     g.addPass(createCanonicalizerPass());
@@ -396,19 +402,23 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   if (usedTileGpu) {
     res.kernelName = tg.kernelName;
     res.sharedBytes = tg.sharedBytes;
-    bool mma = tg.policy == "mma";
+    bool mma = tg.tensorCores();
     out.meta.unit = mma ? "tensorcore" : "simt";
     if (!mma && k.tensorcore) out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
     out.meta.notes.push_back(std::string(mma ? "tensorcore: " : "simt: ") + std::to_string(tg.registerTiles) +
                              " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory (TileGPU, " +
-                             (mma ? "mma.sync)" : "SIMT policy)"));
+                             (mma ? std::string(tg.instruction()) + ")" : "SIMT policy)"));
     for (const std::string &p : tg.placements) out.meta.notes.push_back("tile " + p);
+    out.meta.tiles = tg.tiles;
   } else if (usedTc) {
     out.meta.unit = "tensorcore";
     // The first note is the summary `ph build` prints; then one per tile.
     out.meta.notes.push_back("tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
                              std::to_string(tc.sharedTiles) + " in shared memory");
     for (const std::string &p : tc.placements) out.meta.notes.push_back("tile " + p);
+    for (const simt::MmaReport::Tile &t : tc.tiles)
+      out.meta.tiles.push_back({t.type, {t.at.file, t.at.line, t.at.col, t.at.endLine, t.at.endCol},
+                                t.registers ? "registers" : "shared memory", ""});
     if (!tileGpuWhy.empty()) out.meta.notes.push_back("legacy tensor-core lowering; TileGPU: " + tileGpuWhy);
   } else if (k.tensorcore) {
     out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
@@ -504,7 +514,7 @@ void registerGpuStages(StageRegistry &r) {
     TileGpuResult tg;
     if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) return false;
     out = "// " + arch + ", " + std::to_string(k.threads) + " threads, policy " + tg.policy;
-    if (tg.policy == "mma") out += ", " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
+    if (tg.tensorCores()) out += ", " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
     out += "\n";
     for (const std::string &w : tg.warnings) out += "// " + w + "\n";
     out += printOp(m, opts);
@@ -549,7 +559,7 @@ void registerGpuStages(StageRegistry &r) {
     }
     out = "// " + arch + ", " + std::to_string(k.threads) + " threads, " + std::to_string(res.sharedBytes) +
           " bytes of dynamic shared memory\n";
-    if (usedTileGpu) out += "// tensorcore (TileGPU, mma.sync): " + std::to_string(tg.registerTiles) +
+    if (usedTileGpu) out += "// tensorcore (TileGPU, " + std::string(tg.instruction()) + "): " + std::to_string(tg.registerTiles) +
                             " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory\n";
     else if (usedTc) out += "// tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
                        std::to_string(tc.sharedTiles) + " in shared memory\n";

@@ -37,6 +37,28 @@ std::string where(Location loc) {
   return out;
 }
 
+/// The op's source range (the frontend's FileLineColRange), or an empty span.
+rt::SourceSpan span(Location loc) {
+  rt::SourceSpan out;
+  loc->walk([&](Location l) {
+    if (auto r = dyn_cast<FileLineColRange>(l)) {
+      out = {r.getFilename().str(), int(r.getStartLine()), int(r.getStartColumn()), int(r.getEndLine()),
+             int(r.getEndColumn())};
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return out;
+}
+
+/// The register layout's name, the detail of a "registers" placement.
+std::string layoutDetail(Attribute a) {
+  if (isa<tilegpu::MmaEncodingAttr>(a)) return "mma";
+  if (isa<tilegpu::DotOperandEncodingAttr>(a)) return "dot operand";
+  if (isa<tilegpu::BlockedEncodingAttr>(a)) return "blocked";
+  return "";
+}
+
 std::string layoutName(Attribute a) {
   if (isa<tilegpu::MmaEncodingAttr>(a)) return "registers (mma)";
   if (isa<tilegpu::DotOperandEncodingAttr>(a)) return "registers (dot operand)";
@@ -54,11 +76,14 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
       int64_t stages = 1;
       for (Operation *u : alloc.getResult().getUsers())
         if (auto l = dyn_cast<tilegpu::LocalLoadOp>(u); l && l.getStage()) stages = shape.front();
+        else if (auto w = dyn_cast<tilegpu::WarpgroupDotOp>(u); w && (w.getAStage() || w.getBStage())) stages = shape.front();
       if (stages > 1) shape = shape.drop_front();
       std::string w = where(op->getLoc());
       res.placements.push_back("`" + text(RankedTensorType::get(shape, t.getElementType())) + "`" +
                                (w.empty() ? "" : " at " + w) + ": shared memory" +
                                (stages > 1 ? " (" + std::to_string(stages) + " stages)" : ""));
+      res.tiles.push_back({text(RankedTensorType::get(shape, t.getElementType())), span(op->getLoc()), "shared memory",
+                           stages > 1 ? std::to_string(stages) + " stages" : ""});
       ++res.sharedTiles;
       return;
     }
@@ -68,6 +93,8 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
     std::string w = where(op->getLoc());
     res.placements.push_back("`" + text(RankedTensorType::get(rt.getShape(), rt.getElementType())) + "`" +
                              (w.empty() ? "" : " at " + w) + ": " + layoutName(rt.getEncoding()));
+    res.tiles.push_back({text(RankedTensorType::get(rt.getShape(), rt.getElementType())), span(op->getLoc()),
+                         "registers", layoutDetail(rt.getEncoding())});
     ++res.registerTiles;
   });
 }
@@ -103,12 +130,13 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     if (auto p = f->getAttrOfType<StringAttr>("tilegpu.policy")) res.policy = p.getValue().str();
     res.kernelName = f.getName().str();
   }
-  if (res.policy != "mma" && !lowerSimt) return true;
+  if (!res.tensorCores() && !lowerSimt) return true;
   PassManager lowerPm(ctx);
   tilegpu::TileGPUPipelineOptions po;
   // A tuning knob for measuring pipeline depth (default 3 stages).
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
+  lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
   if (failed(lowerPm.run(m))) return false;
   collectPlacements(m, res);

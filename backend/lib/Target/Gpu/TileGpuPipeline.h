@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ph/Runtime/Manifest.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
@@ -21,12 +23,17 @@ enum class GpuLowering { Auto, TileGpu, Legacy };
 GpuLowering gpuLowering();
 
 struct TileGpuResult {
-  std::string policy;                   // "mma" or "simt" (assign-layouts' choice)
+  std::string policy;                   // "wgmma", "mma" or "simt" (assign-layouts' choice)
   std::vector<std::string> warnings;    // why the mma policy could not place the kernel, with locations
   std::vector<std::string> placements;  // "`tensor<...>` at f.ph:3:5: registers (mma)"
+  std::vector<rt::TilePlacement> tiles; // the same as data (the manifest's `tiles`)
   int registerTiles = 0, sharedTiles = 0;
   int64_t sharedBytes = 0;
   std::string kernelName;
+  /// A tensor-core policy took the kernel (mma.sync or wgmma).
+  bool tensorCores() const { return policy == "mma" || policy == "wgmma"; }
+  /// The matrix instruction it runs, for notes and `ph emit`'s header.
+  const char *instruction() const { return policy == "wgmma" ? "wgmma" : "mma.sync"; }
 };
 
 /// Assigns layouts, then (`lower`) pipelines, allocates and converts to NVVM in

@@ -21,7 +21,7 @@ def TileGPUAssignLayouts : Pass<"tilegpu-assign-layouts", "::mlir::ModuleOp"> {
   let options = [
     Option<"arch", "arch", "std::string", /*default=*/"\"sm_80\"", "sm_80, sm_86, sm_89, sm_90 or sm_90a">,
     Option<"policy", "policy", "std::string", /*default=*/"\"auto\"",
-           "auto (mma for @tensorcore kernels with a 16-bit dot, else simt), simt or mma">,
+           "auto (wgmma for @tensorcore GEMMs on sm_90a, mma for @tensorcore kernels with a 16-bit dot, else simt), simt, mma or wgmma">,
     Option<"threads", "threads", "int", /*default=*/"0", "threads per CTA (0: the kernel's tile.threads, else 128)">,
   ];
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
@@ -44,6 +44,23 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     Option<"stages", "stages", "int", /*default=*/"3", "buffers in the ring of a pipelined loop (2 or more)">,
   ];
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
+def TileGPUThroughShared : Pass<"tilegpu-through-shared", "::mlir::ModuleOp"> {
+  let summary = "Layout conversions that registers cannot do, and the SIMT policy's dot operands, through shared memory";
+  let description = [{
+    A `tilegpu.convert_layout` that no register renaming does (every one but
+    an mma accumulator becoming the next dot's A operand) becomes a buffer, a
+    barrier, a `tilegpu.local_store` in the source layout, a barrier and a
+    `tilegpu.local_load` in the destination layout. A `tilegpu.dot` whose
+    accumulator is `#tilegpu.blocked` (the SIMT policy) becomes a
+    `tilegpu.fma_dot` over two buffers, each operand stored (between two
+    barriers) where it is made: a loop-invariant operand once, before the loop.
+    The first barrier keeps the store from overwriting what threads still
+    read from the buffer one loop iteration before. Runs after
+    tilegpu-pipeline and before tilegpu-allocate-shared.
+  }];
+  let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
 }
 
 def TileGPUAllocateShared : Pass<"tilegpu-allocate-shared", "::mlir::ModuleOp"> {

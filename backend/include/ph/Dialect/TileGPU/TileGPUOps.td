@@ -51,6 +51,36 @@ def TileGPU_DotOp : TileGPU_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> 
   let hasVerifier = 1;
 }
 
+def TileGPU_WarpgroupDotOp : TileGPU_Op<"warpgroup_dot", [AttrSizedOperandSegments,
+    AllTypesMatch<["acc", "result"]>, MemoryEffects<[MemRead<SharedMemoryResource>]>]> {
+  let summary = "D = A·B + C by wgmma, both operands read from shared memory";
+  let description = [{
+    The Hopper form of `tilegpu.dot` (sm_90a): the warpgroups of the CTA
+    multiply A and B where they lie, in swizzled shared buffers (stage
+    `aStage` / `bStage` of a ring), into C in the `#tilegpu.mma` version 3
+    layout, and wait for the result. With `transB`, B is [N, K] (`dot_t`,
+    K-major); otherwise [K, N] (N-major, wgmma's transposed B).
+  }];
+  let arguments = (ins TileGPU_MemDescType:$a, Optional<Index>:$aStage, TileGPU_MemDescType:$b,
+                       Optional<Index>:$bStage, TileGPU_Tensor:$acc, UnitAttr:$transB);
+  let results = (outs TileGPU_Tensor:$result);
+  let assemblyFormat = [{
+    $a (`[` $aStage^ `]`)? `,` $b (`[` $bStage^ `]`)? `,` $acc attr-dict `:` qualified(type($a)) `,`
+    qualified(type($b)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared"> {
+  let summary = "orders this thread's shared-memory writes before the async proxy's reads (wgmma, TMA)";
+  let description = [{
+    `fence.proxy.async.shared::cta`: cp.async and st.shared write through the
+    generic proxy, wgmma reads through the async proxy; a writer fences after
+    its writes land and before the barrier that lets wgmma read them.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc", [MemoryEffects<[MemAlloc<SharedMemoryResource>]>]> {
   let summary = "a buffer in shared memory (offset given by tilegpu-allocate-shared)";
   let arguments = (ins OptionalAttr<I64Attr>:$offset);
@@ -110,6 +140,24 @@ def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait"> {
 def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
   let summary = "bar.sync of the CTA (placed by tilegpu-insert-barriers)";
   let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_FmaDotOp : TileGPU_Op<"fma_dot", [MemoryEffects<[MemRead<SharedMemoryResource>]>,
+                                               AllTypesMatch<["acc", "result"]>]> {
+  let summary = "D = A·B + C on the FMA units, A and B read from shared buffers";
+  let description = [{
+    The SIMT policy's dot: every thread computes the accumulator elements its
+    layout gives it, reading row i of A and column j of B (row j with
+    `transB`, B stored [N, K]) from shared memory, one K step at a time.
+    tilegpu-through-shared makes it from a `tilegpu.dot` in a
+    `#tilegpu.blocked` layout, storing the operands into the buffers first.
+  }];
+  let arguments = (ins TileGPU_MemDescType:$a, TileGPU_MemDescType:$b, TileGPU_Tensor:$acc, UnitAttr:$transB);
+  let results = (outs TileGPU_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // PH_DIALECT_TILEGPU_TILEGPUOPS_TD

@@ -88,17 +88,21 @@ std::optional<RegisterLayout> registerLayout(Attribute layout, ArrayRef<int64_t>
       l.elemOffset.push_back(iota(spt));
     }
   } else if (auto m = dyn_cast_or_null<MmaEncodingAttr>(layout)) {
-    if (shape.size() != 2 || m.getVersion() != 2) {
-      if (why) *why = shape.size() != 2 ? "an mma layout on a tile that is not 2-D" : "wgmma layouts are not lowered yet";
+    if (shape.size() != 2) {
+      if (why) *why = "an mma layout on a tile that is not 2-D";
       return std::nullopt;
     }
+    // wgmma's accumulator (version 3) is mma.sync's, warp by warp: warp w of a
+    // warpgroup holds rows 16w .. 16w + 15 of each 64-row block in the same
+    // 16x8 pattern, so warps [W, 1] over 16-row strips describe both.
     l.pass = {16 * int64_t(m.getWarpsPerCTA()[0]), 8 * int64_t(m.getWarpsPerCTA()[1])};
     l.perThread = {2, 2};
     l.elemOffset = {{0, 8}, {0, 1}};
   } else if (auto o = dyn_cast_or_null<DotOperandEncodingAttr>(layout)) {
     auto m = dyn_cast<MmaEncodingAttr>(o.getParent());
     if (!m || shape.size() != 2 || m.getVersion() != 2) {
-      if (why) *why = "a dot operand layout other than mma.sync's";
+      if (why) *why = m && m.getVersion() == 3 ? "a wgmma operand lives in shared memory, not in registers"
+                                               : "a dot operand layout other than mma.sync's";
       return std::nullopt;
     }
     // A [M, K]: rows as the accumulator's; K in blocks of 16, four elements a thread.

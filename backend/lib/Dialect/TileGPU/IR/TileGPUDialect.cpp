@@ -286,6 +286,28 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
+LogicalResult WarpgroupDotOp::verify() {
+  auto a = getA().getType(), b = getB().getType();
+  auto c = cast<RankedTensorType>(getAcc().getType());
+  auto m = dyn_cast_or_null<MmaEncodingAttr>(c.getEncoding());
+  if (!m || m.getVersion() != 3) return emitOpError("the accumulator must be in an mma version 3 (wgmma) layout");
+  auto tail = [](MemDescType t) { return t.getShape().take_back(2); };
+  if (a.getShape().size() < 2 || b.getShape().size() < 2 || c.getRank() != 2) return emitOpError("takes 2-D tiles");
+  if (bool(getAStage()) != (a.getShape().size() == 3) || bool(getBStage()) != (b.getShape().size() == 3))
+    return emitOpError("a ring buffer needs a stage index, a single buffer none");
+  int64_t k = tail(a)[1];
+  int64_t bk = getTransB() ? tail(b)[1] : tail(b)[0], bn = getTransB() ? tail(b)[0] : tail(b)[1];
+  if (bk != k) return emitOpError("A is ") << tail(a)[0] << "x" << k << " but B's K is " << bk;
+  if (c.getDimSize(0) != tail(a)[0] || c.getDimSize(1) != bn)
+    return emitOpError("the accumulator must be ") << tail(a)[0] << "x" << bn;
+  for (MemDescType t : {a, b}) {
+    auto enc = dyn_cast_or_null<SharedEncodingAttr>(t.getEncoding());
+    if (!enc || enc.getMaxPhase() < 2 || enc.getPad() != 0)
+      return emitOpError("wgmma reads swizzled shared buffers (maxPhase > 1, no padding)");
+  }
+  return success();
+}
+
 static LogicalResult checkStage(Operation *op, MemDescType buf, RankedTensorType t, bool hasStage) {
   ArrayRef<int64_t> shape = buf.getShape();
   size_t rank = static_cast<size_t>(t.getRank());

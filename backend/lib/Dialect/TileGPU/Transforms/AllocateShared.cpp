@@ -51,6 +51,13 @@ int64_t allocBytes(LocalAllocOp a) {
   return stages * t.getStageBytes(tileRank);
 }
 
+/// 128 bytes, or 1024 for a swizzled buffer: its XOR pattern reads address
+/// bits 4-9, which must be those of the offset within the buffer.
+int64_t alignmentOf(LocalAllocOp a) {
+  auto enc = dyn_cast_or_null<SharedEncodingAttr>(a.getType().getEncoding());
+  return enc && enc.getMaxPhase() > 1 ? 1024 : 128;
+}
+
 void allocate(func::FuncOp f, bool reuse) {
   DenseMap<Operation *, int64_t> index;
   int64_t n = 0;
@@ -91,7 +98,8 @@ void allocate(func::FuncOp f, bool reuse) {
         bool live = !(p->end < b->begin || b->end < p->begin);
         bool overlap = off < p->offset + p->bytes && p->offset < off + b->bytes;
         if (live && overlap) {
-          off = (p->offset + p->bytes + 127) / 128 * 128;
+          int64_t align = alignmentOf(b->alloc);
+          off = (p->offset + p->bytes + align - 1) / align * align;
           moved = true;
         }
       }

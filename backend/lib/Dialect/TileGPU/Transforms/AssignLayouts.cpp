@@ -70,6 +70,16 @@ Attribute defaultBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, i
   return BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
 }
 
+/// The SIMT layout of a tile whose rows are reduced: defaultBlocked's lanes and
+/// vectors, every warp along the rows (replicated when there are fewer rows), so
+/// that the reduction stays inside a warp (ReduceToNVVM's butterfly shuffles).
+Attribute rowBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64_t threads) {
+  auto b = cast<BlockedEncodingAttr>(defaultBlocked(ctx, shape, elem, 32));
+  SmallVector<unsigned> wpc(shape.size(), 1);
+  wpc[0] = unsigned(std::max<int64_t>(1, threads / 32));
+  return BlockedEncodingAttr::get(ctx, b.getSizePerThread(), b.getThreadsPerWarp(), wpc, b.getOrder());
+}
+
 bool isElementwise(Operation *op) {
   if (op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType())) return false;
   if (isa<arith::ConstantOp>(op)) return false;
@@ -99,6 +109,7 @@ public:
 private:
   bool wantsMma();
   LogicalResult chooseMma();
+  bool chooseWgmma();
   void propagate();
   LogicalResult check();
   void rewrite();
@@ -118,6 +129,7 @@ private:
   std::string policy_;
   int64_t threads_;
   MmaEncodingAttr mma_;
+  bool rowsOnly_ = false;
   DenseMap<Value, Attribute> layout_;
   DenseMap<std::pair<Value, Attribute>, Value> converted_;
   bool changed_ = false;
@@ -125,7 +137,7 @@ private:
 
 bool Assigner::wantsMma() {
   if (policy_ == "simt") return false;
-  bool tc = f_->hasAttr("tile.tensorcore") || policy_ == "mma";
+  bool tc = f_->hasAttr("tile.tensorcore") || policy_ == "mma" || policy_ == "wgmma";
   if (!tc || !arch_.mmaSync) return false;
   bool any = false;
   f_.walk([&](tile::DotOp d) {
@@ -180,6 +192,7 @@ LogicalResult Assigner::chooseMma() {
       bestWm = wm;
     }
   }
+  rowsOnly_ = rowsOnly;
   if (bestWm < 0) {
     tile::DotOp first;
     f_.walk([&](tile::DotOp d) {
@@ -198,8 +211,52 @@ LogicalResult Assigner::chooseMma() {
   return success();
 }
 
+/// The swizzle width wgmma reads a buffer with: rows of `bytes` contiguous
+/// bytes need a 32, 64 or 128-byte swizzle that they fill (or a multiple of 128).
+int64_t swizzleBytes(int64_t bytes) {
+  if (bytes >= 128) return bytes % 128 ? 0 : 128;
+  return bytes == 64 || bytes == 32 ? bytes : 0;
+}
+
+/// On sm_90a, a GEMM-shaped kernel (every dot reads both operands straight
+/// from global memory, nothing reduces its rows, no dot feeds another) runs
+/// on wgmma: its warpgroups multiply out of swizzled shared buffers, so the
+/// operands never pass through registers. Attention keeps mma.sync until
+/// its P operand can come from registers (issue 15).
+bool Assigner::chooseWgmma() {
+  if (!arch_.wgmma || (policy_ != "auto" && policy_ != "wgmma") || rowsOnly_) return false;
+  int64_t warps = threads_ / 32;
+  if (threads_ % 128) return false;
+  bool ok = true;
+  int64_t n0 = -1;
+  f_.walk([&](tile::DotOp d) {
+    auto a = cast<RankedTensorType>(d.getA().getType()), b = cast<RankedTensorType>(d.getB().getType());
+    auto r = cast<RankedTensorType>(d.getResult().getType());
+    int64_t m = r.getDimSize(0), n = r.getDimSize(1), k = a.getDimSize(1), e = elemBytes(a.getElementType());
+    if (n0 < 0) n0 = n;
+    for (Value v : {d.getA(), d.getB()}) {
+      auto ld = v.getDefiningOp<tile::LoadOp>();
+      if (!ld || !v.hasOneUse() || ld->getBlock() != d->getBlock()) ok = false;
+    }
+    int64_t bRow = b.getDimSize(1); // the contiguous extent: N of [K, N], K of dot_t's [N, K]
+    ok = ok && n == n0 && m % (16 * warps) == 0 && n % 8 == 0 && n <= 256 && k % 16 == 0 &&
+         swizzleBytes(k * e) && swizzleBytes(bRow * e);
+  });
+  if (!ok || n0 < 0) return false;
+  mma_ = MmaEncodingAttr::get(ctx_, 3, {unsigned(warps), 1}, {64, unsigned(n0)});
+  return true;
+}
+
 void Assigner::propagate() {
   if (mma_) f_.walk([&](tile::DotOp d) { set(d.getResult(), mma_); });
+  // SIMT: reduced rows anchor their tile in one warp per row group (an [R, 1]
+  // statistic made first must not pick a layout that splits the rows over warps).
+  if (!mma_)
+    f_.walk([&](Operation *op) {
+      if (!isa<tile::RowMaxOp, tile::RowSumOp>(op)) return;
+      auto t = cast<RankedTensorType>(op->getOperand(0).getType());
+      if (t.getRank() == 2) set(op->getOperand(0), rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_));
+    });
   do {
     changed_ = false;
     f_.walk([&](Operation *op) {
@@ -370,6 +427,7 @@ void Assigner::rewrite() {
 LogicalResult Assigner::run() {
   LogicalResult result = success();
   if (wantsMma() && failed(chooseMma())) result = failure();
+  if (mma_ && succeeded(result)) chooseWgmma();
   propagate();
   if (mma_ && failed(check())) result = failure();
   if (failed(result) && mma_) {
@@ -379,7 +437,7 @@ LogicalResult Assigner::run() {
     propagate();
   }
   rewrite();
-  f_->setAttr("tilegpu.policy", StringAttr::get(ctx_, mma_ ? "mma" : "simt"));
+  f_->setAttr("tilegpu.policy", StringAttr::get(ctx_, !mma_ ? "simt" : mma_.getVersion() == 3 ? "wgmma" : "mma"));
   return result;
 }
 
@@ -391,8 +449,8 @@ struct AssignLayoutsPass : impl::TileGPUAssignLayoutsBase<AssignLayoutsPass> {
       getOperation().emitError() << "unknown architecture `" << arch << "` (use " << backend::supportedGpuArchs() << ")";
       return signalPassFailure();
     }
-    if (policy != "auto" && policy != "simt" && policy != "mma") {
-      getOperation().emitError() << "unknown layout policy `" << policy << "` (auto, simt or mma)";
+    if (policy != "auto" && policy != "simt" && policy != "mma" && policy != "wgmma") {
+      getOperation().emitError() << "unknown layout policy `" << policy << "` (auto, simt, mma or wgmma)";
       return signalPassFailure();
     }
     getOperation().walk([&](func::FuncOp f) {

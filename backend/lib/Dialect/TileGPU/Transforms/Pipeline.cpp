@@ -34,15 +34,29 @@ struct Staged {
   ConvertLayoutOp convert;
 };
 
-/// Rows padded by 16 bytes: ldmatrix's eight 16-byte row reads then hit
-/// eight distinct groups of four banks whatever the row length.
-MemDescType bufferType(tile::LoadOp ld, int64_t stages) {
+/// An operand of a wgmma dot: read by the tensor cores from shared memory.
+bool forWgmma(Type t) {
+  auto op = dyn_cast_or_null<DotOperandEncodingAttr>(layoutOf(t));
+  auto m = op ? dyn_cast<MmaEncodingAttr>(op.getParent()) : MmaEncodingAttr();
+  return m && m.getVersion() == 3;
+}
+
+/// For ldmatrix, rows padded by 16 bytes: its eight 16-byte row reads then
+/// hit eight distinct groups of four banks whatever the row length. For
+/// wgmma, the swizzle its descriptors name: 16-byte chunks of row r XORed
+/// by (r / perPhase) % maxPhase within rows of 32, 64 or 128 bytes.
+MemDescType bufferType(tile::LoadOp ld, int64_t stages, bool wgmma) {
   auto t = cast<RankedTensorType>(ld.getResult().getType());
   MLIRContext *ctx = ld.getContext();
-  unsigned pad = 16 / ((t.getElementTypeBitWidth() + 7) / 8);
+  unsigned elem = (t.getElementTypeBitWidth() + 7) / 8;
+  unsigned pad = 16 / elem;
   SmallVector<unsigned> order;
   for (int d = int(t.getRank()) - 1; d >= 0; --d) order.push_back(unsigned(d));
   auto enc = SharedEncodingAttr::get(ctx, /*vec=*/pad, /*perPhase=*/1, /*maxPhase=*/1, pad, order);
+  if (wgmma) {
+    unsigned width = std::min<unsigned>(128, unsigned(t.getShape().back()) * elem);
+    enc = SharedEncodingAttr::get(ctx, /*vec=*/16 / elem, /*perPhase=*/128 / width, /*maxPhase=*/width / 16, 0, order);
+  }
   SmallVector<int64_t> shape;
   if (stages > 1) shape.push_back(stages);
   shape.append(t.getShape().begin(), t.getShape().end());
@@ -97,10 +111,12 @@ public:
   void run();
 
 private:
-  Value alloc(tile::LoadOp ld, int64_t stages) {
+  Value alloc(Staged s, int64_t stages) {
     OpBuilder b(f_.getContext());
     b.setInsertionPointToStart(&f_.getBody().front());
-    return LocalAllocOp::create(b, ld.getLoc(), bufferType(ld, stages), IntegerAttr()).getResult();
+    return LocalAllocOp::create(b, s.load.getLoc(), bufferType(s.load, stages, forWgmma(s.convert.getType())),
+                                IntegerAttr())
+        .getResult();
   }
   void stageOnce(Staged s, bool inLoop);
   void pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads);
@@ -112,7 +128,7 @@ private:
 /// One buffer: copy, wait for it, publish it, read it. In a loop, a barrier
 /// first retires the previous iteration's reads of the same buffer.
 void Pipeliner::stageOnce(Staged s, bool inLoop) {
-  Value buf = alloc(s.load, 1);
+  Value buf = alloc(s, 1);
   OpBuilder b(s.load);
   Location loc = s.load.getLoc();
   if (inLoop) BarrierOp::create(b, loc);
@@ -120,6 +136,7 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
   copyInto(b, s.load, none, buf, Value());
   AsyncCommitGroupOp::create(b, loc);
   AsyncWaitOp::create(b, loc, 0);
+  if (forWgmma(s.convert.getType())) FenceAsyncSharedOp::create(b, loc);
   BarrierOp::create(b, loc);
   auto read = LocalLoadOp::create(b, loc, s.convert.getType(), buf, Value());
   s.convert.getResult().replaceAllUsesWith(read.getResult());
@@ -133,7 +150,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   SmallVector<Value> bufs;
   SmallVector<SmallVector<Operation *>> slices;
   for (Staged &s : loads) {
-    bufs.push_back(alloc(s.load, S));
+    bufs.push_back(alloc(s, S));
     SmallVector<Operation *> slice;
     sliceInLoop(s.load, loop, slice);
     slices.push_back(std::move(slice));
@@ -172,6 +189,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Value cS = constIndex(b, loc, S);
   Value stage = arith::RemSIOp::create(b, loc, iterIdx, cS);
   AsyncWaitOp::create(b, loc, int32_t(S - 2));
+  if (llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); })) FenceAsyncSharedOp::create(b, loc);
   BarrierOp::create(b, loc);
   Value ahead = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), ivConst(b, S - 1)));
   Value aheadStage = arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, S - 1)), cS);
@@ -205,6 +223,25 @@ void Pipeliner::run() {
   });
   for (Staged s : single) stageOnce(s, s.load->getParentOfType<scf::ForOp>() != nullptr);
   for (auto &[loop, loads] : byLoop) pipelineLoop(cast<scf::ForOp>(loop), loads);
+  // A dot whose operands now lie in wgmma's buffers reads them there.
+  SmallVector<DotOp> dots;
+  f_.walk([&](DotOp d) {
+    if (forWgmma(d.getA().getType()) && forWgmma(d.getB().getType())) dots.push_back(d);
+  });
+  for (DotOp d : dots) {
+    auto la = d.getA().getDefiningOp<LocalLoadOp>(), lb = d.getB().getDefiningOp<LocalLoadOp>();
+    if (!la || !lb) {
+      d.emitError() << "a wgmma operand that is not in shared memory";
+      continue;
+    }
+    OpBuilder b(d);
+    auto w = WarpgroupDotOp::create(b, d.getLoc(), d.getType(), la.getBuffer(), la.getStage(), lb.getBuffer(),
+                                    lb.getStage(), d.getAcc(), d.getTransB());
+    d.getResult().replaceAllUsesWith(w.getResult());
+    d.erase();
+    for (LocalLoadOp l : {la, lb})
+      if (l->use_empty()) l.erase();
+  }
 }
 
 struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {

@@ -111,6 +111,11 @@ static json kernelToJson(const ManifestKernel &mk) {
   j["unit"] = mk.unit;
   j["tensorcore"] = k.tensorcore;
   j["notes"] = mk.notes;
+  json tiles = json::array();
+  for (const TilePlacement &t : mk.tiles)
+    tiles.push_back({{"type", t.type}, {"file", t.at.file}, {"line", t.at.line}, {"col", t.at.col},
+                     {"endLine", t.at.endLine}, {"endCol", t.at.endCol}, {"placement", t.placement}, {"detail", t.detail}});
+  j["tiles"] = tiles;
   json tensors = json::array();
   for (const kir::TensorParam &t : k.tensors) {
     json dims = json::array();
@@ -160,6 +165,12 @@ static ManifestKernel kernelFromJson(const json &j) {
   mk.unit = j.value("unit", "simt");
   k.tensorcore = j.value("tensorcore", false);
   if (j.contains("notes")) mk.notes = j.at("notes").get<std::vector<std::string>>();
+  if (j.contains("tiles"))
+    for (const json &t : j.at("tiles"))
+      mk.tiles.push_back({t.at("type").get<std::string>(),
+                          {t.value("file", ""), t.value("line", 0), t.value("col", 0), t.value("endLine", 0),
+                           t.value("endCol", 0)},
+                          t.at("placement").get<std::string>(), t.value("detail", "")});
   for (const json &t : j.at("tensors")) {
     kir::TensorParam tp;
     tp.name = t.at("name").get<std::string>();

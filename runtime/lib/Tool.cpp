@@ -4,6 +4,8 @@
 #include "ph/Interpreter.h"
 #include "ph/Npy.h"
 
+#include "ph/Runtime/Report.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -378,6 +380,7 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
              {"grid", {b.args.grid[0], b.args.grid[1], b.args.grid[2]}}, {"threads", sig.threads},
              {"registers", fa.registers}, {"sharedBytes", v.meta.dynamicShared + fa.staticShared},
              {"checks", report}, {"ok", ok}};
+      rt::report::addEnvelope(j, "run", ok, opt.diagnostics); // docs/output.md
       std::cout << j.dump(2) << "\n";
     } else {
       std::printf("%s [%s] on %s: grid (%lld, %lld, %lld) x %d threads, %d registers, %d B shared memory\n",
@@ -479,7 +482,7 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
     json j = json::parse(rowsToJson(rows, dev, kernelName));
     j["details"] = details;
     j["skipped"] = skipped;
-    j["ok"] = allOk;
+    rt::report::addEnvelope(j, "bench", allOk, opt.diagnostics); // docs/output.md
     std::cout << j.dump(2) << "\n";
   } else {
     std::string sizes;

@@ -12,6 +12,7 @@
 #include "ph/Launch.h"
 #include "ph/Runtime/GpuRun.h"
 #include "ph/Runtime/Manifest.h"
+#include "ph/Runtime/Report.h"
 
 #include <map>
 #include <memory>
@@ -47,6 +48,8 @@ struct ToolOptions {
   bool bench = false;
   bool json = false;
   bool info = false;
+  /// With --json, the compiler's diagnostics (ph bench) go into the document.
+  std::vector<report::Diag> diagnostics;
   /// Largest launch (in dot FLOPs plus elements touched) checked with the
   /// interpreter during --bench; bigger ones are compared only with --ref.
   double interpLimit = 4e8;

@@ -32,6 +32,22 @@ struct PtxasReport {
 /// Parses the `ptxas info` lines of `ptxas -v` output for `symbol`.
 PtxasReport parsePtxasReport(const std::string &log, const std::string &symbol);
 
+/// A range of the source as the backend's locations carry it (1-based lines and
+/// byte columns; end exclusive; 0 when unknown).
+struct SourceSpan {
+  std::string file;
+  int line = 0, col = 0, endLine = 0, endCol = 0;
+};
+
+/// Where the tensor-core lowering put one tile (docs/tensorcore.md): the backend's
+/// own record, which `ph build --json` and ph-lsp's hover show.
+struct TilePlacement {
+  std::string type;      // `tensor<64x64xf16>`
+  SourceSpan at;         // the value's source
+  std::string placement; // "registers" | "shared memory"
+  std::string detail;    // the layout or buffering: "mma", "dot operand", "blocked", "2 stages"; "" when none
+};
+
 struct ManifestKernel {
   /// The signature and grid (kir::Kernel with an empty body).
   kir::Kernel sig;
@@ -41,6 +57,7 @@ struct ManifestKernel {
   PtxasReport ptxas;
   std::string unit = "simt"; // which lowering produced it: simt | tensorcore
   std::vector<std::string> notes; // e.g. "`@tensorcore` kernel not taken by the tensor-core lowering: ..."
+  std::vector<TilePlacement> tiles; // the tensor-core lowering's tiles, in program order
 };
 
 struct SourceText {

@@ -45,6 +45,15 @@ struct DeviceInfo {
 
 using DevicePtr = uint64_t;
 
+/// Whether there is a GPU, and its description, without creating a context (what
+/// ph-lsp asks at start). Asked once per process; later calls return the answer.
+struct DeviceProbe {
+  bool available = false;
+  DeviceInfo info;
+  std::string why; // "no GPU: ..." when not available
+};
+DeviceProbe probeDevice();
+
 /// The process-wide driver. `get()` never fails: `available()` says whether a
 /// driver and a device were found, and `whyUnavailable()` says why not.
 class Cuda {
@@ -69,6 +78,9 @@ public:
   void eventDestroy(void *event);
 
   struct Api; // function pointers (defined in the .cpp)
+  /// dlopen, the entry points, cuInit and the device's description (no context):
+  /// "" or why there is no GPU. Shared by the constructor and probeDevice().
+  static std::string loadDriver(void *&lib, Api &api, DeviceInfo &info, int &device);
 
 private:
   Cuda();

@@ -100,36 +100,45 @@ Cuda &Cuda::get() {
   return instance;
 }
 
-std::string Cuda::check(int result, const char *call) const {
+namespace {
+
+/// `call` failed with `result`, in the driver's words.
+std::string checkWith(const Cuda::Api &a, int result, const char *call) {
   if (result == 0) return "";
   const char *name = nullptr, *text = nullptr;
-  if (api_ && api_->getErrorName) api_->getErrorName(result, &name);
-  if (api_ && api_->getErrorString) api_->getErrorString(result, &text);
+  if (a.getErrorName) a.getErrorName(result, &name);
+  if (a.getErrorString) a.getErrorString(result, &text);
   return std::string(call) + " failed: " + (name ? name : "CUDA error " + std::to_string(result)) +
          (text ? std::string(" (") + text + ")" : std::string());
 }
 
-Cuda::Cuda() : api_(std::make_unique<Api>()) {
+} // namespace
+
+std::string Cuda::check(int result, const char *call) const { return api_ ? checkWith(*api_, result, call) : ""; }
+
+/// Opens the driver, resolves every entry point, and reads the device's
+/// description; no context is created. Returns "" or why there is no GPU.
+std::string Cuda::loadDriver(void *&lib, Api &a, DeviceInfo &info, int &device) {
+  std::string why;
   const char *override = std::getenv("PH_LIBCUDA");
-  lib_ = dlopen(override ? override : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib_) {
-    why_ = "no GPU: the CUDA driver (libcuda.so.1) could not be loaded";
-    if (const char *e = dlerror()) why_ += std::string(" (") + e + ")";
-    return;
+  lib = dlopen(override ? override : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    why = "no GPU: the CUDA driver (libcuda.so.1) could not be loaded";
+    if (const char *e = dlerror()) why += std::string(" (") + e + ")";
+    return why;
   }
   bool missing = false;
   std::string missingName;
   auto sym = [&](auto &fn, const char *name, const char *fallback = nullptr) {
-    void *p = dlsym(lib_, name);
-    if (!p && fallback) p = dlsym(lib_, fallback);
+    void *p = dlsym(lib, name);
+    if (!p && fallback) p = dlsym(lib, fallback);
     if (!p && !missing) {
       missing = true;
       missingName = name;
     }
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
   };
-  Api &a = *api_;
-  sym(a.init, "cuInit");
+    sym(a.init, "cuInit");
   sym(a.driverGetVersion, "cuDriverGetVersion");
   sym(a.deviceGetCount, "cuDeviceGetCount");
   sym(a.deviceGet, "cuDeviceGet");
@@ -158,49 +167,71 @@ Cuda::Cuda() : api_(std::make_unique<Api>()) {
   sym(a.getErrorName, "cuGetErrorName");
   sym(a.getErrorString, "cuGetErrorString");
   if (missing) {
-    why_ = "no GPU: the CUDA driver lacks `" + missingName + "` (driver too old?)";
-    return;
+    why = "no GPU: the CUDA driver lacks `" + missingName + "` (driver too old?)";
+    return why;
   }
-  if (std::string e = check(a.init(0), "cuInit"); !e.empty()) {
-    why_ = "no GPU: " + e;
-    return;
+  if (std::string e = checkWith(a, a.init(0), "cuInit"); !e.empty()) {
+    why = "no GPU: " + e;
+    return why;
   }
   int count = 0;
-  if (std::string e = check(a.deviceGetCount(&count), "cuDeviceGetCount"); !e.empty() || count == 0) {
-    why_ = e.empty() ? "no GPU: the CUDA driver found no device" : "no GPU: " + e;
-    return;
+  if (std::string e = checkWith(a, a.deviceGetCount(&count), "cuDeviceGetCount"); !e.empty() || count == 0) {
+    why = e.empty() ? "no GPU: the CUDA driver found no device" : "no GPU: " + e;
+    return why;
   }
   int ordinal = 0;
   if (const char *o = std::getenv("PH_DEVICE")) ordinal = std::atoi(o);
   CUdevice dev = 0;
-  if (std::string e = check(a.deviceGet(&dev, ordinal), "cuDeviceGet"); !e.empty()) {
-    why_ = "no GPU: " + e;
-    return;
+  if (std::string e = checkWith(a, a.deviceGet(&dev, ordinal), "cuDeviceGet"); !e.empty()) {
+    why = "no GPU: " + e;
+    return why;
   }
   char name[256] = {};
   a.deviceGetName(name, sizeof name, dev);
-  info_.ordinal = ordinal;
-  info_.name = name;
-  a.driverGetVersion(&info_.driverVersion);
+  info.ordinal = ordinal;
+  info.name = name;
+  a.driverGetVersion(&info.driverVersion);
   auto attr = [&](int which) {
     int v = 0;
     a.deviceGetAttribute(&v, which, dev);
     return v;
   };
-  info_.major = attr(kCcMajor);
-  info_.minor = attr(kCcMinor);
-  info_.smCount = attr(kSmCount);
-  info_.maxThreadsPerBlock = attr(kMaxThreadsPerBlock);
-  info_.sharedPerBlock = attr(kSharedPerBlock);
-  info_.sharedPerBlockOptin = attr(kSharedPerBlockOptin);
-  info_.sharedPerSM = attr(kSharedPerSM);
-  info_.clockKHz = attr(kClockRate);
-  info_.memClockKHz = attr(kMemClockRate);
-  info_.busWidthBits = attr(kBusWidth);
-  info_.l2Bytes = attr(kL2Size);
+  info.major = attr(kCcMajor);
+  info.minor = attr(kCcMinor);
+  info.smCount = attr(kSmCount);
+  info.maxThreadsPerBlock = attr(kMaxThreadsPerBlock);
+  info.sharedPerBlock = attr(kSharedPerBlock);
+  info.sharedPerBlockOptin = attr(kSharedPerBlockOptin);
+  info.sharedPerSM = attr(kSharedPerSM);
+  info.clockKHz = attr(kClockRate);
+  info.memClockKHz = attr(kMemClockRate);
+  info.busWidthBits = attr(kBusWidth);
+  info.l2Bytes = attr(kL2Size);
   size_t mem = 0;
   a.deviceTotalMem(&mem, dev);
-  info_.totalMem = mem;
+  info.totalMem = mem;
+  device = dev;
+  return "";
+}
+
+DeviceProbe probeDevice() {
+  static const DeviceProbe probe = [] {
+    DeviceProbe p;
+    void *lib = nullptr;
+    Cuda::Api api{};
+    int dev = 0;
+    p.why = Cuda::loadDriver(lib, api, p.info, dev); // the library stays loaded: unloading a driver is not worth the risk
+    p.available = p.why.empty();
+    return p;
+  }();
+  return probe;
+}
+
+Cuda::Cuda() : api_(std::make_unique<Api>()) {
+  Api &a = *api_;
+  CUdevice dev = 0;
+  why_ = loadDriver(lib_, a, info_, dev);
+  if (!why_.empty()) return;
   if (std::string e = check(a.primaryCtxRetain(&ctx_, dev), "cuDevicePrimaryCtxRetain"); !e.empty()) {
     why_ = "no GPU: " + e;
     return;

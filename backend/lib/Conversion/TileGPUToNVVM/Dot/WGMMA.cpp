@@ -1,0 +1,122 @@
+//===- WGMMA.cpp - tilegpu.warpgroup_dot on wgmma.mma_async (sm_90a) -----------===//
+//
+// Each warpgroup (four consecutive warps) owns 64-row blocks of the
+// accumulator: in the mma version 3 layout warp w holds rows 16w .. 16w + 15
+// of every 16W-row strip (W warps), so warpgroup g's block of strip r starts
+// at row 16W r + 64 g, and its registers are in the order wgmma writes them
+// (d[4j + 2h + e]: row g8 + 8h, column 8j + 2t + e). For every 16-deep K step
+// and block, one m64nNk16 wgmma reads A and B through shared-memory
+// descriptors: the block's start address (before the swizzle, which the
+// hardware applies), the stride between 8-row groups (SBO = 8 rows of W
+// bytes), the stride between W-byte column blocks (LBO) and the swizzle
+// mode. The group is committed and waited for before the result is used:
+// the pipeline's barrier then both publishes the next stage and retires the
+// buffer these wgmmas read.
+//
+//===----------------------------------------------------------------------===//
+#include "../PatternBase.h"
+#include "../SharedLayout.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+namespace {
+
+/// Bits 14..61 of a descriptor: everything but the start address.
+uint64_t descriptorBits(const BufferShape &s) {
+  uint64_t lbo = uint64_t(s.dims[0] * s.rowBytes()) >> 4, sbo = uint64_t(8 * s.rowBytes()) >> 4;
+  return (lbo & 0x3FFF) << 16 | (sbo & 0x3FFF) << 32 | uint64_t(s.swizzleMode()) << 62;
+}
+
+struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(WarpgroupDotOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto accTy = cast<RankedTensorType>(op.getAcc().getType());
+    auto m = cast<MmaEncodingAttr>(accTy.getEncoding());
+    Type in = op.getA().getType().getElementType();
+    if (in != op.getB().getType().getElementType() || !(in.isF16() || in.isBF16()) || !accTy.getElementType().isF32())
+      return rw.notifyMatchFailure(op, "wgmma here takes f16 or bf16 operands into f32");
+    BufferShape sa = bufferShape(op.getA().getType(), 2), sb = bufferShape(op.getB().getType(), 2);
+    if (!sa.swizzled() || !sb.swizzled() || sa.dims[0] % 8 || sb.dims[0] % 8)
+      return rw.notifyMatchFailure(op, "wgmma reads swizzled buffers of whole 8-row groups");
+    RegisterLayout lc = layoutOfType(accTy);
+    int64_t warps = m.getWarpsPerCTA()[0], n = accTy.getDimSize(1), k = sa.dims[1];
+    if (warps % 4 || m.getWarpsPerCTA()[1] != 1 || n > 256 || n % 8 || k % 16)
+      return rw.notifyMatchFailure(op, "a wgmma layout needs warps [4g, 1], N <= 256 and K a multiple of 16");
+    auto i64 = rw.getI64Type();
+    auto c64 = [&](uint64_t v) { return LLVM::ConstantOp::create(rw, loc, i64, rw.getI64IntegerAttr(int64_t(v))); };
+    // The start-address field: (shared address of the block) >> 4, 14 bits.
+    auto addressField = [&](Value buf, Value stage, const BufferShape &s, Value extraRows) {
+      Value off = stage ? arith::MulIOp::create(rw, loc, stage, cIndex(rw, loc, s.stageBytes)).getResult()
+                        : cIndex(rw, loc, 0);
+      if (extraRows) off = arith::AddIOp::create(rw, loc, off, arith::MulIOp::create(rw, loc, extraRows, cIndex(rw, loc, s.rowBytes())));
+      Value p = LLVM::PtrToIntOp::create(rw, loc, i64, gep(rw, loc, buf, off));
+      return LLVM::AndOp::create(rw, loc, LLVM::LShrOp::create(rw, loc, p, c64(4)), c64(0x3FFF)).getResult();
+    };
+    Value tid = threadId(rw, loc);
+    Value group = arith::DivUIOp::create(rw, loc, tid, cIndex(rw, loc, 128));
+    Value groupRows = arith::MulIOp::create(rw, loc, group, cIndex(rw, loc, 64));
+    Value baseA = addressField(a.getA(), a.getAStage(), sa, groupRows);
+    Value baseB = addressField(a.getB(), a.getBStage(), sb, Value());
+    uint64_t bitsA = descriptorBits(sa), bitsB = descriptorBits(sb);
+    bool transB = op.getTransB();
+
+    SmallVector<Value> C = unpack(rw, loc, a.getAcc());
+    int64_t strips = lc.reps[0], perStrip = n / 2;
+    auto f32 = rw.getF32Type();
+    auto accStruct = LLVM::LLVMStructType::getLiteral(op.getContext(), SmallVector<Type>(perStrip, f32));
+    // Strip r's accumulator in wgmma's register order, from the layout's.
+    SmallVector<Value> acc;
+    for (int64_t r = 0; r < strips; ++r) {
+      Value st = LLVM::UndefOp::create(rw, loc, accStruct);
+      for (int64_t j = 0; j < n / 8; ++j)
+        for (int64_t i = 0; i < 4; ++i)
+          st = LLVM::InsertValueOp::create(rw, loc, st, C[lc.compose({r, j}, {i / 2, i % 2})], 4 * j + i);
+      acc.push_back(st);
+    }
+    auto wtype = [&](Type t) { return t.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16; };
+    auto shape = NVVM::MMAShapeAttr::get(op.getContext(), 64, int(n), 16);
+    NVVM::WgmmaFenceAlignedOp::create(rw, loc);
+    for (int64_t kk = 0; kk < k / 16; ++kk) {
+      // B's block of this K step: rows 16kk.. of [K, N], or columns 16kk.. of [N, K].
+      int64_t offB = transB ? unswizzledOffset(sb, 0, 16 * kk) : unswizzledOffset(sb, 16 * kk, 0);
+      Value descB = LLVM::AddOp::create(rw, loc, baseB, c64(bitsB + (uint64_t(offB) >> 4)));
+      for (int64_t r = 0; r < strips; ++r) {
+        int64_t offA = unswizzledOffset(sa, 16 * warps * r, 16 * kk);
+        Value descA = LLVM::AddOp::create(rw, loc, baseA, c64(bitsA + (uint64_t(offA) >> 4)));
+        acc[r] = NVVM::WgmmaMmaAsyncOp::create(
+            rw, loc, accStruct, acc[r], descA, descB, shape, wtype(in), wtype(in), NVVM::WGMMATypes::f32,
+            NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+            transB ? NVVM::MMALayout::col : NVVM::MMALayout::row, NVVM::MMAIntOverflowAttr());
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rw, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(rw, loc, 0);
+    for (int64_t r = 0; r < strips; ++r)
+      for (int64_t j = 0; j < n / 8; ++j)
+        for (int64_t i = 0; i < 4; ++i)
+          C[lc.compose({r, j}, {i / 2, i % 2})] = LLVM::ExtractValueOp::create(rw, loc, acc[r], 4 * j + i);
+    rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(accTy), C));
+    return success();
+  }
+};
+
+struct FenceAsyncSharedPattern : OpConversionPattern<FenceAsyncSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(FenceAsyncSharedOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    rw.replaceOpWithNewOp<NVVM::FenceProxyOp>(op, NVVM::ProxyKind::async_shared,
+                                              NVVM::SharedSpaceAttr::get(op.getContext(), NVVM::SharedSpace::shared_cta));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateDotWGMMAPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
+  p.add<WarpgroupDotWGMMA, FenceAsyncSharedPattern>(tc, p.getContext());
+}
+
+} // namespace ph::tilegpu

@@ -1,0 +1,23 @@
+//===- FmaDotOp.cpp - The verifier of tilegpu.fma_dot ----------------------===//
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+
+LogicalResult FmaDotOp::verify() {
+  ArrayRef<int64_t> a = getA().getType().getShape(), b = getB().getType().getShape();
+  auto c = cast<RankedTensorType>(getAcc().getType());
+  if (a.size() != 2 || b.size() != 2 || c.getRank() != 2) return emitOpError("takes 2-D buffers and a 2-D accumulator");
+  if (!isa<BlockedEncodingAttr>(c.getEncoding())) return emitOpError("takes an accumulator in a #tilegpu.blocked layout");
+  int64_t k = a[1], bk = getTransB() ? b[1] : b[0], bn = getTransB() ? b[0] : b[1];
+  if (bk != k) return emitOpError("A is ") << a[0] << "x" << k << " but B's K is " << bk;
+  if (c.getDimSize(0) != a[0] || c.getDimSize(1) != bn)
+    return emitOpError("the accumulator must be ") << a[0] << "x" << bn;
+  if (!isa<FloatType>(c.getElementType()) || !isa<FloatType>(getA().getType().getElementType()) ||
+      !isa<FloatType>(getB().getType().getElementType()))
+    return emitOpError("takes floating-point operands and accumulator");
+  return success();
+}
+
+} // namespace ph::tilegpu

@@ -1,0 +1,130 @@
+//===- ThroughShared.cpp - tilegpu-through-shared: what registers cannot move ---===//
+//
+// Two things need the tile of another thread: a layout conversion that is not
+// a renaming of registers (a [R, 1] row statistic of one blocked layout meeting
+// a tile of another, a blocked value feeding a dot operand), and the SIMT
+// policy's dot, where a thread computing C[i, j] reads all of row i of A and
+// column j of B. Both go through a shared buffer: a barrier (the previous
+// iteration's readers are done), the store in the source layout, a barrier (the
+// store is visible), then the reads. Buffers get their offsets afterwards from
+// tilegpu-allocate-shared, each its own bytes.
+//
+//===----------------------------------------------------------------------===//
+#include "ph/Dialect/TileGPU/Passes.h"
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace ph::tilegpu {
+#define GEN_PASS_DEF_TILEGPUTHROUGHSHARED
+#include "ph/Dialect/TileGPU/Passes.h.inc"
+} // namespace ph::tilegpu
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+namespace {
+
+/// The only conversion ConvertLayoutToNVVM does in registers: an mma
+/// accumulator becoming the A operand of a dot of the same layout, warps along rows.
+bool inRegisters(ConvertLayoutOp op) {
+  auto m = dyn_cast<MmaEncodingAttr>(layoutOf(op.getSource().getType()));
+  auto d = dyn_cast<DotOperandEncodingAttr>(layoutOf(op.getType()));
+  return m && d && d.getOpIdx() == 0 && d.getParent() == m && m.getWarpsPerCTA()[1] == 1;
+}
+
+/// A buffer for tile type `t`, rows padded by `padBytes` (at least one element).
+MemDescType bufferType(RankedTensorType t, int64_t padBytes) {
+  MLIRContext *ctx = t.getContext();
+  int64_t elem = (t.getElementTypeBitWidth() + 7) / 8;
+  unsigned pad = unsigned(std::max<int64_t>(padBytes / elem, padBytes ? 1 : 0));
+  SmallVector<unsigned> order;
+  for (int d = int(t.getRank()) - 1; d >= 0; --d) order.push_back(unsigned(d));
+  auto enc = SharedEncodingAttr::get(ctx, /*vec=*/1, /*perPhase=*/1, /*maxPhase=*/1, pad, order);
+  return MemDescType::get(ctx, t.getShape(), t.getElementType(), enc);
+}
+
+class Rewriter {
+public:
+  explicit Rewriter(func::FuncOp f) : f_(f), b_(f.getContext()) {}
+
+  void run() {
+    SmallVector<DotOp> dots;
+    f_.walk([&](DotOp d) {
+      if (isa<BlockedEncodingAttr>(layoutOf(d.getAcc().getType()))) dots.push_back(d);
+    });
+    for (DotOp d : dots) fmaDot(d);
+    SmallVector<ConvertLayoutOp> cvts;
+    f_.walk([&](ConvertLayoutOp c) {
+      if (!inRegisters(c) && layoutOf(c.getSource().getType()) != layoutOf(c.getType())) cvts.push_back(c);
+    });
+    for (ConvertLayoutOp c : cvts) throughShared(c);
+  }
+
+private:
+  Value alloc(MemDescType t, Location loc) {
+    OpBuilder::InsertionGuard g(b_);
+    b_.setInsertionPointToStart(&f_.getBody().front());
+    return LocalAllocOp::create(b_, loc, t, IntegerAttr());
+  }
+
+  /// barrier; store `v`; barrier, at the builder's insertion point.
+  void store(Value v, Value buf, Location loc) {
+    BarrierOp::create(b_, loc);
+    LocalStoreOp::create(b_, loc, v, buf, Value());
+    BarrierOp::create(b_, loc);
+  }
+
+  /// `v` in a buffer of its own, stored where it is made.
+  Value stored(Value v, Location loc) {
+    if (auto c = v.getDefiningOp<ConvertLayoutOp>()) v = c.getSource();
+    auto t = cast<RankedTensorType>(v.getType());
+    // A pad of 4 bytes: the lanes reading one column of different rows hit different banks.
+    Value buf = alloc(bufferType(t, 4), loc);
+    OpBuilder::InsertionGuard g(b_);
+    if (Operation *def = v.getDefiningOp()) b_.setInsertionPointAfter(def);
+    else b_.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
+    store(v, buf, loc);
+    return buf;
+  }
+
+  void fmaDot(DotOp d) {
+    Location loc = d.getLoc();
+    Value a = stored(d.getA(), loc), b = stored(d.getB(), loc);
+    b_.setInsertionPoint(d);
+    auto fma = FmaDotOp::create(b_, loc, d.getType(), a, b, d.getAcc(), d.getTransB());
+    Value oldA = d.getA(), oldB = d.getB();
+    d.getResult().replaceAllUsesWith(fma.getResult());
+    d.erase();
+    for (Value old : {oldA, oldB})
+      if (auto c = old.getDefiningOp<ConvertLayoutOp>(); c && c->use_empty()) c.erase();
+  }
+
+  void throughShared(ConvertLayoutOp c) {
+    Location loc = c.getLoc();
+    auto src = cast<RankedTensorType>(c.getSource().getType());
+    // ldmatrix reads 16-byte rows: pad them by 16 bytes as tilegpu-pipeline does.
+    bool operand = isa<DotOperandEncodingAttr>(layoutOf(c.getType()));
+    Value buf = alloc(bufferType(src, operand ? 16 : 0), loc);
+    b_.setInsertionPoint(c);
+    store(c.getSource(), buf, loc);
+    Value out = LocalLoadOp::create(b_, loc, c.getType(), buf, Value());
+    c.getResult().replaceAllUsesWith(out);
+    c.erase();
+  }
+
+  func::FuncOp f_;
+  OpBuilder b_;
+};
+
+struct ThroughSharedPass : impl::TileGPUThroughSharedBase<ThroughSharedPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp f) {
+      if (!f.isDeclaration()) Rewriter(f).run();
+    });
+  }
+};
+
+} // namespace
+} // namespace ph::tilegpu

@@ -1,0 +1,137 @@
+//===- ReportTest.cpp - The device description, occupancy, ph-output v1 ---===//
+#include "ph/Runtime/Occupancy.h"
+#include "ph/Runtime/Report.h"
+#include "ph/Source.h"
+
+#include <gtest/gtest.h>
+
+using namespace ph;
+using namespace ph::rt;
+
+TEST(Occupancy, RegistersLimitAHeavyTensorCoreKernel) {
+  // 168 registers x 32 lanes, in units of 256: 5376 a warp; 65536 / 5376 = 12 warps = 3
+  // blocks of 4 warps. Shared memory alone would allow 233472 / (24576 + 1024) = 9.
+  Occupancy o = occupancy(limitsForArch("sm_90"), 128, 168, 24576);
+  EXPECT_EQ(o.blocksPerSM, 3);
+  EXPECT_EQ(o.byRegisters, 3);
+  EXPECT_EQ(o.bySharedMemory, 9);
+  EXPECT_EQ(o.byThreads, 16);
+  EXPECT_EQ(o.limitedBy, "registers");
+  EXPECT_EQ(o.warpsPerSM, 12);
+  EXPECT_DOUBLE_EQ(o.fraction, 12.0 / 64);
+  EXPECT_EQ(occupancyText(o), "3 blocks/SM (19% occupancy, limited by registers)");
+}
+
+TEST(Occupancy, SharedMemoryAndTheArchitectureDecide) {
+  // 100 KiB a block: two fit in sm_90's 228 KiB, one in sm_80's 164 KiB; each block also
+  // reserves 1 KiB, so 102400 + 1024 > sm_86's 102400 and it fits none.
+  int64_t smem = 100 * 1024;
+  EXPECT_EQ(occupancy(limitsForArch("sm_90"), 128, 32, smem).blocksPerSM, 2);
+  EXPECT_EQ(occupancy(limitsForArch("sm_80"), 128, 32, smem).blocksPerSM, 1);
+  EXPECT_EQ(occupancy(limitsForArch("sm_86"), 128, 32, smem).blocksPerSM, 0);
+  EXPECT_EQ(occupancy(limitsForArch("sm_90"), 128, 32, smem).limitedBy, "shared memory");
+  // Few registers, no shared memory: 1024-thread blocks are limited by threads (64 warps).
+  Occupancy t = occupancy(limitsForArch("sm_90"), 1024, 16, 0);
+  EXPECT_EQ(t.blocksPerSM, 2);
+  EXPECT_EQ(t.limitedBy, "threads");
+  EXPECT_FALSE(limitsForArch("sm_70").known);
+}
+
+TEST(Report, RoundTripsABuildDocument) {
+  auto file = std::make_shared<SourceFile>("k.ph", "kernel k() {\n  let x = 1\n}\n");
+  SourceManager sm;
+  FileId id = sm.add(file);
+  Diagnostic d;
+  d.kind = DiagKind::SharedMemoryExceeded;
+  d.severity = Severity::Error;
+  d.range = {id, 15, 24};
+  d.message = "too much";
+  d.notes.push_back({{id, 7, 8}, "in kernel `k`"});
+  d.fixes.push_back({"drop it", {{{id, 15, 24}, ""}}});
+
+  report::Document doc;
+  doc.command = "build";
+  doc.ok = false;
+  doc.file = "k.ph";
+  doc.target = "sm_90";
+  doc.device = limitsForArch("sm_90");
+  doc.diagnostics.push_back(report::fromDiagnostic(d, sm));
+  ManifestKernel mk;
+  mk.sig.name = "k";
+  mk.sig.config = {{"BR", 64}};
+  mk.sig.threads = 128;
+  mk.sig.tensorcore = true;
+  mk.unit = "tensorcore";
+  mk.dynamicShared = 24576;
+  mk.ptxas.registers = 168;
+  mk.ptxas.spillStores = 4;
+  mk.tiles.push_back({"tensor<64x64xf16>", {"k.ph", 2, 3, 2, 12}, "shared memory", "2 stages"});
+  doc.variants.push_back(report::fromManifest(mk, *doc.device));
+
+  std::string text = report::toJson(doc).dump(2);
+  report::Document back;
+  ASSERT_EQ(report::fromJson(text, back), "") << text;
+  EXPECT_EQ(back.command, "build");
+  EXPECT_FALSE(back.ok);
+  ASSERT_EQ(back.diagnostics.size(), 1u);
+  const report::Diag &bd = back.diagnostics[0];
+  EXPECT_EQ(bd.code, "E0501");
+  EXPECT_EQ(bd.severity, "error");
+  EXPECT_EQ(bd.range.start.line, 2);
+  EXPECT_EQ(bd.range.start.col, 3);
+  EXPECT_EQ(bd.range.start.offset, 15);
+  EXPECT_EQ(bd.range.end.offset, 24);
+  ASSERT_EQ(bd.notes.size(), 1u);
+  EXPECT_EQ(bd.notes[0].message, "in kernel `k`");
+  EXPECT_EQ(bd.notes[0].range.start.offset, 7);
+  ASSERT_EQ(bd.fixes.size(), 1u);
+  EXPECT_EQ(bd.fixes[0].edits[0].range.end.offset, 24);
+  ASSERT_EQ(back.variants.size(), 1u);
+  const report::Variant &v = back.variants[0];
+  EXPECT_EQ(v.kernel, "k");
+  EXPECT_EQ(v.config, mk.sig.config);
+  EXPECT_TRUE(v.tensorcore);
+  EXPECT_EQ(v.registers, 168);
+  EXPECT_EQ(v.sharedBytes(), 24576);
+  EXPECT_EQ(v.spillBytes(), 4);
+  EXPECT_EQ(v.occupancy.blocksPerSM, 3);
+  EXPECT_EQ(v.occupancy.limitedBy, "registers");
+  ASSERT_EQ(v.tiles.size(), 1u);
+  EXPECT_EQ(v.tiles[0].range.start.line, 2);
+  EXPECT_EQ(v.tiles[0].range.start.offset, -1); // backend locations carry no offsets
+  EXPECT_EQ(v.tiles[0].placement, "shared memory");
+  EXPECT_EQ(v.tiles[0].detail, "2 stages");
+  ASSERT_TRUE(back.device);
+  EXPECT_EQ(back.device->sharedPerSM, 233472);
+}
+
+TEST(Report, RefusesOtherFormatsAndVersions) {
+  report::Document doc;
+  EXPECT_NE(report::fromJson("[]", doc), "");
+  EXPECT_NE(report::fromJson(R"({"format": "ph-build-1"})", doc), "");
+  std::string why = report::fromJson(R"({"format": "ph-output", "version": 2, "command": "build", "ok": true, "diagnostics": []})", doc);
+  EXPECT_NE(why.find("version 2"), std::string::npos) << why;
+  EXPECT_EQ(report::fromJson(R"({"format": "ph-output", "version": 1, "command": "run", "ok": true, "diagnostics": [], "time_ms": 1.5})", doc), "");
+  EXPECT_EQ(doc.run["time_ms"], 1.5); // run's own keys stay with the run
+}
+
+TEST(Report, ALoweringFailureIsARegistryDiagnostic) {
+  // `ph build --json` turns a lowering failure without a diagnostic of its own into
+  // E0502 on the kernel; the document carries its code, name, range and note.
+  SourceManager sm;
+  FileId id = sm.add(std::make_shared<SourceFile>("k.ph", "kernel k() {\n}\n"));
+  Diagnostic d;
+  d.kind = DiagKind::BackendError;
+  d.severity = Severity::Error;
+  d.range = {id, 7, 8};
+  d.message = formatDiag(DiagKind::BackendError, {"ptxas ran out of registers"});
+  d.notes.push_back({d.range, "in configuration BR=64"});
+  EXPECT_NE(renderDiagnostic(d, sm).find("error[E0502]"), std::string::npos) << renderDiagnostic(d, sm);
+  report::Diag rd = report::fromDiagnostic(d, sm);
+  EXPECT_EQ(rd.code, "E0502");
+  EXPECT_EQ(rd.name, "BackendError");
+  EXPECT_EQ(rd.range.start.line, 1);
+  EXPECT_EQ(rd.range.start.col, 8);
+  ASSERT_EQ(rd.notes.size(), 1u);
+  EXPECT_EQ(rd.notes[0].message, "in configuration BR=64");
+}

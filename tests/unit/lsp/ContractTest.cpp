@@ -1,0 +1,176 @@
+//===- ContractTest.cpp - The driver's documents, read by the server's readers -===//
+//
+// Issue 18's contract from both ends: the real `ph` (the producer) runs on an
+// example, and what it writes goes through the very functions ph-lsp reads it
+// with (lsp/commands/Driver.h over rt::report). A key renamed, a figure moved or
+// a range lost on either side fails here, not silently in an editor.
+// `ph build` needs ptxas, as the lit GPU tests do; a `ph` without the backend
+// skips these tests.
+//
+//===----------------------------------------------------------------------===//
+#include "Driver.h"
+#include "Subprocess.h"
+
+#include "ph/Runtime/Manifest.h"
+#include "ph/Runtime/Report.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace ph;
+using namespace ph::lsp;
+namespace report = ph::rt::report;
+
+namespace {
+
+const std::string kSource = PH_SOURCE_DIR;
+
+/// A fresh folder for one test, with the build cache inside it (no ~/.cache).
+std::string scratch(const std::string &name) {
+  std::string dir = (fs::temp_directory_path() / ("ph-contract-" + name + "-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ::setenv("PH_CACHE_DIR", (dir + "/cache").c_str(), 1);
+  return dir;
+}
+
+ProcessResult ph(std::vector<std::string> args) {
+  args.insert(args.begin(), PH_DRIVER_FOR_TESTS);
+  return runProcess(args, "", std::make_shared<CancelState>());
+}
+
+/// Builds `example` (one kernel, one configuration) the way compile on save does.
+ProcessResult build(const std::string &dir, const std::string &example, const std::string &kernel,
+                    const std::string &config, const std::string &target = "sm_80") {
+  return ph({"build", kSource + "/" + example, "--kernel", kernel, "--config", config, "--target", target, "-o",
+             dir + "/out", "--json"});
+}
+
+#define SKIP_WITHOUT_BACKEND(r)                                                                  \
+  do {                                                                                           \
+    ASSERT_TRUE((r).started) << (r).error;                                                       \
+    if (driver::stageMissing(r) || (r).err.find("without the MLIR backend") != std::string::npos) \
+      GTEST_SKIP() << "this ph has no GPU backend";                                              \
+  } while (0)
+
+TEST(Contract, BuildDocumentReadsBackThroughTheServersReader) {
+  std::string dir = scratch("build");
+  ProcessResult r = build(dir, "examples/flash_attention.ph", "flash_attention", "D=64,BR=64,BC=32");
+  SKIP_WITHOUT_BACKEND(r);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  report::Document doc;
+  ASSERT_EQ(driver::readBuild(r, doc), "") << r.out.substr(0, 400);
+  EXPECT_TRUE(doc.ok);
+  EXPECT_EQ(doc.target, "sm_80");
+  ASSERT_TRUE(doc.device);
+  EXPECT_EQ(doc.device->sharedPerSM, 167936); // sm_80's table entry
+  ASSERT_EQ(doc.variants.size(), 1u);
+  const report::Variant &v = doc.variants[0];
+  EXPECT_EQ(v.kernel, "flash_attention");
+  EXPECT_EQ(v.configName, "D=64,BR=64,BC=32");
+  EXPECT_EQ(v.threads, 128);
+  EXPECT_GT(v.registers, 0);
+  EXPECT_GT(v.occupancy.blocksPerSM, 0);
+  // The backend's record of each tile, with the source range it came from.
+  ASSERT_FALSE(v.tiles.empty());
+  for (const report::Tile &t : v.tiles) {
+    // The example's file, or std/attention.ph whose `attention` it calls.
+    EXPECT_TRUE(fs::is_regular_file(t.range.file)) << t.range.file;
+    EXPECT_GT(t.range.start.line, 0) << t.type;
+    EXPECT_TRUE(t.placement == "registers" || t.placement == "shared memory") << t.placement;
+  }
+
+  // The lens text is the document's figures.
+  std::string lens = driver::figuresByKernel(doc)["flash_attention"];
+  EXPECT_EQ(lens.rfind(std::to_string(v.registers) + " regs · ", 0), 0u) << lens;
+  EXPECT_NE(lens.find(std::to_string(v.occupancy.blocksPerSM) + " blocks/SM"), std::string::npos) << lens;
+
+  // The manifest the same build wrote, read back after a restart, says the same.
+  report::Document last;
+  ASSERT_EQ(driver::readLastBuild(dir + "/out", "sm_80", last), "");
+  ASSERT_EQ(last.variants.size(), 1u);
+  const report::Variant &m = last.variants[0];
+  EXPECT_EQ(m.registers, v.registers);
+  EXPECT_EQ(m.sharedBytes(), v.sharedBytes());
+  EXPECT_EQ(m.spillBytes(), v.spillBytes());
+  EXPECT_EQ(m.occupancy.blocksPerSM, v.occupancy.blocksPerSM);
+  EXPECT_EQ(m.occupancy.limitedBy, v.occupancy.limitedBy);
+  ASSERT_EQ(m.tiles.size(), v.tiles.size());
+  for (size_t i = 0; i < m.tiles.size(); ++i) {
+    EXPECT_EQ(m.tiles[i].type, v.tiles[i].type);
+    EXPECT_EQ(m.tiles[i].range.start.line, v.tiles[i].range.start.line);
+    EXPECT_EQ(m.tiles[i].placement, v.tiles[i].placement);
+  }
+  EXPECT_EQ(driver::figuresByKernel(last), driver::figuresByKernel(doc));
+
+  // Hover's placements: by canonical file and 1-based line.
+  driver::Placements placements;
+  driver::readPlacements(doc, placements);
+  std::string file = fs::weakly_canonical(v.tiles[0].range.file).string();
+  ASSERT_TRUE(placements.count(file)) << file;
+  EXPECT_TRUE(placements[file].count(static_cast<uint32_t>(v.tiles[0].range.start.line)));
+  fs::remove_all(dir);
+}
+
+TEST(Contract, TileGpuKernelsReportTheirTilesAsData) {
+  // GEMM takes the TileGPU path: its layouts are the tiles' detail.
+  std::string dir = scratch("gemm");
+  ProcessResult r = build(dir, "examples/gemm.ph", "gemm_relu_f16", "BM=64,BN=64,BK=32", "sm_90");
+  SKIP_WITHOUT_BACKEND(r);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  report::Document doc;
+  ASSERT_EQ(driver::readBuild(r, doc), "");
+  ASSERT_EQ(doc.variants.size(), 1u);
+  const report::Variant &v = doc.variants[0];
+  ASSERT_EQ(v.unit, "tensorcore");
+  ASSERT_FALSE(v.tiles.empty());
+  size_t inRegisters = 0, inShared = 0;
+  for (const report::Tile &t : v.tiles) {
+    EXPECT_GT(t.range.start.line, 0) << t.type;
+    if (t.placement == "registers") {
+      ++inRegisters;
+      EXPECT_FALSE(t.detail.empty()) << t.type; // mma, dot operand or blocked
+    } else {
+      EXPECT_EQ(t.placement, "shared memory");
+      ++inShared;
+    }
+  }
+  EXPECT_GT(inRegisters, 0u);
+  EXPECT_GT(inShared, 0u);
+  std::string lens = driver::figuresText(v);
+  EXPECT_NE(lens.find("tc: " + std::to_string(inRegisters) + " tiles in regs, " + std::to_string(inShared) + " in smem"),
+            std::string::npos)
+      << lens;
+  fs::remove_all(dir);
+}
+
+TEST(Contract, ALoweringErrorKeepsItsRangeAndNote) {
+  std::string dir = scratch("e0501");
+  ProcessResult r = build(dir, "tests/lit/lsp/Inputs/too_big.ph", "causal_attention", "D=128,BR=256,BC=256", "sm_90");
+  SKIP_WITHOUT_BACKEND(r);
+  EXPECT_EQ(r.exitCode, 1);
+  report::Document doc;
+  ASSERT_EQ(driver::readBuild(r, doc), "") << r.out.substr(0, 400);
+  EXPECT_FALSE(doc.ok);
+  auto it = std::find_if(doc.diagnostics.begin(), doc.diagnostics.end(),
+                         [](const report::Diag &d) { return d.code == "E0501"; });
+  ASSERT_NE(it, doc.diagnostics.end());
+  EXPECT_EQ(it->severity, "error");
+  EXPECT_EQ(it->range.start.line, 15); // the largest tile, `var s: tile<f32>[BR, BC]`
+  EXPECT_GE(it->range.start.offset, 0);
+  ASSERT_FALSE(it->notes.empty());
+  EXPECT_EQ(it->notes[0].range.start.line, 2); // the kernel, from its decorator
+  EXPECT_EQ(it->notes[0].range.end.line, 22);  // to its closing brace
+  std::string first = driver::firstError(doc, r);
+  EXPECT_NE(first.find("too_big.ph:15:"), std::string::npos) << first;
+  EXPECT_NE(first.find(": error[E0501]: "), std::string::npos) << first;
+  fs::remove_all(dir);
+}
+
+} // namespace
