@@ -131,6 +131,8 @@ void compileVariants(const std::vector<const kir::Kernel *> &kernels, const Vari
     for (size_t i = 0; i < n; ++i) misses.push_back(i);
   }
 
+  if (opts.planned) opts.planned(n - misses.size());
+
   std::mutex mu;
   std::condition_variable cv;
   std::atomic<size_t> next{0};

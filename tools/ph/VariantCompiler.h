@@ -34,6 +34,9 @@ struct VariantOptions {
   unsigned jobs = 0;
   /// Null: compile everything, store nothing (`--no-cache`).
   const cache::Store *cache = nullptr;
+  /// Called once the cache was looked up, before anything compiles, with how
+  /// many of the variants it holds (`ph build --progress`'s plan event).
+  std::function<void(size_t cached)> planned;
 };
 
 /// Cores this process may run on (its CPU affinity), at least 1.
