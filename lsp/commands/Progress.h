@@ -22,11 +22,14 @@ struct Server::Progress {
   std::string title;
   std::mutex mu;
   bool ready = false, ended = false;
+  bool percentages = false; // begin says 0%, so the client shows the reports' percentages
   std::optional<std::string> pendingReport, pendingEnd;
+  int pendingPercentage = -1;
 
   void sendBegin() {
-    server->endpoint_.notify("$/progress", {{"token", token},
-                                            {"value", {{"kind", "begin"}, {"title", title}, {"cancellable", true}}}});
+    json value = {{"kind", "begin"}, {"title", title}, {"cancellable", true}};
+    if (percentages) value["percentage"] = 0;
+    server->endpoint_.notify("$/progress", {{"token", token}, {"value", value}});
   }
   void sendEnd(const std::string &msg) {
     server->endpoint_.notify("$/progress", {{"token", token}, {"value", {{"kind", "end"}, {"message", msg}}}});
@@ -39,19 +42,26 @@ struct Server::Progress {
       std::lock_guard<std::mutex> lock(mu);
       ready = true;
       sendBegin();
-      if (pendingReport && !pendingEnd) sendReport(*pendingReport);
+      if (pendingReport && !pendingEnd) sendReport(*pendingReport, pendingPercentage);
       end = pendingEnd;
     }
     if (end) sendEnd(*end);
   }
-  void sendReport(const std::string &msg) {
-    server->endpoint_.notify("$/progress", {{"token", token}, {"value", {{"kind", "report"}, {"message", msg}}}});
+  void sendReport(const std::string &msg, int percentage) {
+    json value = {{"kind", "report"}, {"message", msg}};
+    if (percentage >= 0) value["percentage"] = percentage;
+    server->endpoint_.notify("$/progress", {{"token", token}, {"value", value}});
   }
-  void report(const std::string &msg) {
+  /// `percentage` 0..100, or -1 for none.
+  void report(const std::string &msg, int percentage = -1) {
     std::lock_guard<std::mutex> lock(mu);
     if (ended) return;
-    if (!ready) pendingReport = msg; // sent with `begin`, once the client has the token
-    else sendReport(msg);
+    if (!ready) {
+      pendingReport = msg; // sent with `begin`, once the client has the token
+      pendingPercentage = percentage;
+    } else {
+      sendReport(msg, percentage);
+    }
   }
   void end(const std::string &msg) {
     {

@@ -1,8 +1,9 @@
 //===- ServerCompileOnSaveTest.cpp - compile on save over the protocol --------===//
 //
-// Stand-in drivers print `ph build`'s lines and wait for files the test
-// creates, so every step is ordered by an event the test saw (a $/progress
-// report, the end of a build), never by a clock.
+// Stand-in drivers write `ph build --json --progress`'s stream (typed ph-event
+// lines, then the ph-output document) and wait for files the test creates, so
+// every step is ordered by an event the test saw (a $/progress report, the end
+// of a build), never by a clock.
 //
 //===----------------------------------------------------------------------===//
 #include "ServerClient.h"
@@ -48,15 +49,28 @@ json progress(Client &c, const json &token, const std::string &kind) {
 
 bool isCompiled(const json &m) { return m.value("method", "") == "ph/compiled"; }
 
-// `ph build` prints `K [cfg]: figures -> FILE[ (cached)]` per variant as it is
-// done, then `wrote ...`: each line is a report while the build still runs.
+/// Shell functions that write the stream's lines: `plan OF CACHED`,
+/// `variant INDEX OF CACHED BR REGISTERS` and `document` (ok, no variants); the
+/// driver fails unless the server asked for the stream.
+const char *kStream = R"sh(
+case "$*" in *"--json --progress"*) ;; *) echo "not asked for --json --progress: $*" >&2; exit 3 ;; esac
+plan() { echo "{\"format\": \"ph-event\", \"version\": 1, \"event\": \"plan\", \"of\": $1, \"cached\": $2}"; }
+variant() {
+  echo "{\"format\": \"ph-event\", \"version\": 1, \"event\": \"variant\", \"of\": $2, \"index\": $1, \"ok\": true, \"cached\": $3, \"ms\": 1.5, \"kernel\": \"k\", \"configName\": \"BR=$4\", \"variant\": {\"kernel\": \"k\", \"config\": {\"BR\": $4}, \"configName\": \"BR=$4\", \"unit\": \"simt\", \"threads\": 128, \"registers\": $5, \"sharedBytes\": {\"static\": 0, \"dynamic\": 2048, \"total\": 2048}, \"spills\": {\"stores\": 0, \"loads\": 0, \"stackBytes\": 0}, \"occupancy\": {\"blocksPerSM\": 8, \"warpsPerSM\": 32, \"fraction\": 0.5, \"limitedBy\": \"registers\"}}, \"diagnostics\": []}"
+}
+document() { echo "{\"format\": \"ph-output\", \"version\": 1, \"command\": \"build\", \"ok\": true, \"diagnostics\": [], \"variants\": []}"; }
+)sh";
+
+// Each variant event is a report (its figures, as the lens shows them, and how
+// far the build is) while the build still runs; the end counts compiled and cached.
 TEST(CompileOnSave, ReportsEachVariantWhileTheBuildRuns) {
   fs::path out = freshDir("progress");
-  std::string driver = fakeDriver("ph-build-progress", R"sh(out="$4"
-echo "k [BR=8]: sm_90, 32 registers, 0 B shared memory, 0 B spilled -> $out/k.BR8.cubin (cached)"
+  std::string driver = fakeDriver("ph-build-progress", std::string(kStream) + R"sh(out="$4"
+plan 2 1
+variant 0 2 true 8 32
 while [ ! -e "$out/go" ]; do sleep 0.01; done
-echo "k [BR=16]: sm_90, 40 registers, 0 B shared memory, 0 B spilled -> $out/k.BR16.cubin"
-echo "wrote $out/manifest.json (2 variant(s)): 1 compiled, 1 cached, 0.10 s")sh");
+variant 1 2 false 16 40
+document)sh");
   Client c;
   start(c, driver, out);
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", kFile}}}});
@@ -65,15 +79,17 @@ echo "wrote $out/manifest.json (2 variant(s)): 1 compiled, 1 cached, 0.10 s")sh"
   // The driver is still waiting for `go`: this report came from a build in flight.
   json first = progress(c, token, "report");
   ASSERT_TRUE(first.is_object());
-  EXPECT_EQ(first["params"]["value"]["message"], "1: k [BR=8]: sm_90, 32 registers, 0 B shared memory, 0 B spilled (cached)");
+  EXPECT_EQ(first["params"]["value"]["message"], "1/2 k [BR=8]: 32 regs · 2.0 KiB smem · 8 blocks/SM (50%, regs) (cached)");
+  EXPECT_EQ(first["params"]["value"]["percentage"], 50);
   std::ofstream(out / "go") << "";
   json second = progress(c, token, "report");
   ASSERT_TRUE(second.is_object());
-  EXPECT_EQ(second["params"]["value"]["message"], "2: k [BR=16]: sm_90, 40 registers, 0 B shared memory, 0 B spilled");
+  EXPECT_EQ(second["params"]["value"]["message"], "2/2 k [BR=16]: 40 regs · 2.0 KiB smem · 8 blocks/SM (50%, regs)");
+  EXPECT_EQ(second["params"]["value"]["percentage"], 100);
   json end = progress(c, token, "end");
   ASSERT_TRUE(end.is_object());
-  EXPECT_EQ(end["params"]["value"]["message"],
-            "wrote " + out.string() + "/manifest.json (2 variant(s)): 1 compiled, 1 cached, 0.10 s");
+  std::string said = end["params"]["value"]["message"];
+  EXPECT_EQ(said.rfind("2 variant(s): 1 compiled, 1 cached, ", 0), 0u) << said;
   json done = c.waitFor(isCompiled);
   ASSERT_TRUE(done.is_object());
   EXPECT_EQ(done["params"]["ok"], true) << done;
@@ -84,14 +100,16 @@ echo "wrote $out/manifest.json (2 variant(s)): 1 compiled, 1 cached, 0.10 s")sh"
 // `saves` says whether it is a save (which starts the next build itself).
 void supersede(const std::string &name, bool saves, const std::function<void(Client &)> &what) {
   fs::path out = freshDir(name);
-  std::string driver = fakeDriver("ph-build-" + name, R"sh(out="$4"
+  std::string driver = fakeDriver("ph-build-" + name, std::string(kStream) + R"sh(out="$4"
 if [ -e "$out/pid" ]; then
-  echo "k [BR=8]: sm_90, 32 registers, 0 B shared memory, 0 B spilled -> $out/k.BR8.cubin"
-  echo "wrote $out/manifest.json (1 variant(s)): 1 compiled, 0 cached, 0.10 s"
+  plan 1 0
+  variant 0 1 false 8 32
+  document
   exit 0
 fi
 echo $$ > "$out/pid.tmp" && mv "$out/pid.tmp" "$out/pid"
-echo "k [BR=8]: sm_90, 32 registers, 0 B shared memory, 0 B spilled -> $out/k.BR8.cubin"
+plan 2 0
+variant 0 2 false 8 32
 exec sleep 600)sh");
   Client c;
   start(c, driver, out);
