@@ -26,6 +26,7 @@ struct VariantResult {
   std::string err;      // when !ok and no diagnostic says why
   backend::GpuBinary bin;
   double ms = 0;        // wall time of this variant's compile (or cache read)
+  bool ptxasCached = false; // compiled, but its cubin came from the cache (same PTX)
 };
 
 struct VariantOptions {

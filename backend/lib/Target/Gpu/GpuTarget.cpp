@@ -472,9 +472,17 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   if (!ptx) return false;
   std::string log;
   double ptxasCpu = 0;
-  bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu);
-  clock.mark("ptxas", ptxasCpu);
-  if (!assembled) return false;
+  // ptxas's output depends on ptxas, its arguments (runPtxas), the architecture and the PTX only.
+  std::string what;
+  if (opts.ptxasCache) what = "ph-ptxas-1 " + gpuToolchainIdentity(arch) + "; -arch=" + arch + " -v -O3\n" + out.ptx;
+  if (opts.ptxasCache && opts.ptxasCache->find(what, out.cubin, log)) {
+    clock.mark("ptxas-cached");
+  } else {
+    bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu);
+    clock.mark("ptxas", ptxasCpu);
+    if (!assembled) return false;
+    if (opts.ptxasCache) opts.ptxasCache->keep(what, out.cubin, log);
+  }
   out.meta.ptxas = rt::parsePtxasReport(log, res.kernelName);
   for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));
   return true;
