@@ -49,7 +49,7 @@
      (1 font-lock-keyword-face) (2 font-lock-function-name-face))
     ("\\_<\\(let\\|var\\)\\_>\\s-+\\([A-Za-z_][A-Za-z0-9_]*\\)"
      (1 font-lock-keyword-face) (2 font-lock-variable-name-face))
-    (,(regexp-opt '("kernel" "fn" "let" "var" "for" "in") 'symbols) . font-lock-keyword-face)
+    (,(regexp-opt '("kernel" "fn" "let" "var" "for" "in" "if" "else") 'symbols) . font-lock-keyword-face)
     (,(regexp-opt '("tensor" "tile" "f16" "bf16" "f32" "i32") 'symbols) . font-lock-type-face)
     ("\\_<ctx\\(?:\\.block\\(?:\\.[xyz]\\)?\\)?\\_>" . font-lock-constant-face)
     (,(concat (regexp-opt (append ph--builtins ph--std-functions) 'symbols) "\\s-*(")

@@ -18,11 +18,12 @@ kernel gemm_relu_f16(A: tensor<f16>[M, K], B: tensor<f16>[K, N], Bias: tensor<f1
   O[row :+ BM, col :+ BN] = tmax(acc, 0.0)
 }
 
-/// The same on 8 warps (256 threads): a 256x128 CTA tile at the same 64x64
-/// tile per warp, which halves the operand bytes each multiply-add reads from L2.
+/// The same on 8 warps (256 threads): a 128x256 CTA tile (on sm_90a two warpgroups of
+/// 64x256, CUTLASS's Hopper tile), which halves the operand bytes each multiply-add
+/// reads from L2 against 128x128.
 @tensorcore
 @launch(256)
-@autotune(BM in [128, 256], BN in [128], BK in [32])
+@autotune(BM in [128], BN in [128, 256], BK in [32, 64])
 @aligned(M = BM, N = BN, K = BK)
 kernel gemm_relu_f16_w8(A: tensor<f16>[M, K], B: tensor<f16>[K, N], Bias: tensor<f16>[1, N],
                         O: tensor<f16>[M, N]) {

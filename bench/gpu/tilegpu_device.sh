@@ -6,11 +6,142 @@
 # (bench_gemm.py next to torch.matmul, eager and torch.compile) and the attention bench
 # under both lowerings (bench_tensorcore.py, bench_prefill.py).
 #
-#   tilegpu_device.sh build PH OUT     compile everything into OUT (needs the compiler)
-#   tilegpu_device.sh run OUT [LOGS]   run it (needs a GPU and PyTorch; no compiler)
+#   tilegpu_device.sh build PH OUT        compile everything into OUT (needs the compiler)
+#   tilegpu_device.sh run OUT [LOGS]      run it (needs a GPU and PyTorch; no compiler)
+#   tilegpu_device.sh build-gemm PH OUT   the GEMM part only, with A/B variants of the wgmma
+#   tilegpu_device.sh run-gemm OUT [LOGS] knobs (gemm90a_noraster, gemm90a_s3, gemm90a_s5), and
+#                                         gemm_relu/ for shared/tools/ph_vs_torch.py --only gemm
+#   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
+#   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
+#                                         kernels with `if` and column reductions, prefill under
+#                                         both lowerings, ph_vs_torch.py --only gemm (if copied in)
 set -u
 mode=$1; shift
+
+build_gemm() { # PH ROOT OUT LABEL TARGET: every GEMM kernel into OUT/LABEL
+  mkdir -p "$3/$4"
+  for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu gemm_relu_f16_ragged gemm_relu_f16_w8; do
+    "$1" build "$2/examples/gemm.ph" --kernel $k --target "$5" -o "$3/$4/$k" > "$3/$4/$k.log" 2>&1 || { cat "$3/$4/$k.log"; exit 1; }
+  done
+}
+
+copy_tools() { # PH ROOT OUT
+  cp "$2"/bench/gpu/bench_gemm.py "$2"/bench/gpu/bench_tensorcore.py "$2"/bench/gpu/bench_prefill.py \
+     "$2"/bench/gpu/cuda_timing.py "$2"/bench/gpu/tilegpu_device.sh "$2"/tests/gpu/check_examples.sh \
+     "$2"/tests/gpu/check_kvcache.sh "$3/"
+  cp "$(dirname "$1")/ph-run" "$3/"
+  echo "built into $3 ($(du -sh "$3" | cut -f1))"
+}
+
+check_gemm() { # RUN T LOGS: every configuration of every GEMM kernel against the interpreter
+  for g in gemm gemm90a; do
+    for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu; do
+      for cfg in BM=64,BN=64,BK=32 BM=128,BN=128,BK=32 BM=128,BN=64,BK=64 BM=64,BN=128,BK=64 BM=128,BN=128,BK=64; do
+        if "$1" "$2/$g/$k" --kernel $k --config $cfg --size M=256 --size N=384 --size K=192 --seed 5 --check > "$3/one.log" 2>&1
+        then echo "ok   $g $k $cfg: $(grep -o 'rel L2 error [^,]*' "$3/one.log")"
+        else echo "FAIL $g $k $cfg"; tail -6 "$3/one.log"; fails=$((fails+1)); fi
+      done
+    done
+    for cfg in BM=128,BN=128,BK=32 BM=128,BN=256,BK=32 BM=128,BN=256,BK=64; do
+      if "$1" "$2/$g/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config $cfg --size M=512 --size N=512 --size K=192 --seed 7 --check > "$3/one.log" 2>&1
+      then echo "ok   $g gemm_relu_f16_w8 $cfg: $(grep -o 'rel L2 error [^,]*' "$3/one.log")"
+      else echo "FAIL $g gemm_relu_f16_w8 $cfg"; tail -6 "$3/one.log"; fails=$((fails+1)); fi
+    done
+    # A grid of 13 x 3 CTAs: the rasterized order's last group is partial (13 = 8 + 5).
+    if "$1" "$2/$g/gemm_relu_f16" --kernel gemm_relu_f16 --config BM=64,BN=64,BK=32 --size M=832 --size N=192 --size K=96 --seed 8 --check > "$3/one.log" 2>&1
+    then echo "ok   $g gemm_relu_f16 13x3 CTAs: $(grep -o 'rel L2 error [^,]*' "$3/one.log")"
+    else echo "FAIL $g gemm_relu_f16 13x3 CTAs"; tail -6 "$3/one.log"; fails=$((fails+1)); fi
+    if "$1" "$2/$g/gemm_relu_f16_ragged" --kernel gemm_relu_f16_ragged --size M=200 --size N=136 --size K=72 --seed 6 --check > "$3/one.log" 2>&1
+    then echo "ok   $g gemm_relu_f16_ragged 200x136x72: $(grep -o 'rel L2 error [^,]*' "$3/one.log")"
+    else echo "FAIL $g gemm_relu_f16_ragged"; tail -6 "$3/one.log"; fails=$((fails+1)); fi
+  done
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool --error-exitcode 3 "$1" "$2/gemm90a/gemm_relu_f16" --kernel gemm_relu_f16 --config BM=128,BN=128,BK=64 --size M=256 --size N=256 --size K=512 --seed 3 --check > "$3/san.log" 2>&1 || fails=$((fails+1))
+    echo "$tool wgmma gemm: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$3/san.log")"
+  done
+  cuobjdump -sass "$2/gemm90a/gemm_relu_f16"/*BM128_BN128_BK64*.cubin > "$3/gemm90a-sass.txt" 2>&1
+  echo "gemm90a SASS: $(grep -c HGMMA "$3/gemm90a-sass.txt") HGMMA, $(grep -c LDGSTS "$3/gemm90a-sass.txt") LDGSTS, $(grep -c 'BAR.SYNC' "$3/gemm90a-sass.txt") BAR.SYNC, $(grep -c 'WARPGROUP.DEPBAR\|WARPGROUP.ARRIVE' "$3/gemm90a-sass.txt") WARPGROUP"
+}
+
 case $mode in
+build-gemm)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  build_gemm "$ph" "$root" "$out" gemm sm_90
+  build_gemm "$ph" "$root" "$out" gemm90a sm_90a
+  PH_TILEGPU_RASTER=0 build_gemm "$ph" "$root" "$out" gemm90a_noraster sm_90a
+  PH_TILEGPU_WGMMA_STAGES=3 build_gemm "$ph" "$root" "$out" gemm90a_s3 sm_90a
+  PH_TILEGPU_WGMMA_STAGES=5 build_gemm "$ph" "$root" "$out" gemm90a_s5 sm_90a
+  mkdir -p "$out/vs"; cp -r "$out/gemm90a/gemm_relu" "$out/vs/gemm_relu"
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-gemm)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  R=$T/ph-run
+  mkdir -p "$logs"
+  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
+  fails=0
+  check_gemm "$R" "$T" "$logs"
+  (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/gemm90a" "$T/gemm90a_noraster" "$T/gemm90a_s3" "$T/gemm90a_s5" --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
+  tail -44 "$logs/gemm-bench.log"
+  if [ -f "$T/ph_vs_torch.py" ]; then
+    (cd "$T" && timeout 150 python3 ph_vs_torch.py "$T/vs" --only gemm --out "$logs/ph_vs_torch.jsonl") > "$logs/ph_vs_torch.log" 2>&1
+    grep -E 'gemm relu|FAILED' "$logs/ph_vs_torch.log"
+  fi
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-checks)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  mkdir -p "$out/auto/ex" "$out/auto/kv" "$out/num"
+  sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/auto/ex" > "$out/auto/ex.build.log" 2>&1 || { cat "$out/auto/ex.build.log"; exit 1; }
+  sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/auto/kv" > "$out/auto/kv.build.log" 2>&1 || { tail -20 "$out/auto/kv.build.log"; exit 1; }
+  for fk in branches:branches reductions:reductions skip:causal_skip skip:simt_skip half_reductions:half_reductions; do
+    f=${fk%%:*} k=${fk#*:}
+    "$ph" build "$root/tests/numerics/kernels/$f.ph" --kernel $k -o "$out/num/$k" > "$out/num/$k.log" 2>&1 || { cat "$out/num/$k.log"; exit 1; }
+  done
+  for low in auto legacy; do
+    mkdir -p "$out/$low/prefill"
+    for k in mha_f16 mha_causal_f16; do
+      PH_GPU_LOWERING=$low "$ph" build "$root/examples/mha.ph" --kernel $k -o "$out/$low/prefill/$k" > "$out/$low/prefill/$k.log" 2>&1 || { cat "$out/$low/prefill/$k.log"; exit 1; }
+    done
+  done
+  mkdir -p "$out/vs"
+  "$ph" build "$root/examples/gemm.ph" --kernel gemm_relu --target sm_90a -o "$out/vs/gemm_relu" > "$out/vs/gemm_relu.log" 2>&1 || { cat "$out/vs/gemm_relu.log"; exit 1; }
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-checks)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  R=$T/ph-run
+  mkdir -p "$logs"
+  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
+  fails=0
+  sh "$T/check_examples.sh" run "$R" "$T/auto/ex" > "$logs/examples-auto.log" 2>&1 || fails=$((fails+1))
+  echo "examples: $(grep -c '^ok' "$logs/examples-auto.log") ok, $(grep -c '^FAIL' "$logs/examples-auto.log") failed"
+  grep FAIL -A6 "$logs/examples-auto.log" | head -40
+  sh "$T/check_kvcache.sh" run "$R" "$T/auto/kv" > "$logs/kv-auto.log" 2>&1 || fails=$((fails+1))
+  echo "kvcache: $(grep -c 'vs interpreter: ok' "$logs/kv-auto.log") ok; $(grep failures "$logs/kv-auto.log")"
+  for run in "branches --size N=37 --arg mode=2" "branches --size N=32 --arg mode=0" "branches --size N=64 --arg mode=1" \
+             "reductions --size N=37 --size B=3" "causal_skip --size N=150 --size D=64 --arg scale=0.125" \
+             "simt_skip --size N=37 --arg n=2" "half_reductions --size N=29 --size B=4 --arg n=20"; do
+    k=${run%% *}
+    # shellcheck disable=SC2086
+    if "$R" "$T/num/$k" --kernel ${run} --seed 4 --check > "$logs/one.log" 2>&1
+    then echo "ok   numerics $run: $(grep -o 'rel L2 error [^,]*' "$logs/one.log" | head -1)"
+    else echo "FAIL numerics $run"; tail -6 "$logs/one.log"; fails=$((fails+1)); fi
+  done
+  for low in auto legacy; do
+    (cd "$T" && python3 bench_prefill.py "$R" "$T/$low/prefill" --out "$logs/prefill-$low.jsonl") > "$logs/prefill-$low.log" 2>&1 || fails=$((fails+1))
+    echo "prefill ($low):"; tail -8 "$logs/prefill-$low.log"
+  done
+  if [ -f "$T/ph_vs_torch.py" ]; then
+    (cd "$T" && timeout 150 python3 ph_vs_torch.py "$T/vs" --only gemm --out "$logs/ph_vs_torch.jsonl") > "$logs/ph_vs_torch.log" 2>&1
+    grep -E 'gemm relu|FAILED' "$logs/ph_vs_torch.log"
+  fi
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
 build)
   ph=$1 out=$2
   root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,17 +158,10 @@ build)
     done
   done
   unset PH_GPU_LOWERING
-  mkdir -p "$out/gemm"
-  mkdir -p "$out/gemm90a"
-  for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu gemm_relu_f16_ragged gemm_relu_f16_w8; do
-    "$ph" build "$root/examples/gemm.ph" --kernel $k --target sm_90 -o "$out/gemm/$k" > "$out/gemm/$k.log" 2>&1 || { cat "$out/gemm/$k.log"; exit 1; }
-    # sm_90a: the wgmma policy (docs/tilegpu.md).
-    "$ph" build "$root/examples/gemm.ph" --kernel $k --target sm_90a -o "$out/gemm90a/$k" > "$out/gemm90a/$k.log" 2>&1 || { cat "$out/gemm90a/$k.log"; exit 1; }
-  done
-  cp "$root"/bench/gpu/bench_gemm.py "$root"/bench/gpu/bench_tensorcore.py "$root"/bench/gpu/bench_prefill.py \
-     "$root"/bench/gpu/cuda_timing.py "$0" "$root"/tests/gpu/check_examples.sh "$root"/tests/gpu/check_kvcache.sh "$out/"
-  cp "$(dirname "$ph")/ph-run" "$out/"
-  echo "built into $out ($(du -sh "$out" | cut -f1))"
+  build_gemm "$ph" "$root" "$out" gemm sm_90
+  # sm_90a: the wgmma policy (docs/tilegpu.md).
+  build_gemm "$ph" "$root" "$out" gemm90a sm_90a
+  copy_tools "$ph" "$root" "$out"
   ;;
 run)
   T=$(cd "$1" && pwd) logs=${2:-$1/logs}
@@ -53,27 +177,7 @@ run)
   done
   grep FAIL -A6 "$logs"/examples-*.log | head -60
   # GEMM at ragged and aligned sizes, every configuration, against the interpreter.
-  for g in gemm gemm90a; do
-    for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu; do
-      for cfg in BM=64,BN=64,BK=32 BM=128,BN=128,BK=32 BM=128,BN=64,BK=64 BM=64,BN=128,BK=64 BM=128,BN=128,BK=64; do
-        if "$R" "$T/$g/$k" --kernel $k --config $cfg --size M=256 --size N=384 --size K=192 --seed 5 --check > "$logs/one.log" 2>&1
-        then echo "ok   $g $k $cfg: $(grep -o 'rel L2 error [^,]*' "$logs/one.log")"
-        else echo "FAIL $g $k $cfg"; tail -6 "$logs/one.log"; fails=$((fails+1)); fi
-      done
-    done
-    for cfg in BM=128,BN=128,BK=32 BM=256,BN=128,BK=32; do
-      if "$R" "$T/$g/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config $cfg --size M=512 --size N=256 --size K=160 --seed 7 --check > "$logs/one.log" 2>&1
-      then echo "ok   $g gemm_relu_f16_w8 $cfg: $(grep -o 'rel L2 error [^,]*' "$logs/one.log")"
-      else echo "FAIL $g gemm_relu_f16_w8 $cfg"; tail -6 "$logs/one.log"; fails=$((fails+1)); fi
-    done
-    if "$R" "$T/$g/gemm_relu_f16_ragged" --kernel gemm_relu_f16_ragged --size M=200 --size N=136 --size K=72 --seed 6 --check > "$logs/one.log" 2>&1
-    then echo "ok   $g gemm_relu_f16_ragged 200x136x72: $(grep -o 'rel L2 error [^,]*' "$logs/one.log")"
-    else echo "FAIL $g gemm_relu_f16_ragged"; tail -6 "$logs/one.log"; fails=$((fails+1)); fi
-  done
-  for tool in memcheck racecheck synccheck; do
-    compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/gemm90a/gemm_relu_f16" --kernel gemm_relu_f16 --config BM=128,BN=128,BK=64 --size M=256 --size N=256 --size K=256 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
-    echo "$tool wgmma gemm: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
-  done
+  check_gemm "$R" "$T" "$logs"
   for tool in memcheck racecheck; do
     for run in "$T/gemm/gemm_relu_f16 --kernel gemm_relu_f16 --config BM=128,BN=128,BK=32 --size M=256 --size N=256 --size K=128" \
                "$T/auto/ex/flash_attention --kernel flash_attention --size Nq=128 --size Nk=200"; do
@@ -84,8 +188,6 @@ run)
   done
   for k in gemm_relu_f16; do cuobjdump -sass "$T/gemm/$k"/*BM128_BN128_BK32*.cubin > "$logs/gemm-sass.txt" 2>&1 || cuobjdump -sass "$(ls "$T/gemm/$k"/*.cubin | head -1)" > "$logs/gemm-sass.txt" 2>&1; done
   echo "gemm SASS: $(grep -c HMMA "$logs/gemm-sass.txt") HMMA, $(grep -c LDSM "$logs/gemm-sass.txt") LDSM, $(grep -c LDGSTS "$logs/gemm-sass.txt") LDGSTS"
-  for k in gemm_relu_f16; do cuobjdump -sass "$T/gemm90a/$k"/*BM128_BN128_BK64*.cubin > "$logs/gemm90a-sass.txt" 2>&1; done
-  echo "gemm90a SASS: $(grep -c HGMMA "$logs/gemm90a-sass.txt") HGMMA, $(grep -c LDGSTS "$logs/gemm90a-sass.txt") LDGSTS, $(grep -c 'BAR.SYNC' "$logs/gemm90a-sass.txt") BAR.SYNC"
   (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/gemm90a" --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
   tail -14 "$logs/gemm-bench.log"
   for low in auto legacy; do

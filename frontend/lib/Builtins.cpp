@@ -21,7 +21,7 @@ using kir::Op;
 
 Builtin fn(const char *name, const char *sig, const char *doc, K kind, int minArgs, int maxArgs, Op op = Op::None,
            double (*eval)(double) = nullptr, const char *mlirOp = nullptr) {
-  return Builtin{name, sig, doc, false, kind, minArgs, maxArgs, op, eval, mlirOp, -1};
+  return Builtin{name, sig, doc, false, kind, minArgs, maxArgs, op, eval, mlirOp, -1, Elem::F32};
 }
 Builtin unary(const char *name, const char *doc, Op op, double (*eval)(double), const char *mlirOp) {
   static std::deque<std::string> sigs; // stable storage for "name(x)"
@@ -29,7 +29,7 @@ Builtin unary(const char *name, const char *doc, Op op, double (*eval)(double), 
   return fn(name, sigs.back().c_str(), doc, K::Unary, 1, 1, op, eval, mlirOp);
 }
 Builtin decorator(const char *name, const char *sig, const char *doc) {
-  return Builtin{name, sig, doc, true, K::Decorator, 0, 0, Op::None, nullptr, nullptr, -1};
+  return Builtin{name, sig, doc, true, K::Decorator, 0, 0, Op::None, nullptr, nullptr, -1, Elem::F32};
 }
 
 double fExp(double x) { return std::exp(x); }
@@ -60,6 +60,29 @@ const std::vector<Builtin> &table() {
                    Op::Max));
     t.push_back(fn("rowsum", "rowsum(x: tile[R, C]) -> tile[R, 1]", "The sum of each row.", K::RowReduce, 1, 1,
                    Op::Sum));
+    t.push_back(fn("rowmin", "rowmin(x: tile[R, C]) -> tile[R, 1]", "The minimum of each row.", K::RowReduce, 1, 1,
+                   Op::Min));
+    t.push_back(fn("rowargmax", "rowargmax(x: tile[R, C]) -> tile<i32>[R, 1]",
+                   "The column index of each row's maximum: the first one when it occurs more than once, the "
+                   "first NaN when the row holds one (numpy's `argmax`). Greedy sampling: "
+                   "`Out[r :+ BR, :] = rowargmax(logits)`.",
+                   K::ArgMax, 1, 1));
+    t.push_back(fn("colmax", "colmax(x: tile[R, C]) -> tile[1, C]", "The maximum of each column.", K::ColReduce, 1,
+                   1, Op::Max));
+    t.push_back(fn("colsum", "colsum(x: tile[R, C]) -> tile[1, C]",
+                   "The sum of each column (a bias gradient: `colsum(dY)`).", K::ColReduce, 1, 1, Op::Sum));
+    auto conv = [&](const char *name, const char *sig, const char *doc, Elem e) {
+      Builtin c = fn(name, sig, doc, K::Convert, 1, 1);
+      c.elem = e;
+      t.push_back(c);
+    };
+    conv("f32", "f32(x) -> f32", "Converts a scalar or a tile to `f32` (exact from f16 and bf16; an i32 is rounded to "
+         "nearest even).", Elem::F32);
+    conv("f16", "f16(x) -> f16", "Converts a scalar or a tile to `f16`, rounding to nearest even (too large gives "
+         "±inf).", Elem::F16);
+    conv("bf16", "bf16(x) -> bf16", "Converts a scalar or a tile to `bf16`, rounding to nearest even.", Elem::BF16);
+    conv("i32", "i32(x) -> i32", "Converts a scalar or a tile to `i32`: a float is truncated toward zero and "
+         "saturates (NaN gives 0).", Elem::I32);
     t.push_back(fn("tmax", "tmax(a, b)",
                    "Elementwise maximum, broadcasting `[R, 1]`, `[1, C]` or a scalar against `[R, C]`.", K::Binary, 2,
                    2, Op::Max));

@@ -349,6 +349,30 @@ private:
       checkType(e, r.shape);
       return r;
     }
+    case ExprKind::ColReduce: {
+      Value v = operand(e, 0);
+      if (v.shape.size() != 2)
+        fail(e.loc, std::string(opName(e.op)) + " needs a 2-D tile, found " + shapeStr(v.shape));
+      if (e.op != Op::Max && e.op != Op::Sum)
+        fail(e.loc, std::string("unknown column reduction `") + opName(e.op) + "`");
+      int64_t R = v.shape[0], C = v.shape[1];
+      Value r{{1, C}, std::vector<double>(C)};
+      // Top to bottom, each partial sum rounded to its type (the CPU target's order).
+      bool roundSteps = e.op == Op::Sum && e.type.elem != Elem::I32;
+      for (int64_t j = 0; j < C; ++j) {
+        double acc = e.op == Op::Max ? -std::numeric_limits<double>::infinity() : 0.0;
+        for (int64_t i = 0; i < R; ++i) {
+          double x = v.data[i * C + j];
+          acc = e.op == Op::Max ? nanMax(acc, x) : acc + x;
+          if (roundSteps)
+            acc = roundToElem(acc, e.type.elem);
+        }
+        r.data[j] = acc;
+      }
+      roundResult(e, r);
+      checkType(e, r.shape);
+      return r;
+    }
     case ExprKind::MaskCols:
     case ExprKind::CausalMask: {
       if (e.operands.size() != 3)
@@ -566,6 +590,14 @@ private:
         for (const StmtPtr &b : s.body)
           exec(*b);
       }
+      return;
+    }
+    case StmtKind::If: {
+      if (!s.value || !s.value->type.isScalar())
+        fail(s.loc, "`if` needs a scalar condition");
+      Value c = eval(*s.value);
+      for (const StmtPtr &b : c.data.at(0) != 0.0 ? s.body : s.elseBody)
+        exec(*b);
       return;
     }
     }

@@ -88,6 +88,7 @@ struct Printer {
       return std::string(e->transB ? "dot_t(" : "dot(") + expr(e->operands[0]) + ", " + expr(e->operands[1]) +
              ") : " + typeText(e->type);
     case ExprKind::RowReduce: return std::string("row") + opName(e->op) + "(" + expr(e->operands[0]) + ")";
+    case ExprKind::ColReduce: return std::string("col") + opName(e->op) + "(" + expr(e->operands[0]) + ")";
     case ExprKind::MaskCols:
       return "mask_cols(" + expr(e->operands[0]) + ", " + expr(e->operands[1]) + ", " + expr(e->operands[2]) + ")";
     case ExprKind::CausalMask:
@@ -131,6 +132,17 @@ struct Printer {
            << ") {\n";
         stmts(s->body, indent + 2);
         os << std::string(indent, ' ') << "}\n";
+        break;
+      case StmtKind::If:
+        os << "if " << expr(s->value) << " {\n";
+        stmts(s->body, indent + 2);
+        os << std::string(indent, ' ') << "}";
+        if (!s->elseBody.empty()) {
+          os << " else {\n";
+          stmts(s->elseBody, indent + 2);
+          os << std::string(indent, ' ') << "}";
+        }
+        os << "\n";
         break;
       }
     }

@@ -1,6 +1,8 @@
 //===- Lexer.cpp - Turns source text into tokens ---------------------------===//
 #include "ph/Lexer.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <cstring>
 #include <cstdlib>
@@ -24,6 +26,8 @@ const char *tokSpelling(Tok kind) {
   case Tok::KwIn: return "`in`";
   case Tok::KwTensor: return "`tensor`";
   case Tok::KwTile: return "`tile`";
+  case Tok::KwIf: return "`if`";
+  case Tok::KwElse: return "`else`";
   case Tok::LParen: return "`(`";
   case Tok::RParen: return "`)`";
   case Tok::LBracket: return "`[`";
@@ -69,6 +73,8 @@ static Tok keyword(std::string_view s) {
   if (s == "in") return Tok::KwIn;
   if (s == "tensor") return Tok::KwTensor;
   if (s == "tile") return Tok::KwTile;
+  if (s == "if") return Tok::KwIf;
+  if (s == "else") return Tok::KwElse;
   return Tok::Ident;
 }
 
@@ -83,14 +89,18 @@ static bool isInvalidByte(unsigned char c) {
 }
 
 std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags) {
+  return lex(file, id, diags, 0, static_cast<uint32_t>(file.text().size()));
+}
+
+std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags, uint32_t begin, uint32_t end) {
   const std::string &t = file.text();
-  const uint32_t n = static_cast<uint32_t>(t.size());
+  const uint32_t n = std::min(end, static_cast<uint32_t>(t.size()));
   std::vector<Token> out;
-  out.reserve(n / 3 + 1);
+  out.reserve((n - std::min(begin, n)) / 3 + 1);
   auto push = [&](Tok k, uint32_t b, uint32_t e) {
     out.push_back(Token{k, SourceRange{id, b, e}, std::string_view(t).substr(b, e - b)});
   };
-  uint32_t i = 0;
+  uint32_t i = begin;
   while (i < n) {
     unsigned char c = t[i];
     if (c == ' ' || c == '\t' || c == '\r') {

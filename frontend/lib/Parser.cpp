@@ -101,7 +101,7 @@ private:
   /// A token that starts a new statement or declaration: recovery stops here.
   bool atSyncPoint() {
     switch (kind()) {
-    case Tok::KwLet: case Tok::KwVar: case Tok::KwFor: case Tok::KwFn: case Tok::KwKernel:
+    case Tok::KwLet: case Tok::KwVar: case Tok::KwFor: case Tok::KwIf: case Tok::KwFn: case Tok::KwKernel:
     case Tok::At: case Tok::LBrace: case Tok::RBrace: case Tok::Eof:
       return true;
     default:
@@ -186,6 +186,24 @@ private:
     ++depth_;
     return true;
   }
+  /// Skips an expression too deep to parse: up to the closer of the bracket it sits in,
+  /// which is left for that bracket's parser (skipping to the end of the statement left
+  /// every enclosing `(` unclosed: a wrong E0102 after the E0106), keeping the brackets
+  /// it opens itself balanced; outside brackets, to the end of the line.
+  void skipTooDeep() {
+    size_t open = 0;
+    while (!at(Tok::Eof) && !at(Tok::RBrace)) {
+      if (at(Tok::LParen) || at(Tok::LBracket)) {
+        ++open;
+      } else if (at(Tok::RParen) || at(Tok::RBracket)) {
+        if (open == 0) return;
+        --open;
+      } else if (open == 0 && nlSkip_ == 0 && at(Tok::Newline)) {
+        return;
+      }
+      advance();
+    }
+  }
   /// Skips to the end of the current line or block at this nesting.
   void skipToStatementEnd() {
     while (!at(Tok::Eof) && !at(Tok::RBrace)) {
@@ -199,6 +217,7 @@ private:
   TypeExpr parseType();
   StmtPtr parseStatement();
   std::vector<StmtPtr> parseBlock(SourceRange &range);
+  void parseIf(Stmt &s);
   std::unique_ptr<Decl> parseDecl(std::string doc, SourceRange docRange);
   Decorator parseDecorator();
 };
@@ -257,7 +276,7 @@ ExprPtr Parser::parseBinary(int minPrec) {
 ExprPtr Parser::parseUnary() {
   if (!enter()) {
     SourceRange r = peek().range;
-    skipToStatementEnd();
+    skipTooDeep();
     return makeExpr(ExprKind::Error, r);
   }
   ExprPtr result;
@@ -416,6 +435,34 @@ TypeExpr Parser::parseType() {
   return ty;
 }
 
+/// `if c { } else if d { } else { }`: the condition is an expression up to the
+/// block's `{` (no expression form takes a brace); `else if` nests an If.
+void Parser::parseIf(Stmt &s) {
+  advance();
+  s.kind = StmtKind::If;
+  s.value = parseExpr();
+  s.body = parseBlock(s.bodyRange);
+  // `else` may start the next line (`}` newline `else {`).
+  size_t save = pos_;
+  while (pos_ + 1 < toks_.size() && (toks_[pos_].kind == Tok::Newline || toks_[pos_].kind == Tok::DocComment)) ++pos_;
+  if (!at(Tok::KwElse)) {
+    pos_ = save;
+    return;
+  }
+  advance();
+  s.hasElse = true;
+  if (at(Tok::KwIf)) {
+    auto inner = std::make_unique<Stmt>();
+    SourceRange ib = peek().range;
+    parseIf(*inner);
+    inner->range = SourceRange::join(ib, prevRange());
+    s.elseRange = inner->range;
+    s.elseBody.push_back(std::move(inner));
+  } else {
+    s.elseBody = parseBlock(s.elseRange);
+  }
+}
+
 std::vector<StmtPtr> Parser::parseBlock(SourceRange &range) {
   std::vector<StmtPtr> body;
   if (!at(Tok::LBrace)) {
@@ -491,6 +538,8 @@ StmtPtr Parser::parseStatement() {
     if (!accept(Tok::KwIn)) expected("`in`");
     s->value = parseExpr();
     s->body = parseBlock(s->bodyRange);
+  } else if (at(Tok::KwIf)) {
+    parseIf(*s);
   } else if (at(Tok::LBrace)) {
     s->kind = StmtKind::Block;
     s->body = parseBlock(s->bodyRange);

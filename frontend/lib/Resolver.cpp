@@ -432,6 +432,12 @@ void Resolver::resolveStmt(const Stmt &s, SourceRange scope) {
     return;
   }
   case StmtKind::Block: resolveStmts(s.body, s.bodyRange); return;
+  case StmtKind::If:
+    // Each branch is a scope: a name declared in it is not seen after the `if`.
+    if (s.value) resolveExpr(*s.value);
+    resolveStmts(s.body, s.bodyRange);
+    if (s.hasElse) resolveStmts(s.elseBody, s.elseRange);
+    return;
   }
 }
 

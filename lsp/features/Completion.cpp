@@ -148,7 +148,7 @@ json completion(const Snapshot &s, const json &params, const FeatureOptions &o) 
   for (const BuiltinDoc &d : allBuiltinDocs())
     if (!d.isDecorator) addCall(c, d.name, d.signature, d.doc, KFunction, "3", o);
   c.add("ctx", KModule, "the launch context: `ctx.block.x`, `.y`, `.z`", "4");
-  for (const char *kw : {"let", "var", "for", "in", "kernel", "fn", "tile", "tensor", "range"})
+  for (const char *kw : {"let", "var", "for", "in", "if", "else", "kernel", "fn", "tile", "tensor", "range"})
     c.add(kw, KKeyword, "", "5");
   for (const char *t : {"f16", "bf16", "f32", "i32"}) c.add(t, KStruct, "element type", "5");
   return result();

@@ -26,12 +26,18 @@ void walk(const Snapshot &s, json &out, const std::vector<ast::StmtPtr> &body) {
       addBlock(s, out, st->bodyRange);
       walk(s, out, st->body);
     }
+    if (st->kind == ast::StmtKind::If) {
+      addBlock(s, out, st->bodyRange);
+      walk(s, out, st->body);
+      if (st->hasElse && !(st->elseBody.size() == 1 && st->elseBody[0]->kind == ast::StmtKind::If &&
+                           st->elseBody[0]->range.begin == st->elseRange.begin))
+        addBlock(s, out, st->elseRange);
+      walk(s, out, st->elseBody);
+    }
   }
 }
 
-} // namespace
-
-json foldingRange(const Snapshot &s, const json &) {
+json foldingOf(const Snapshot &s) {
   json out = json::array();
   if (!s.analysis) return out;
   const Analysis &a = *s.analysis;
@@ -44,6 +50,19 @@ json foldingRange(const Snapshot &s, const json &) {
     walk(s, out, d->body);
   }
   return out;
+}
+
+} // namespace
+
+json foldingRange(const Snapshot &s, const json &) {
+  if (auto out = perItem(
+          s, "foldingRange", "", foldingOf, [](const json &f) { return f["startLine"].get<int64_t>(); },
+          [](json &f, int64_t lines) {
+            f["startLine"] = f["startLine"].get<int64_t>() + lines;
+            f["endLine"] = f["endLine"].get<int64_t>() + lines;
+          }))
+    return *out;
+  return foldingOf(s);
 }
 
 } // namespace ph::lsp

@@ -5,6 +5,7 @@ syn keyword phKernel      kernel fn nextgroup=phFuncName skipwhite
 syn match   phFuncName    /\h\w*/ contained
 syn keyword phDeclare     let var
 syn keyword phRepeat      for
+syn keyword phConditional if else
 syn keyword phIn          in
 syn keyword phType        tensor tile
 syn keyword phScalarType  f16 bf16 f32 i32
@@ -26,6 +27,7 @@ hi def link phKernel      Keyword
 hi def link phFuncName    Function
 hi def link phDeclare     Keyword
 hi def link phRepeat      Repeat
+hi def link phConditional Conditional
 hi def link phIn          Keyword
 hi def link phType        Type
 hi def link phScalarType  Type

@@ -190,7 +190,18 @@ private:
     case kir::ExprKind::Convert:
       return eval(e->operands[0]);
     case kir::ExprKind::Unary:
-      return e->op == kir::Op::Neg ? -eval(e->operands[0]) : eval(e->operands[0]);
+      return e->op == kir::Op::Neg ? -eval(e->operands[0]) : e->op == kir::Op::Not ? !eval(e->operands[0]) : eval(e->operands[0]);
+    case kir::ExprKind::Compare: {
+      int64_t a = eval(e->operands[0]), b = eval(e->operands[1]);
+      switch (e->op) {
+      case kir::Op::Lt: return a < b;
+      case kir::Op::Le: return a <= b;
+      case kir::Op::Gt: return a > b;
+      case kir::Op::Ge: return a >= b;
+      case kir::Op::Eq: return a == b;
+      default: return a != b;
+      }
+    }
     case kir::ExprKind::Binary: {
       int64_t a = eval(e->operands[0]), b = eval(e->operands[1]);
       switch (e->op) {
@@ -201,6 +212,8 @@ private:
       case kir::Op::Rem: return b ? a % b : 0;
       case kir::Op::Max: return std::max(a, b);
       case kir::Op::Min: return std::min(a, b);
+      case kir::Op::And: return a && b;
+      case kir::Op::Or: return a || b;
       default: return 0;
       }
     }
@@ -247,6 +260,11 @@ private:
         }
         break;
       }
+      case kir::StmtKind::If:
+        // The cost of the branch taken (conditions of sizes and loop counters evaluate here).
+        work(s->value);
+        stmts(eval(s->value) ? s->body : s->elseBody);
+        break;
       }
     }
   }

@@ -48,6 +48,9 @@ sliding_window_attention|--size N=77
 alibi_attention|--size N=77
 softcap_attention|--size Nq=128 --size Nk=77
 gqa_prefill|--size H=4 --size HK=2 --size N=77
+argmax|--size N=13 --size V=300
+causal_diagonal|--size N=150
+causal_diagonal|--size N=128
 gemm_relu_f16|--size M=256 --size N=384 --size K=192
 gemm_gelu_bf16|--size M=128 --size N=256 --size K=128
 gemm_relu_f16_ragged|--size M=200 --size N=136 --size K=72
@@ -81,7 +84,7 @@ build() {
   done
   # Issue 16's examples (examples/*.ph, one kernel each, named as the file).
   for k in softmax layer_norm rms_norm swiglu cross_entropy sliding_window_attention alibi_attention \
-           softcap_attention gqa_prefill; do
+           softcap_attention gqa_prefill argmax causal_diagonal; do
     "$ph" build "$examples/$k.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
@@ -94,7 +97,7 @@ build() {
     "$ph" build "$examples/gemm.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
-  echo "built 29 kernels into $out"
+  echo "built 31 kernels into $out"
 }
 run() {
   phrun=$1 out=$2

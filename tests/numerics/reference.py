@@ -24,7 +24,7 @@ import tempfile
 
 import numpy as np
 
-TOLERANCE = {np.float32: 1e-5, np.float16: 3e-3}
+TOLERANCE = {np.float32: 1e-5, np.float16: 3e-3, np.int32: 0.0}  # i32 outputs: exact
 SKIP = 77
 
 
@@ -192,6 +192,48 @@ def attention_variants():
             args={"scale": scale}, outputs={"O": F16},
             ref=lambda x: {"O": gqa(x["Q"], x["K"], x["V"], scale)}),
     }
+def reductions_ref(i):
+    x = i["X"].astype(np.float32)
+    n = x.shape[0]
+    blocks = np.zeros((3 * 16, 64), np.float32)
+    blocks[:n] = x
+    b = blocks.reshape(3, 16, 64).astype(np.float64)
+    return {"RM": x.min(axis=1, keepdims=True).astype(np.float64),
+            "RA": np.argmax(x, axis=1)[:, None],
+            "CS": b.sum(axis=1), "CM": b.max(axis=1),
+            "H": (x * np.float32(100.0)).astype(np.float16).astype(np.float64),
+            "T": np.trunc(x * np.float32(10.0)).astype(np.float64)}
+
+
+def branches_ref(x, mode):
+    y = x * 2.0 if mode == 1 else np.exp(x) if mode == 2 else -x
+    last = (x.shape[0] - 1) // 16 * 16
+    y[last:] += 1.0
+    return y
+
+
+def simt_skip_ref(i, n):
+    x, w = i["X"], i["W"]
+    rows = x.shape[0]
+    pad = np.zeros(((rows + 15) // 16 * 16, 32))
+    pad[:rows] = x
+    cs = pad.reshape(-1, 16, 32).sum(axis=1)          # each block's column sums (padding rows are 0)
+    step = x @ w + np.repeat(cs, 16, axis=0)[:rows]
+    acc = np.zeros_like(step)
+    for it in range(4):
+        acc = acc + step if it < n else acc * 0.5
+    return acc
+
+
+def half_reductions_ref(i, n):
+    x = i["X"]
+    pad = np.zeros(((x.shape[0] + 7) // 8 * 8, 32))
+    pad[:x.shape[0]] = x
+    b = pad.reshape(-1, 8, 32)
+    return {"R": x[:, :n].sum(axis=1, keepdims=True) + x.max(axis=1, keepdims=True),
+            "C": b.sum(axis=1) + b.max(axis=1)}
+
+
 def gemm_case(kernel, m, n, k, bias=True):
     inputs = {"A": (np.float16, (m, k)), "B": (np.float16, (k, n))}
     if bias:
@@ -251,6 +293,27 @@ CASES = {
                                   "L": (np.int32, (13, 1), lambda rng, n: rng.integers(0, 300, size=(n, 1)))},
                           args={}, outputs={"Loss": F32},
                           ref=lambda i: {"Loss": cross_entropy(i["X"], i["L"])}),
+    "argmax": dict(file="examples/argmax.ph", kernel="argmax", inputs={"X": (F16, (13, 300))}, args={},
+                   outputs={"Out": np.int32}, ref=lambda i: {"Out": np.argmax(i["X"], axis=1)[:, None]}),
+    "causal_diagonal": attn_case("examples/causal_diagonal.ph", "causal_diagonal", 150, 150, 64, F16,
+                                 causal=True),
+    "branches": dict(file="tests/numerics/kernels/branches.ph", kernel="branches",
+                     inputs={"X": (F32, (37, 32))}, args={"mode": 2}, outputs={"Y": F32},
+                     ref=lambda i: {"Y": branches_ref(i["X"], 2)}),
+    "branches_else": dict(file="tests/numerics/kernels/branches.ph", kernel="branches",
+                          inputs={"X": (F32, (32, 32))}, args={"mode": 0}, outputs={"Y": F32},
+                          ref=lambda i: {"Y": branches_ref(i["X"], 0)}),
+    "causal_skip": attn_case("tests/numerics/kernels/skip.ph", "causal_skip", 150, 150, 64, F16, causal=True),
+    "simt_skip": dict(file="tests/numerics/kernels/skip.ph", kernel="simt_skip",
+                      inputs={"X": (F32, (37, 32)), "W": (F32, (32, 32))}, args={"n": 2}, outputs={"Y": F32},
+                      ref=lambda i: {"Y": simt_skip_ref(i, 2)}),
+    "half_reductions": dict(file="tests/numerics/kernels/half_reductions.ph", kernel="half_reductions",
+                            inputs={"X": (F16, (29, 32)), "C": (F16, (4, 32))}, args={"n": 20},
+                            outputs={"R": F16, "C": F16}, ref=lambda i: half_reductions_ref(i, 20)),
+    "reductions": dict(file="tests/numerics/kernels/reductions.ph", kernel="reductions",
+                       inputs={"X": (F32, (37, 64)), "CS": (F32, (3, 64)), "CM": (F32, (3, 64))}, args={},
+                       outputs={"RM": F32, "RA": np.int32, "CS": F32, "CM": F32, "H": F32, "T": np.int32},
+                       ref=reductions_ref),
     **attention_variants(),
 }
 

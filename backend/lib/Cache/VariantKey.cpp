@@ -31,7 +31,7 @@ namespace {
 // A new field in kir must reach the key, or an edit that changes only that
 // field would reuse a stale cubin. These sizes are for x86-64 with libstdc++.
 static_assert(sizeof(kir::Expr) == 128, "kir::Expr changed: hash the new field in VariantKey.cpp");
-static_assert(sizeof(kir::Stmt) == 136, "kir::Stmt changed: hash the new field in VariantKey.cpp");
+static_assert(sizeof(kir::Stmt) == 160, "kir::Stmt changed: hash the new field in VariantKey.cpp");
 static_assert(sizeof(kir::Slice) == 40, "kir::Slice changed: hash the new field in VariantKey.cpp");
 static_assert(sizeof(kir::Var) == 80, "kir::Var changed: hash the new field in VariantKey.cpp");
 static_assert(sizeof(kir::Kernel) == 392, "kir::Kernel changed: hash the new field in VariantKey.cpp");
@@ -131,6 +131,7 @@ public:
       expr(s->hi);
       expr(s->step);
       stmts(s->body);
+      stmts(s->elseBody);
     }
   }
   void kernel() {

@@ -103,6 +103,9 @@ private:
   void stmts(const std::vector<kir::StmtPtr> &body);
   void stmt(const kir::Stmt &s);
   void forLoop(const kir::Stmt &s);
+  void ifStmt(const kir::Stmt &s);
+  /// Variables a statement list assigns that exist before it, in declaration order.
+  std::vector<uint32_t> carriedVars(const std::vector<const std::vector<kir::StmtPtr> *> &bodies);
 };
 
 Location Emitter::loc(SourceRange r) {
@@ -380,6 +383,14 @@ Value Emitter::expr(const kir::Expr &e) {
       return tile::RowMaxOp::create(b, l, t, x);
     return tile::RowSumOp::create(b, l, t, x);
   }
+  case kir::ExprKind::ColReduce: {
+    Value x = expr(*e.operands[0]);
+    if (!x)
+      return {};
+    if (e.op == kir::Op::Max)
+      return tile::ColMaxOp::create(b, l, t, x);
+    return tile::ColSumOp::create(b, l, t, x);
+  }
   case kir::ExprKind::MaskCols: {
     Value s = coerce(l, expr(*e.operands[0]), t);
     Value n = coerce(l, expr(*e.operands[1]), b.getI32Type());
@@ -405,9 +416,63 @@ void collectAssigned(const std::vector<kir::StmtPtr> &body, std::set<uint32_t> &
   for (const kir::StmtPtr &s : body) {
     if (s->kind == kir::StmtKind::Assign || s->kind == kir::StmtKind::AssignSlice)
       out.insert(s->var);
-    if (s->kind == kir::StmtKind::For)
+    if (s->kind == kir::StmtKind::For || s->kind == kir::StmtKind::If)
       collectAssigned(s->body, out);
+    if (s->kind == kir::StmtKind::If)
+      collectAssigned(s->elseBody, out);
   }
+}
+
+std::vector<uint32_t> Emitter::carriedVars(const std::vector<const std::vector<kir::StmtPtr> *> &bodies) {
+  std::set<uint32_t> assigned;
+  for (auto *b : bodies)
+    collectAssigned(*b, assigned);
+  std::vector<uint32_t> carried;
+  for (uint32_t v : assigned)
+    if (env.count(v))
+      carried.push_back(v);
+  std::sort(carried.begin(), carried.end(),
+            [&](uint32_t x, uint32_t y) { return declSeq[x] < declSeq[y]; });
+  return carried;
+}
+
+/// `if c { } else { }` as scf.if: every variable a branch assigns (and that
+/// exists before the `if`) is a result, yielded by both branches in
+/// declaration order, as `for` carries its iter_args.
+void Emitter::ifStmt(const kir::Stmt &s) {
+  Location l = loc(s.loc);
+  Value c = coerce(l, expr(*s.value), b.getI1Type());
+  if (!c)
+    return;
+  std::vector<uint32_t> carried = carriedVars({&s.body, &s.elseBody});
+  SmallVector<Type> types;
+  for (uint32_t v : carried)
+    types.push_back(env[v].getType());
+  bool withElse = !carried.empty() || !s.elseBody.empty();
+  auto ifOp = scf::IfOp::create(b, l, types, c, withElse);
+  std::map<uint32_t, Value> outer = env;
+  auto branch = [&](Region &r, const std::vector<kir::StmtPtr> &body) {
+    Block &blk = r.front();
+    if (blk.mightHaveTerminator())
+      b.setInsertionPoint(blk.getTerminator());
+    else
+      b.setInsertionPointToEnd(&blk);
+    env = outer;
+    stmts(body);
+    if (!carried.empty()) {
+      SmallVector<Value> yields;
+      for (uint32_t v : carried)
+        yields.push_back(env[v]);
+      scf::YieldOp::create(b, l, yields);
+    }
+  };
+  branch(ifOp.getThenRegion(), s.body);
+  if (withElse)
+    branch(ifOp.getElseRegion(), s.elseBody);
+  env = std::move(outer);
+  for (size_t i = 0; i < carried.size(); ++i)
+    env[carried[i]] = ifOp.getResult(i);
+  b.setInsertionPointAfter(ifOp);
 }
 
 void Emitter::forLoop(const kir::Stmt &s) {
@@ -520,6 +585,9 @@ void Emitter::stmt(const kir::Stmt &s) {
   }
   case kir::StmtKind::For:
     forLoop(s);
+    return;
+  case kir::StmtKind::If:
+    ifStmt(s);
     return;
   }
 }

@@ -76,7 +76,7 @@ struct TypeExpr {
 // Statements
 //===----------------------------------------------------------------------===//
 
-enum class StmtKind { Error, Let, Assign, ExprStmt, For, Block };
+enum class StmtKind { Error, Let, Assign, ExprStmt, For, Block, If };
 enum class AssignOp { Set, Add, Sub, Mul, Div };
 
 struct Stmt;
@@ -90,12 +90,16 @@ struct Stmt {
   bool isVar = false;
   Ident name;                      // Let, For (the induction variable)
   std::optional<TypeExpr> type;    // Let
-  ExprPtr value;                   // Let init, Assign rhs, ExprStmt expr, For range call
+  ExprPtr value;                   // Let init, Assign rhs, ExprStmt expr, For range call, If condition
   ExprPtr target;                  // Assign
   AssignOp assignOp = AssignOp::Set;
   SourceRange opRange;             // Assign: the operator
-  std::vector<StmtPtr> body;       // For, Block
-  SourceRange bodyRange;           // For, Block: `{ ... }`
+  std::vector<StmtPtr> body;       // For, Block, If (the `then` block)
+  SourceRange bodyRange;           // For, Block, If: `{ ... }`
+  // If: `else { ... }` (hasElse); `else if c { }` is an else block holding one If.
+  bool hasElse = false;
+  std::vector<StmtPtr> elseBody;
+  SourceRange elseRange;           // the else block's `{ ... }` (or the inner If's range)
 };
 
 //===----------------------------------------------------------------------===//

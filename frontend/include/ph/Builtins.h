@@ -20,7 +20,10 @@ namespace ph {
 /// How the elaborator checks and builds a call.
 enum class BuiltinKind {
   Dot,         // dot, dot_t: [M,K]·[K,N] (or [N,K]ᵀ), accumulating in the destination's type
-  RowReduce,   // [R,C] -> [R,1] (op: Max, Sum)
+  RowReduce,   // [R,C] -> [R,1] (op: Max, Sum; Min is written -rowmax(-x))
+  ColReduce,   // [R,C] -> [1,C] (op: Max, Sum)
+  ArgMax,      // rowargmax: [R,C] -> i32 [R,1], written with rowmax, ==, where and col_ids
+  Convert,     // f16(x), bf16(x), f32(x), i32(x): explicit element conversion (elem below)
   Unary,       // elementwise, floating point (op; eval and mlirOp below)
   Binary,      // elementwise, broadcasting (op: Max, Min)
   InPlaceMask, // changes its first argument, a tile variable, in place (mask_cols, causal_mask)
@@ -46,6 +49,7 @@ struct Builtin {
   /// elementwise by every lowering), or nullptr.
   const char *mlirOp;
   int axis = -1;         // IndexTile: 0 for rows, 1 for columns
+  Elem elem = Elem::F32; // Convert: the target element type
 };
 /// The former name: hover and completion read the same fields.
 using BuiltinDoc = Builtin;

@@ -49,6 +49,7 @@ enum class ExprKind {
   Binary,     // op in {Add, Sub, Mul, Div, Rem, Max, Min}; operands broadcast to `type`
   Dot,        // operands a [M,K], b [K,N] (or [N,K] with transB); accumulates in type.elem
   RowReduce,  // op in {Max, Sum}; operands[0] [R,C] -> [R,1]
+  ColReduce,  // op in {Max, Sum}; operands[0] [R,C] -> [1,C] (sums top to bottom)
   MaskCols,   // operands: tile [R,C], n (I32), value (scalar): s[i,j] = value where j >= n
   CausalMask, // operands: tile [R,C], row (I32), col (I32): s[i,j] = -1e30 where col+j > row+i
   Compare,    // op in {Lt, Le, Gt, Ge, Eq, Ne}; operands of one element type, broadcast to `type` (Bool)
@@ -97,6 +98,7 @@ enum class StmtKind {
   AssignSlice,// var[slices] = value (tile variable, in place)
   Store,      // tensors[tensor][slices] = value (value already converted to the tensor's elem)
   For,        // for var in range(lo, hi, step) { body }; var is I32
+  If,         // if value { body } else { elseBody }; value is a Bool scalar (uniform over the CTA)
 };
 
 struct Stmt;
@@ -107,10 +109,11 @@ struct Stmt {
   SourceRange loc;
   uint32_t var = 0;               // Decl, Assign, AssignSlice, For
   uint32_t tensor = 0;            // Store
-  ExprPtr value;                  // Decl, Assign, AssignSlice, Store
+  ExprPtr value;                  // Decl, Assign, AssignSlice, Store; If: the condition
   std::vector<Slice> slices;      // AssignSlice, Store
   ExprPtr lo, hi, step;           // For (step is a positive IntConst)
-  std::vector<StmtPtr> body;      // For
+  std::vector<StmtPtr> body;      // For; If: the `then` branch
+  std::vector<StmtPtr> elseBody;  // If (empty without `else`)
 };
 
 struct Var {

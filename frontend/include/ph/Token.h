@@ -15,7 +15,7 @@ enum class Tok : uint8_t {
   FloatLit,
   DocComment, // `///` line: kept so the parser can attach documentation
   // Keywords.
-  KwKernel, KwFn, KwLet, KwVar, KwFor, KwIn, KwTensor, KwTile,
+  KwKernel, KwFn, KwLet, KwVar, KwFor, KwIn, KwTensor, KwTile, KwIf, KwElse,
   // Punctuation.
   LParen, RParen, LBracket, RBracket, LBrace, RBrace, LAngle, RAngle,
   Comma, Colon, ColonPlus, Dot, At, Semi, Newline,

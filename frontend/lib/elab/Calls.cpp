@@ -107,6 +107,32 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
 }
 
 
+/// rowmin(x) with rowmax: -rowmax(-x) for floats (negation is exact), and
+/// -1 - rowmax(-1 - x) for i32 (`-1 - x` is `~x`: it reverses the order and
+/// never overflows).
+ExprPtr Elaborator::rowMin(ExprPtr x, const Type &t, SourceRange loc) {
+  Type col = Type::tile(t.elem, {t.dims[0], Dim{"1", 1}});
+  bool isInt = t.elem == Elem::I32;
+  auto flip = [&](ExprPtr v, const Type &vt) -> ExprPtr {
+    if (!isInt) {
+      auto n = node(kir::ExprKind::Unary, vt, loc);
+      n->op = kir::Op::Neg;
+      n->operands = {std::move(v)};
+      return n;
+    }
+    auto m1 = node(kir::ExprKind::IntConst, Type::scalar(Elem::I32), loc);
+    m1->ival = -1;
+    auto n = node(kir::ExprKind::Binary, vt, loc);
+    n->op = kir::Op::Sub;
+    n->operands = {m1, std::move(v)};
+    return n;
+  };
+  auto m = node(kir::ExprKind::RowReduce, col, loc);
+  m->op = kir::Op::Max;
+  m->operands = {flip(std::move(x), t)};
+  return flip(m, col);
+}
+
 Val Elaborator::call(const Expr &e, std::optional<Elem> accumulate) {
   if (!e.name.valid()) return errorVal();
   const std::string &n = e.name.name;
@@ -186,16 +212,80 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
     r.isDot = true;
     return r;
   }
-  case BuiltinKind::RowReduce: {
+  case BuiltinKind::RowReduce:
+  case BuiltinKind::ColReduce: {
     Val a = expr(*e.operands[0]);
     if (!tile2d(a, *e.operands[0]) || rejectBool(a, e.operands[0]->range, "reduce")) return errorVal();
     Val r;
-    r.type = Type::tile(a.type.elem, {a.type.dims[0], Dim{"1", 1}});
-    auto nd = node(kir::ExprKind::RowReduce, r.type, e.range);
+    bool rows = bi.kind == BuiltinKind::RowReduce;
+    r.type = rows ? Type::tile(a.type.elem, {a.type.dims[0], Dim{"1", 1}})
+                  : Type::tile(a.type.elem, {Dim{"1", 1}, a.type.dims[1]});
+    r.fromDot = a.fromDot;
+    if (bi.op == kir::Op::Min) {
+      r.expr = rowMin(a.expr, a.type, e.range);
+      return r;
+    }
+    auto nd = node(rows ? kir::ExprKind::RowReduce : kir::ExprKind::ColReduce, r.type, e.range);
     nd->op = bi.op;
     nd->operands = {a.expr};
     r.expr = nd;
-    r.fromDot = a.fromDot;
+    return r;
+  }
+  case BuiltinKind::ArgMax: {
+    Val a = expr(*e.operands[0]);
+    if (!tile2d(a, *e.operands[0]) || rejectBool(a, e.operands[0]->range, "take `rowargmax` of")) return errorVal();
+    // The first column holding the row's maximum (or the first NaN, which the
+    // maximum then is), with ops every target has: rowmax, ==, where, col_ids
+    // and rowmin.
+    Type col = Type::tile(a.type.elem, {a.type.dims[0], Dim{"1", 1}});
+    Type bools = Type::tile(Elem::Bool, a.type.dims);
+    Type ints = Type::tile(Elem::I32, a.type.dims);
+    auto m = node(kir::ExprKind::RowReduce, col, e.range);
+    m->op = kir::Op::Max;
+    m->operands = {a.expr};
+    auto cmp = [&](kir::Op op, ExprPtr x, ExprPtr y) {
+      auto c = node(kir::ExprKind::Compare, bools, e.range);
+      c->op = op;
+      c->operands = {std::move(x), std::move(y)};
+      return c;
+    };
+    auto hit = node(kir::ExprKind::Binary, bools, e.range);
+    hit->op = kir::Op::Or;
+    hit->operands = {cmp(kir::Op::Eq, a.expr, m), cmp(kir::Op::Ne, a.expr, a.expr)};
+    auto ids = node(kir::ExprKind::IndexTile, ints, e.range);
+    ids->index = 1;
+    auto none = node(kir::ExprKind::IntConst, Type::scalar(Elem::I32), e.range);
+    none->ival = a.type.dims[1].value;
+    auto at = node(kir::ExprKind::Select, ints, e.range);
+    at->operands = {hit, ids, none};
+    Val r;
+    r.type = Type::tile(Elem::I32, {a.type.dims[0], Dim{"1", 1}});
+    r.expr = rowMin(at, ints, e.range);
+    return r;
+  }
+  case BuiltinKind::Convert: {
+    Val a = expr(*e.operands[0]);
+    if (a.isError()) return a;
+    if (a.type.isTensor()) {
+      report(DiagKind::TensorArithmetic, e.operands[0]->range, {k_->tensors[a.tensor].name});
+      return errorVal();
+    }
+    if (a.type.kind == Type::Kind::Void) {
+      report(DiagKind::FnCallNotValue, e.operands[0]->range, {text(e.operands[0]->range)});
+      return errorVal();
+    }
+    if (rejectBool(a, e.operands[0]->range, std::string("convert with `") + n + "`")) return errorVal();
+    // A literal takes its own type first (`i32(2.7)` truncates 2.7 as an f32 would).
+    if (a.type.elem == Elem::IntLit) a = convert(a, Elem::I32, e.operands[0]->range);
+    if (a.type.elem == Elem::FloatLit) a = convert(a, Elem::F32, e.operands[0]->range);
+    Val r = a;
+    r.isDot = false;
+    if (a.type.elem == bi.elem) return r;
+    r.type.elem = bi.elem;
+    auto nd = node(kir::ExprKind::Convert, r.type, e.range);
+    nd->operands = {a.expr};
+    r.expr = nd;
+    r.ints = IntFacts{};
     return r;
   }
   case BuiltinKind::Binary: {

@@ -197,6 +197,7 @@ private:
   Val logic(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc);
   Val call(const Expr &e, std::optional<Elem> accumulate);
   Val builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem> accumulate);
+  ExprPtr rowMin(ExprPtr x, const Type &t, SourceRange loc);
   Val index(const Expr &e);
   /// Slices a tensor (or a view of one). With `view`, a `:` over a run-time
   /// size is allowed: the result is a view to slice further, not a tile.
@@ -216,6 +217,7 @@ private:
   void letStmt(const Stmt &s, std::vector<kir::StmtPtr> &out);
   void assignStmt(const Stmt &s, std::vector<kir::StmtPtr> &out);
   void forStmt(const Stmt &s, std::vector<kir::StmtPtr> &out);
+  void ifStmt(const Stmt &s, std::vector<kir::StmtPtr> &out);
   void inlineCall(const Expr &call, const Decl &fn, std::vector<kir::StmtPtr> &out);
   Type declaredType(const TypeExpr &t);
   uint32_t newVar(const std::string &name, const Type &t, bool isLet, SourceRange loc, uint32_t sym);

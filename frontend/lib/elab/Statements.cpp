@@ -21,6 +21,7 @@ void Elaborator::stmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
   case StmtKind::Assign: assignStmt(s, out); break;
   case StmtKind::For: forStmt(s, out); break;
   case StmtKind::Block: stmts(s.body, out); break;
+  case StmtKind::If: ifStmt(s, out); break;
   case StmtKind::ExprStmt: {
     const Expr &e = *s.value;
     if (e.kind != ExprKind::Call) {
@@ -449,5 +450,35 @@ void Elaborator::forStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
   emit(out, st);
 }
 
+/// `if c { } else { }`: `c` is one condition (a `bool` scalar: sizes, scalar
+/// parameters, loop counters, block ids, scalar reads), so every thread of the
+/// CTA takes the same branch. The branches are elaborated even when the
+/// condition is wrong, so their errors show too.
+void Elaborator::ifStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
+  Val c = s.value ? expr(*s.value) : errorVal();
+  bool ok = !c.isError();
+  if (ok && c.type.isTensor()) {
+    report(DiagKind::TensorArithmetic, s.value->range, {k_->tensors[c.tensor].name});
+    ok = false;
+  } else if (ok && c.type.isTile()) {
+    report(DiagKind::IfConditionTile, s.value->range, {text(s.value->range) + ": " + c.type.symbolic()});
+    ok = false;
+  } else if (ok && c.type.elem != Elem::Bool) {
+    report(DiagKind::TypeMismatch, s.value->range,
+           {"a condition (a comparison such as `n > 0`) for `if`",
+            c.type.kind == Type::Kind::Void ? text(s.value->range) : text(s.value->range) + ": " + c.type.symbolic()});
+    ok = false;
+  }
+  auto st = std::make_shared<KStmt>();
+  st->kind = kir::StmtKind::If;
+  st->loc = s.range;
+  st->value = c.expr;
+  std::vector<kir::StmtPtr> thenBody, elseBody;
+  stmts(s.body, thenBody);
+  stmts(s.elseBody, elseBody);
+  st->body = std::move(thenBody);
+  st->elseBody = std::move(elseBody);
+  if (ok) emit(out, st);
+}
 
 } // namespace ph::check::elab

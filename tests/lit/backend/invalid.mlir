@@ -129,6 +129,15 @@ func.func @dot_mixed(%a: tensor<4x8xi32>, %b: tensor<8x4xi32>) {
 
 // -----
 
+// Negative: column reductions give [1, C].
+func.func @colsum_shape(%s: tensor<4x8xf32>) {
+  // expected-error @+1 {{result shape [4, 1], expected [1, 8]}}
+  %m = tile.colsum %s : tensor<4x8xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
 // Negative: row reductions give [R, 1].
 func.func @rowmax_shape(%s: tensor<4x8xf32>) {
   // expected-error @+1 {{result shape [4, 8], expected [4, 1]}}

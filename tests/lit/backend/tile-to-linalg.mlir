@@ -115,6 +115,23 @@ func.func @reductions(%s: tensor<4x6xf32>) {
 
 // -----
 
+// Column reductions: rows are the reduction (outer), columns parallel, into [1, C].
+// CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$COLR:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func private @col_reductions_cta
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$COLR]]], iterator_types = ["reduction", "parallel"]}
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {indexing_maps = [#[[$ID]], #[[$COLR]]], iterator_types = ["reduction", "parallel"]}
+// CHECK: arith.addi
+func.func @col_reductions(%s: tensor<4x6xf32>, %t: tensor<4x6xi32>) {
+  %m = tile.colmax %s : tensor<4x6xf32> -> tensor<1x6xf32>
+  %l = tile.colsum %t : tensor<4x6xi32> -> tensor<1x6xi32>
+  return
+}
+
+// -----
+
 // Broadcasts read the stretched dimension at index 0; splat is a fill.
 // CHECK-DAG: #[[$COL:.*]] = affine_map<(d0, d1) -> (0, d1)>
 // CHECK-LABEL: func.func private @broadcast_cta

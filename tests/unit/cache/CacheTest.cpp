@@ -245,6 +245,17 @@ TEST(VariantKey, EditingOneKernelChangesOnlyItsVariants) {
     EXPECT_EQ(before[i] == after[i], i < 8 || i >= 12) << "variant " << i;
 }
 
+TEST(VariantKey, AnEditInsideAnElseBranchChangesTheKey) {
+  // kir::Stmt::elseBody is hashed: an edit only there must not reuse the old cubin.
+  auto src = [](const char *op) {
+    return std::string("kernel k(X: tensor<f32>[16, 8], n: i32) {\n  var x = X[0 :+ 16, :]\n"
+                       "  if n > 0 {\n    x = x * 2.0\n  } else {\n    x = x ") + op + " 3.0\n  }\n"
+                       "  X[0 :+ 16, :] = x\n}\n";
+  };
+  EXPECT_NE(keysOf(src("*")), keysOf(src("+")));
+  EXPECT_EQ(keysOf(src("*")), keysOf(src("*")));
+}
+
 TEST(VariantKey, AMovedKernelGetsNewKeysSinceItsLinesAreInThePtx) {
   std::string mha = readSource("examples/mha.ph");
   auto before = keysOf(mha);

@@ -205,6 +205,51 @@ TEST(Checker, AFloatLiteralMeetingAnI32TileIsRefusedAtTheLiteral) {
                    ->hasErrors());
 }
 
+TEST(Checker, IfConditionsAreRefusedAtTheConditionWithTheirCode) {
+  // (body, code, the primary range's text)
+  struct Case {
+    const char *body, *code, *range;
+  } cases[] = {
+      {"  if x > 0.0 {\n    x = -x\n  }\n", "E0323", "x > 0.0"},
+      {"  if n + 1 {\n  }\n", "E0308", "n + 1"},
+      {"  if n > 0 {\n    let y = x\n  }\n  x = y\n", "E0201", "y"},
+      {"  let c = colmax(n)\n", "E0311", "n"},
+      {"  let h = i32(x < 1.0)\n", "E0308", "x < 1.0"},
+      {"  let h = rowargmax(x > 1.0)\n", "E0308", "x > 1.0"},
+  };
+  for (const Case &c : cases) {
+    std::string text = std::string("kernel k(X: tensor<f32>[16, 8], n: i32) {\n  var x = X[0 :+ 16, :]\n") + c.body +
+                       "  X[0 :+ 16, :] = x\n}\n";
+    auto a = analyzeText(text);
+    std::vector<const Diagnostic *> errors;
+    for (const Diagnostic &d : a->diagnostics)
+      if (d.code()[0] == 'E') errors.push_back(&d);
+    ASSERT_EQ(errors.size(), 1u) << c.body;
+    EXPECT_EQ(std::string(errors[0]->code()), c.code) << c.body;
+    EXPECT_EQ(a->main().text().substr(errors[0]->range.begin, errors[0]->range.end - errors[0]->range.begin), c.range)
+        << c.body;
+  }
+}
+
+TEST(Checker, IfElseBecomesOneKirIfWithBothBranches) {
+  auto a = analyzeText("kernel k(X: tensor<f32>[16, 8], n: i32) {\n  var x = X[0 :+ 16, :]\n"
+                       "  if n > 0 {\n    x = x * 2.0\n  }\n  else if n < -1 {\n    x = exp(x)\n  } else {\n"
+                       "    X[0 :+ 16, :] = x\n  }\n  X[0 :+ 16, :] = x\n}\n");
+  ASSERT_FALSE(a->hasErrors());
+  ASSERT_EQ(a->specialised.size(), 1u);
+  const kir::Kernel &k = *a->specialised[0];
+  const kir::Stmt *ifs = nullptr;
+  for (auto &s : k.body)
+    if (s->kind == kir::StmtKind::If) ifs = s.get();
+  ASSERT_NE(ifs, nullptr);
+  EXPECT_EQ(ifs->value->type.elem, Elem::Bool);
+  ASSERT_EQ(ifs->body.size(), 1u);
+  EXPECT_EQ(ifs->body[0]->kind, kir::StmtKind::Assign);
+  ASSERT_EQ(ifs->elseBody.size(), 1u);
+  ASSERT_EQ(ifs->elseBody[0]->kind, kir::StmtKind::If); // else if
+  EXPECT_EQ(ifs->elseBody[0]->elseBody.at(0)->kind, kir::StmtKind::Store);
+}
+
 TEST(Checker, OpeningStdItselfDoesNotDuplicateIt) {
   auto a = analyze(std::make_shared<SourceFile>(std::string(PH_SOURCE_DIR) + "/std/attention.ph",
                                                 readSource("std/attention.ph")),

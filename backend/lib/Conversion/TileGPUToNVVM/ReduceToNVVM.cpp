@@ -88,11 +88,15 @@ struct RowReducePattern : OpConversionPattern<ReduceOp> {
     if (!rowLanes(srcTy.getEncoding(), src, xors, why)) return rw.notifyMatchFailure(op, why);
     Type elem = srcTy.getElementType();
     bool isFloat = isa<FloatType>(elem);
+    // Shuffles move 32-bit values: 16-bit floats are combined in f32, rounded once at the end.
+    bool widen = isFloat && elem.getIntOrFloatBitWidth() < 32;
     auto combine = [&](Value x, Value y) -> Value {
       if (IsMax) return isFloat ? arith::MaximumFOp::create(rw, loc, x, y).getResult() : arith::MaxSIOp::create(rw, loc, x, y).getResult();
       return isFloat ? arith::AddFOp::create(rw, loc, x, y).getResult() : arith::AddIOp::create(rw, loc, x, y).getResult();
     };
     SmallVector<Value> in = unpack(rw, loc, a.getSource());
+    if (widen)
+      for (Value &v : in) v = arith::ExtFOp::create(rw, loc, rw.getF32Type(), v);
     // One partial per (pass, element) along the rows.
     std::map<std::pair<int64_t, int64_t>, Value> partial;
     SmallVector<int64_t> rep, e;
@@ -112,7 +116,8 @@ struct RowReducePattern : OpConversionPattern<ReduceOp> {
     SmallVector<Value> out;
     for (int64_t r = 0; r < res.numRegs(); ++r) {
       res.decompose(r, rep, e);
-      out.push_back(partial.at({rep[0], e[0]}));
+      Value v = partial.at({rep[0], e[0]});
+      out.push_back(widen ? arith::TruncFOp::create(rw, loc, elem, v).getResult() : v);
     }
     rw.replaceOp(op, pack(rw, loc, this->getTypeConverter()->convertType(resTy), out));
     return success();

@@ -21,6 +21,8 @@ using namespace mlir;
 namespace ph::tilegpu {
 // ScalarLoadToNVVM.cpp (declared here, not in PatternBase.h, which every pattern file includes).
 void populateScalarLoadPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
+// ColReduceToNVVM.cpp: colsum, colmax.
+void populateColReducePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
 
 namespace {
 
@@ -65,6 +67,13 @@ bool hasTiles(Operation *op) {
 }
 
 struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
+  // Patterns build math.fma (the FMA dot) and arith ops on scalars: a module that
+  // has none yet (ph-opt on a hand-written fma_dot) must still have them loaded,
+  // or creating the op is undefined (it crashed in math::FmaOp::create).
+  void getDependentDialects(DialectRegistry &r) const override {
+    ConvertTileGPUToNVVMBase::getDependentDialects(r);
+    r.insert<math::MathDialect, arith::ArithDialect>();
+  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -94,6 +103,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     populateDotWGMMAPatterns(tc, patterns);
     populateDotFMAPatterns(tc, patterns);
     populateScalarLoadPatterns(tc, patterns);
+    populateColReducePatterns(tc, patterns);
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect, gpu::GPUDialect,
                            vector::VectorDialect, memref::MemRefDialect>();

@@ -225,6 +225,29 @@ Value lowerDot(OpBuilder &b, DotOp op) {
   return g.getResult(0);
 }
 
+/// colsum / colmax: rows outer (the reduction), columns inner, so each column
+/// adds top to bottom as the interpreter does.
+Value lowerColReduce(OpBuilder &b, Operation *op, bool isMax) {
+  Location loc = op->getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto rt = cast<RankedTensorType>(op->getResult(0).getType());
+  Type elem = rt.getElementType();
+  Value init = filled(b, loc, rt, isMax ? lowestOf(b, loc, elem) : constantOf(b, loc, elem, 0));
+  AffineExpr i, j;
+  bindDims(ctx, i, j);
+  SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {i, j}, ctx),
+                                 AffineMap::get(2, 0, {getAffineConstantExpr(0, ctx), j}, ctx)};
+  SmallVector<utils::IteratorType> iters = {utils::IteratorType::reduction,
+                                            utils::IteratorType::parallel};
+  auto g = linalg::GenericOp::create(
+      b, loc, TypeRange{rt}, ValueRange{op->getOperand(0)}, ValueRange{init}, maps, iters,
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        linalg::YieldOp::create(bb, l, isMax ? maxOf(bb, l, args[1], args[0])
+                                             : addOf(bb, l, args[1], args[0]));
+      });
+  return g.getResult(0);
+}
+
 Value lowerRowReduce(OpBuilder &b, Operation *op, bool isMax) {
   Location loc = op->getLoc();
   MLIRContext *ctx = b.getContext();
@@ -321,6 +344,8 @@ LogicalResult lowerBody(func::FuncOp f, ArrayRef<Value> blockIds) {
       repl = lowerDot(b, o);
     } else if (isa<RowMaxOp, RowSumOp>(op)) {
       repl = lowerRowReduce(b, op, isa<RowMaxOp>(op));
+    } else if (isa<ColMaxOp, ColSumOp>(op)) {
+      repl = lowerColReduce(b, op, isa<ColMaxOp>(op));
     } else if (auto o = dyn_cast<BroadcastOp>(op)) {
       repl = lowerBroadcast(b, o);
     } else if (auto o = dyn_cast<SplatOp>(op)) {

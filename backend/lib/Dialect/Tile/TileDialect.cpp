@@ -161,6 +161,16 @@ template <typename ReduceOp> static LogicalResult verifyRowReduce(ReduceOp op) {
 LogicalResult RowMaxOp::verify() { return verifyRowReduce(*this); }
 LogicalResult RowSumOp::verify() { return verifyRowReduce(*this); }
 
+template <typename ReduceOp> static LogicalResult verifyColReduce(ReduceOp op) {
+  ArrayRef<int64_t> s = op.getSource().getType().getShape(), r = op.getType().getShape();
+  if (r[0] != 1 || r[1] != s[1])
+    return op.emitOpError() << "result shape " << shapeStr(r) << ", expected "
+                            << shapeStr({1, s[1]});
+  return success();
+}
+LogicalResult ColMaxOp::verify() { return verifyColReduce(*this); }
+LogicalResult ColSumOp::verify() { return verifyColReduce(*this); }
+
 LogicalResult BroadcastOp::verify() {
   ArrayRef<int64_t> s = getSource().getType().getShape(), r = getType().getShape();
   bool ok = s.size() == r.size();

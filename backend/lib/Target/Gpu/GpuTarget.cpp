@@ -28,6 +28,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -141,11 +142,13 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   // Measured on the H200 (docs/tilegpu.md): attention, which reduces rows, runs at
   // 0.73-0.80x of the legacy emitter's speed on the TileGPU path so far, a GEMM at
   // 2.5-3.7x. By default the TileGPU path takes the kernels that reduce no rows.
-  bool reducesRows = false;
+  bool reducesRows = false, legacyCannot = false;
   m.walk([&](Operation *op) {
     if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) reducesRows = true;
+    // The legacy emitters refuse `if` and column reductions: TileGPU takes those kernels.
+    if (isa<scf::IfOp, tile::ColMaxOp, tile::ColSumOp>(op)) legacyCannot = true;
   });
-  if (lowering == GpuLowering::Auto && reducesRows) {
+  if (lowering == GpuLowering::Auto && reducesRows && !legacyCannot) {
     why = "kernels that reduce rows stay on the legacy tensor-core emitter by default (PH_GPU_LOWERING=tilegpu takes them)";
     return true;
   }

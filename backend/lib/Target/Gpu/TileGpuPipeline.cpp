@@ -1,5 +1,6 @@
 //===- TileGpuPipeline.cpp - The TileGPU passes as the GPU target runs them --===//
 #include "TileGpuPipeline.h"
+#include "ph/Dialect/TileGPU/Layouts.h"
 #include "Emit/Stages.h"
 
 #include "ph/Dialect/TileGPU/Passes.h"
@@ -101,6 +102,15 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
 
 } // namespace
 
+/// One dot on the tensor cores: a GEMM, whose CTAs share operands along both
+/// grid axes. (Attention's two dots read K and V per head, along y: launch
+/// order already keeps a head's CTAs together.)
+static bool gemmShaped(ModuleOp m) {
+  int dots = 0;
+  m.walk([&](tilegpu::DotOp) { ++dots; });
+  return dots == 1;
+}
+
 GpuLowering gpuLowering() {
   const char *e = std::getenv("PH_GPU_LOWERING");
   std::string v = e ? e : "auto";
@@ -130,11 +140,34 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     if (auto p = f->getAttrOfType<StringAttr>("tilegpu.policy")) res.policy = p.getValue().str();
     res.kernelName = f.getName().str();
   }
+  // A tile whose extents its layout cannot cover (neither a multiple nor a divisor
+  // of the layout's pass: [6, 24] under 16-byte vectors and 4 warps) has no register
+  // form: say so at the tile, instead of converting it (which ran out of memory).
+  m.walk([&](Operation *op) {
+    if (!err.empty()) return;
+    for (Value v : op->getResults()) {
+      auto rt = dyn_cast<RankedTensorType>(v.getType());
+      std::string why;
+      // Dot operands are checked where they are made (a wgmma operand lives in shared memory).
+      if (!rt || !isa_and_nonnull<tilegpu::BlockedEncodingAttr, tilegpu::MmaEncodingAttr>(rt.getEncoding()) ||
+          tilegpu::registerLayout(rt.getEncoding(), rt.getShape(), &why))
+        continue;
+      std::string w = where(op->getLoc());
+      err = (w.empty() ? "" : w + ": ") + "the tile `" + text(RankedTensorType::get(rt.getShape(), rt.getElementType())) +
+            "` has no register layout on the GPU (" + why + "); use power-of-two extents";
+      return;
+    }
+  });
+  if (!err.empty()) return false;
   if (!res.tensorCores() && !lowerSimt) return true;
   PassManager lowerPm(ctx);
+  // L2 reuse across the CTAs of a wave; PH_TILEGPU_RASTER=0 turns it off for A/B measurements.
+  const char *raster = std::getenv("PH_TILEGPU_RASTER");
+  if (gemmShaped(m) && !(raster && std::string(raster) == "0")) lowerPm.addPass(tilegpu::createTileGPURasterize());
   tilegpu::TileGPUPipelineOptions po;
-  // A tuning knob for measuring pipeline depth (default 3 stages).
+  // Tuning knobs for measuring pipeline depth (default 3 stages, 4 for wgmma operands).
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
+  if (const char *e = std::getenv("PH_TILEGPU_WGMMA_STAGES")) po.wgmmaStages = std::max(2, std::atoi(e));
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());

@@ -131,6 +131,23 @@ class Tile_RowReduceOp<string mnemonic, string what>
 def Tile_RowMaxOp : Tile_RowReduceOp<"rowmax", "maximum">;
 def Tile_RowSumOp : Tile_RowReduceOp<"rowsum", "sum">;
 
+class Tile_ColReduceOp<string mnemonic, string what>
+    : Tile_Op<mnemonic, [Pure, AllElementTypesMatch<["source", "result"]>]> {
+  let summary = "column " # what # ": [R, C] -> [1, C]";
+  let description = [{
+    `colsum(x)`, `colmax(x)`. The CPU target and the interpreter add each
+    column top to bottom; the GPU lowering combines a thread's rows, then the
+    lanes along the rows with shuffles (tilegpu-assign-layouts keeps the
+    rows of a reduced column in one warp).
+  }];
+  let arguments = (ins Tile_Tile2D:$source);
+  let results = (outs Tile_Tile2D:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+def Tile_ColMaxOp : Tile_ColReduceOp<"colmax", "maximum">;
+def Tile_ColSumOp : Tile_ColReduceOp<"colsum", "sum">;
+
 def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, AllElementTypesMatch<["source", "result"]>]> {
   let summary = "[R,1] or [1,C] repeated to [R,C] (extent-1 dimensions stretch)";
   let arguments = (ins Tile_Tile:$source);

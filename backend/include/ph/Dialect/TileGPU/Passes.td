@@ -39,11 +39,41 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     `async_wait {pending = stages - 2}` and one barrier before the reads,
     which also orders the reuse of the buffer read one iteration before).
     Outside loops: one buffer, a wait for everything, a barrier.
+
+    A loop whose dots read wgmma operands gets a ring of `wgmma-stages`
+    buffers (fewer if the ring would pass `ring-bytes`), and when it has at
+    least 3 its accumulating `tilegpu.warpgroup_dot` becomes `async`: each
+    iteration waits for the previous iteration's group only
+    (`tilegpu.warpgroup_wait 1`), so the copies run `stages - 2` ahead (the
+    buffer they overwrite was read two iterations before), and one
+    `warpgroup_wait 0` after the loop retires the last group before the
+    accumulator is read; loop and wait go under `scf.if (lb < ub)`, so that
+    no path where the loop did not run joins the wait's (ptxas would
+    serialize the wgmmas).
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"3", "buffers in the ring of a pipelined loop (2 or more)">,
+    Option<"wgmmaStages", "wgmma-stages", "int", /*default=*/"4",
+           "buffers in the ring of a loop whose dots are wgmmas (3 or more keeps one wgmma group in flight)">,
+    Option<"ringBytes", "ring-bytes", "int64_t", /*default=*/"196608",
+           "the most shared memory the rings of one loop may take; a wgmma ring gets fewer stages beyond it">,
   ];
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
+def TileGPURasterize : Pass<"tilegpu-rasterize", "::mlir::ModuleOp"> {
+  let summary = "Renumber the CTAs of a 2-D grid so that consecutive ones cover `group` row blocks of one column";
+  let description = [{
+    Replaces `tile.block_id` x and y (in a kernel that uses both) by the
+    grouped ordering of the linear launch index (Triton's GROUP_SIZE_M):
+    a wave of CTAs then covers a near-square patch of a GEMM's output and
+    reuses its operands from L2. A bijection of the grid; the GPU target
+    runs it for kernels the wgmma policy takes.
+  }];
+  let options = [
+    Option<"group", "group", "int64_t", /*default=*/"8", "row blocks (along x) per group">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect"];
 }
 
 def TileGPUThroughShared : Pass<"tilegpu-through-shared", "::mlir::ModuleOp"> {

@@ -59,15 +59,40 @@ def TileGPU_WarpgroupDotOp : TileGPU_Op<"warpgroup_dot", [AttrSizedOperandSegmen
     multiply A and B where they lie, in swizzled shared buffers (stage
     `aStage` / `bStage` of a ring), into C in the `#tilegpu.mma` version 3
     layout, and wait for the result. With `transB`, B is [N, K] (`dot_t`,
-    K-major); otherwise [K, N] (N-major, wgmma's transposed B).
+    K-major); otherwise [K, N] (N-major, wgmma's transposed B). With `async`
+    the wgmmas are committed as one group and not waited for: the result may
+    only feed the next `warpgroup_dot` on the same accumulator (the hardware
+    chains them) until a `tilegpu.warpgroup_wait` retires the group.
   }];
   let arguments = (ins TileGPU_MemDescType:$a, Optional<Index>:$aStage, TileGPU_MemDescType:$b,
-                       Optional<Index>:$bStage, TileGPU_Tensor:$acc, UnitAttr:$transB);
+                       Optional<Index>:$bStage, TileGPU_Tensor:$acc, UnitAttr:$transB, UnitAttr:$async);
   let results = (outs TileGPU_Tensor:$result);
   let assemblyFormat = [{
     $a (`[` $aStage^ `]`)? `,` $b (`[` $bStage^ `]`)? `,` $acc attr-dict `:` qualified(type($a)) `,`
     qualified(type($b)) `->` type($result)
   }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_WarpgroupWaitOp : TileGPU_Op<"warpgroup_wait", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "waits until at most `pendings` async warpgroup_dot groups are in flight";
+  let description = [{
+    `wgmma.wait_group.sync.aligned pendings`. The values are accumulators of
+    the groups it retires: they are returned unchanged, and only the results
+    may be read, so that no use of the registers moves above the wait.
+    In a pipelined loop `pendings = 1` keeps one K block's wgmmas running
+    while the next block's operands are published and issued.
+  }];
+  let arguments = (ins Variadic<TileGPU_Tensor>:$values, I32Attr:$pendings);
+  let results = (outs Variadic<TileGPU_Tensor>:$results);
+  // Results typed explicitly: InferTypeOpInterface in scope would make ODS
+  // infer warpgroup_dot's result from a fixed operand index, wrong with its
+  // optional stage operands.
+  let assemblyFormat = "$pendings ($values^ `:` type($values) `->` type($results))? attr-dict";
+  let builders = [OpBuilder<(ins "::mlir::ValueRange":$values, "int32_t":$pendings), [{
+    build($_builder, $_state, values.getTypes(), values, $_builder.getI32IntegerAttr(pendings));
+  }]>];
   let hasVerifier = 1;
 }
 

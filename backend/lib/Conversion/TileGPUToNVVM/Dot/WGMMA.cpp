@@ -11,7 +11,8 @@
 // bytes), the stride between W-byte column blocks (LBO) and the swizzle
 // mode. The group is committed and waited for before the result is used:
 // the pipeline's barrier then both publishes the next stage and retires the
-// buffer these wgmmas read.
+// buffer these wgmmas read. An `async` dot is committed only: the pipeline's
+// tilegpu.warpgroup_wait retires it one iteration later.
 //
 //===----------------------------------------------------------------------===//
 #include "../PatternBase.h"
@@ -94,12 +95,50 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rw, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rw, loc, 0);
+    if (!op.getAsync()) NVVM::WgmmaWaitGroupSyncOp::create(rw, loc, 0);
     for (int64_t r = 0; r < strips; ++r)
       for (int64_t j = 0; j < n / 8; ++j)
         for (int64_t i = 0; i < 4; ++i)
           C[lc.compose({r, j}, {i / 2, i % 2})] = LLVM::ExtractValueOp::create(rw, loc, acc[r], 4 * j + i);
     rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(accTy), C));
+    return success();
+  }
+};
+
+/// The wait, then an empty asm that takes and gives back every register of
+/// the accumulators it retires: LLVM may move register arithmetic across the
+/// wait (an intrinsic orders memory, not values), and a use of a wgmma's
+/// result above its wait reads registers the tensor cores still write.
+struct WarpgroupWaitPattern : OpConversionPattern<WarpgroupWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(WarpgroupWaitOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    NVVM::WgmmaWaitGroupSyncOp::create(rw, loc, int64_t(op.getPendings()));
+    SmallVector<Value> results;
+    for (auto [v, t] : llvm::zip(a.getValues(), op.getResultTypes())) {
+      SmallVector<Value> regs = unpack(rw, loc, v);
+      constexpr size_t kChunk = 32;
+      for (size_t at = 0; at < regs.size(); at += kChunk) {
+        size_t n = std::min(kChunk, regs.size() - at);
+        SmallVector<Type> types;
+        std::string constraints;
+        for (size_t i = 0; i < n; ++i) {
+          types.push_back(regs[at + i].getType());
+          Type e = regs[at + i].getType();
+          constraints += std::string(i ? "," : "") + (e.isF32() ? "=f" : e.isF64() ? "=d" : e.isInteger(64) ? "=l" : "=r");
+        }
+        for (size_t i = 0; i < n; ++i) constraints += "," + std::to_string(i);
+        Type res = n == 1 ? types[0] : LLVM::LLVMStructType::getLiteral(op.getContext(), types);
+        auto tie = LLVM::InlineAsmOp::create(
+            rw, loc, res, ValueRange(regs).slice(at, n), "", constraints, /*has_side_effects=*/true,
+            /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(op.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+        for (size_t i = 0; i < n; ++i)
+          regs[at + i] = n == 1 ? tie.getResult(0) : LLVM::ExtractValueOp::create(rw, loc, tie.getResult(0), int64_t(i)).getResult();
+      }
+      results.push_back(pack(rw, loc, getTypeConverter()->convertType(t), regs));
+    }
+    rw.replaceOp(op, results);
     return success();
   }
 };
@@ -116,7 +155,7 @@ struct FenceAsyncSharedPattern : OpConversionPattern<FenceAsyncSharedOp> {
 } // namespace
 
 void populateDotWGMMAPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
-  p.add<WarpgroupDotWGMMA, FenceAsyncSharedPattern>(tc, p.getContext());
+  p.add<WarpgroupDotWGMMA, WarpgroupWaitPattern, FenceAsyncSharedPattern>(tc, p.getContext());
 }
 
 } // namespace ph::tilegpu

@@ -308,6 +308,11 @@ LogicalResult WarpgroupDotOp::verify() {
   return success();
 }
 
+LogicalResult WarpgroupWaitOp::verify() {
+  if (getValues().getTypes() != getResults().getTypes()) return emitOpError("returns its values unchanged: the same types");
+  return success();
+}
+
 static LogicalResult checkStage(Operation *op, MemDescType buf, RankedTensorType t, bool hasStage) {
   ArrayRef<int64_t> shape = buf.getShape();
   size_t rank = static_cast<size_t>(t.getRank());

@@ -80,6 +80,22 @@ Attribute rowBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64
   return BlockedEncodingAttr::get(ctx, b.getSizePerThread(), b.getThreadsPerWarp(), wpc, b.getOrder());
 }
 
+/// The layout of a tile whose columns are reduced (colsum, colmax): 16-byte
+/// vectors along the columns, lanes along the rows only as far as the rows go
+/// (the largest power of two dividing them, at most 32), the rest of the lanes
+/// and every warp along the columns; ColReduceToNVVM then combines rows within
+/// a thread and over lanes, and never counts a row twice.
+Attribute colBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64_t threads) {
+  int64_t rows = shape[0], cols = shape[1];
+  int64_t vec = std::min<int64_t>(16 / elemBytes(elem), pow2AtMost(cols));
+  while (vec > 1 && cols % vec) vec /= 2;
+  int64_t lanesRow = 1;
+  while (lanesRow < 32 && rows % (lanesRow * 2) == 0) lanesRow *= 2;
+  SmallVector<unsigned> spt = {1, unsigned(vec)}, tpw = {unsigned(lanesRow), unsigned(32 / lanesRow)},
+                        wpc = {1, unsigned(std::max<int64_t>(1, threads / 32))}, order = {1, 0};
+  return BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
+}
+
 bool isElementwise(Operation *op) {
   if (op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType())) return false;
   if (isa<arith::ConstantOp>(op)) return false;
@@ -96,7 +112,8 @@ bool isLayoutFree(Operation *op) {
 /// Ops whose result and tile operands share one layout (the lowering works register by register).
 bool sharesLayout(Operation *op) {
   return isElementwise(op) ||
-         isa<tile::BroadcastOp, tile::RowMaxOp, tile::RowSumOp, tile::ConvertOp, tile::MaskColsOp, tile::CausalMaskOp>(op);
+         isa<tile::BroadcastOp, tile::RowMaxOp, tile::RowSumOp, tile::ConvertOp, tile::MaskColsOp, tile::CausalMaskOp,
+             tile::ColMaxOp, tile::ColSumOp>(op);
 }
 
 class Assigner {
@@ -257,9 +274,27 @@ void Assigner::propagate() {
       auto t = cast<RankedTensorType>(op->getOperand(0).getType());
       if (t.getRank() == 2) set(op->getOperand(0), rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_));
     });
+  // A reduced column anchors its tile and its [1, C] result in colBlocked under
+  // every policy (a dot result keeps its layout and is converted to it).
+  f_.walk([&](Operation *op) {
+    if (!isa<tile::ColMaxOp, tile::ColSumOp>(op)) return;
+    auto t = cast<RankedTensorType>(op->getOperand(0).getType());
+    Attribute l = colBlocked(ctx_, t.getShape(), t.getElementType(), threads_);
+    set(op->getResult(0), l);
+    set(op->getOperand(0), l);
+  });
   do {
     changed_ = false;
     f_.walk([&](Operation *op) {
+      // scf.if: a result takes the layout of what a branch yields (the other branch converts).
+      if (auto ifOp = dyn_cast<scf::IfOp>(op); ifOp && ifOp.getNumResults() > 0) {
+        for (unsigned i = 0; i < ifOp.getNumResults(); ++i) {
+          Attribute a = get(ifOp.getResult(i));
+          if (!a) a = get(ifOp.thenYield().getOperand(i));
+          if (!a) a = get(ifOp.elseYield().getOperand(i));
+          if (a) set(ifOp.getResult(i), a);
+        }
+      }
       if (sharesLayout(op)) {
         Attribute a;
         for (Value v : op->getOperands())
@@ -418,6 +453,11 @@ void Assigner::rewrite() {
       if (auto loop = dyn_cast<scf::ForOp>(y->getParentOp()))
         for (unsigned i = 0; i < y.getNumOperands(); ++i) {
           Attribute want = layoutOf(loop.getRegionIterArgs()[i].getType());
+          if (want) y->setOperand(i, convertTo(y.getOperand(i), want, b));
+        }
+      if (auto ifOp = dyn_cast<scf::IfOp>(y->getParentOp()))
+        for (unsigned i = 0; i < y.getNumOperands(); ++i) {
+          Attribute want = layoutOf(ifOp.getResult(i).getType());
           if (want) y->setOperand(i, convertTo(y.getOperand(i), want, b));
         }
     }

@@ -107,7 +107,8 @@ void copyInto(OpBuilder &b, tile::LoadOp ld, IRMapping &map, Value buffer, Value
 
 class Pipeliner {
 public:
-  Pipeliner(func::FuncOp f, int64_t stages) : f_(f), stages_(stages) {}
+  Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes)
+      : f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes) {}
   void run();
 
 private:
@@ -120,10 +121,26 @@ private:
   }
   void stageOnce(Staged s, bool inLoop);
   void pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads);
+  int64_t stagesFor(MutableArrayRef<Staged> loads) const;
+  void toWarpgroupDots();
+  void keepOneGroupInFlight(WarpgroupDotOp dot);
 
   func::FuncOp f_;
-  int64_t stages_;
+  int64_t stages_, wgmmaStages_, ringBytes_;
+  /// Loops whose copies run stages - 2 ahead: their wgmma dots wait for one group less.
+  DenseSet<Operation *> asyncLoops_;
 };
+
+/// The ring depth of a loop: wgmma operands get a deeper ring (the tensor
+/// cores read it directly, no registers are spent on it), as deep as fits.
+int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads) const {
+  if (!llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); })) return stages_;
+  int64_t perStage = 0;
+  for (Staged &s : loads) perStage += bufferType(s.load, 1, true).getStageBytes(unsigned(s.load.getType().getRank()));
+  int64_t S = std::max<int64_t>(wgmmaStages_, 2);
+  while (S > 2 && S * perStage > ringBytes_) --S;
+  return S;
+}
 
 /// One buffer: copy, wait for it, publish it, read it. In a loop, a barrier
 /// first retires the previous iteration's reads of the same buffer.
@@ -146,7 +163,12 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
 
 void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Location loc = loop.getLoc();
-  int64_t S = stages_;
+  int64_t S = stagesFor(loads);
+  bool async = S >= 3 && llvm::all_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); });
+  if (async) asyncLoops_.insert(loop);
+  // How many iterations ahead the copies run: with one wgmma group left in
+  // flight, the buffer read two iterations before is the one free.
+  int64_t D = async ? S - 2 : S - 1;
   SmallVector<Value> bufs;
   SmallVector<SmallVector<Operation *>> slices;
   for (Staged &s : loads) {
@@ -175,24 +197,24 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     AsyncCommitGroupOp::create(b, loc);
   };
 
-  // Prologue: iterations 0 .. S-2.
+  // Prologue: iterations 0 .. D-1.
   OpBuilder pre(loop);
-  for (int64_t s = 0; s + 1 < S; ++s) {
+  for (int64_t s = 0; s < D; ++s) {
     Value at = arith::AddIOp::create(pre, loc, loop.getLowerBound(),
                                      arith::MulIOp::create(pre, loc, loop.getStep(), ivConst(pre, s)));
     issue(pre, at, constIndex(pre, loc, s));
   }
-  // Each iteration: wait for its stage, publish it, issue S-1 ahead, read.
+  // Each iteration: wait for its stage, publish it, issue D ahead, read.
   OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
   Value iter = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
   Value iterIdx = indexOf(b, loc, iter);
   Value cS = constIndex(b, loc, S);
   Value stage = arith::RemSIOp::create(b, loc, iterIdx, cS);
-  AsyncWaitOp::create(b, loc, int32_t(S - 2));
+  AsyncWaitOp::create(b, loc, int32_t(D - 1));
   if (llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); })) FenceAsyncSharedOp::create(b, loc);
   BarrierOp::create(b, loc);
-  Value ahead = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), ivConst(b, S - 1)));
-  Value aheadStage = arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, S - 1)), cS);
+  Value ahead = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), ivConst(b, D)));
+  Value aheadStage = arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, D)), cS);
   issue(b, ahead, aheadStage);
   for (size_t i = 0; i < loads.size(); ++i) {
     OpBuilder at(loads[i].convert);
@@ -223,7 +245,11 @@ void Pipeliner::run() {
   });
   for (Staged s : single) stageOnce(s, s.load->getParentOfType<scf::ForOp>() != nullptr);
   for (auto &[loop, loads] : byLoop) pipelineLoop(cast<scf::ForOp>(loop), loads);
-  // A dot whose operands now lie in wgmma's buffers reads them there.
+  toWarpgroupDots();
+}
+
+/// A dot whose operands now lie in wgmma's buffers reads them there.
+void Pipeliner::toWarpgroupDots() {
   SmallVector<DotOp> dots;
   f_.walk([&](DotOp d) {
     if (forWgmma(d.getA().getType()) && forWgmma(d.getB().getType())) dots.push_back(d);
@@ -236,12 +262,52 @@ void Pipeliner::run() {
     }
     OpBuilder b(d);
     auto w = WarpgroupDotOp::create(b, d.getLoc(), d.getType(), la.getBuffer(), la.getStage(), lb.getBuffer(),
-                                    lb.getStage(), d.getAcc(), d.getTransB());
+                                    lb.getStage(), d.getAcc(), d.getTransB(), /*async=*/false);
     d.getResult().replaceAllUsesWith(w.getResult());
     d.erase();
     for (LocalLoadOp l : {la, lb})
       if (l->use_empty()) l.erase();
+    keepOneGroupInFlight(w);
   }
+}
+
+/// In a loop of `asyncLoops_` that carries the accumulator from one
+/// warpgroup_dot to the next and reads it nowhere else, the dot is left in
+/// flight: `warpgroup_wait 1` after it retires the previous iteration's
+/// group (whose buffer the next copies overwrite), and `warpgroup_wait 0` on
+/// the loop's result retires the last before anything reads it. The loop
+/// and that wait go under `scf.if (lb < ub)`: otherwise the path that skips
+/// the loop, where the accumulator is its initial value, joins the wait's
+/// path before the wait, and ptxas then serializes every wgmma of the kernel
+/// (C7515: "non wgmma instructions defining accumulator registers ... between
+/// start and end of the pipeline stage").
+void Pipeliner::keepOneGroupInFlight(WarpgroupDotOp dot) {
+  auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+  if (!loop || !asyncLoops_.contains(loop)) return;
+  auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+  if (!arg || arg.getOwner() != loop.getBody() || arg == loop.getInductionVar() || !arg.hasOneUse()) return;
+  unsigned idx = arg.getArgNumber() - loop.getNumInductionVars();
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  if (!dot.getResult().hasOneUse() || *dot.getResult().getUsers().begin() != yield ||
+      yield.getOperand(idx) != dot.getResult())
+    return;
+  dot.setAsync(true);
+  OpBuilder b(dot->getContext());
+  b.setInsertionPointAfter(dot);
+  WarpgroupWaitOp::create(b, dot.getLoc(), ValueRange{}, 1);
+
+  Location loc = loop.getLoc();
+  b.setInsertionPoint(loop);
+  Value runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, loop.getLowerBound(), loop.getUpperBound());
+  auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs, /*withElseRegion=*/true);
+  loop->replaceAllUsesWith(guard.getResults());
+  loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
+  OpBuilder in = OpBuilder::atBlockEnd(guard.thenBlock());
+  SmallVector<Value> results(loop.getResults());
+  results[idx] = WarpgroupWaitOp::create(in, dot.getLoc(), ValueRange{results[idx]}, 0).getResult(0);
+  scf::YieldOp::create(in, loc, results);
+  OpBuilder skip = OpBuilder::atBlockEnd(guard.elseBlock());
+  scf::YieldOp::create(skip, loc, loop.getInitArgs());
 }
 
 struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
@@ -251,7 +317,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
       getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes).run(); });
   }
 };
 
