@@ -27,10 +27,11 @@ namespace ph::lsp {
 //===----------------------------------------------------------------------===//
 
 std::shared_ptr<Server::Progress> Server::beginProgress(const std::string &title, const json &clientToken,
-                                                        const std::shared_ptr<CancelState> &cancel) {
+                                                        const std::shared_ptr<CancelState> &cancel, bool percentages) {
   auto p = std::make_shared<Progress>();
   p->server = this;
   p->title = title;
+  p->percentages = percentages;
   bool create = false;
   {
     std::lock_guard<std::mutex> lock(mu_);

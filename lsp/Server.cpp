@@ -367,6 +367,11 @@ void Server::didChange(const json &params) {
     if (endpoint_.log) endpoint_.log("didChange for a document that is not open: " + uri);
     return;
   }
+  {
+    // The build of the saved text is out of date: the next save starts another.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = builds_.find(uri); it != builds_.end()) it->second->cancel();
+  }
   std::string text = *current;
   applyChanges(text, params.at("contentChanges"));
   int64_t version = doc.contains("version") && doc["version"].is_number_integer() ? doc["version"].get<int64_t>() : oldVersion + 1;

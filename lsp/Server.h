@@ -147,7 +147,7 @@ private:
   /// $/progress reporting for one long job; cancellable from the editor.
   struct Progress;
   std::shared_ptr<Progress> beginProgress(const std::string &title, const json &clientToken,
-                                          const std::shared_ptr<CancelState> &cancel);
+                                          const std::shared_ptr<CancelState> &cancel, bool percentages = false);
 
   Endpoint endpoint_;
   ServerOptions options_;

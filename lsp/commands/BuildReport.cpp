@@ -25,7 +25,7 @@ namespace ph::lsp::driver {
 namespace report = rt::report;
 
 std::string readBuild(const ProcessResult &r, report::Document &doc) {
-  std::string why = report::fromJson(r.out, doc);
+  std::string why = report::fromJsonLines(r.out, doc); // with or without --progress
   if (!why.empty()) return "`ph build --json` wrote no ph-output document (" + why + ")";
   if (doc.command != "build") return "`ph build --json` wrote a `" + doc.command + "` document";
   return "";

@@ -210,15 +210,15 @@ bool externDynamicShared(ModuleOp m) {
 /// SIMT gpu.module -> NVVM and LLVM dialects, with the NVVM target attached.
 bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *timing = nullptr) {
   MLIRContext *ctx = m.getContext();
-  std::string libdevice = cudaDir() + "/nvvm/libdevice/libdevice.10.bc";
-  ArrayAttr link;
-  if (llvm::sys::fs::exists(libdevice)) link = ArrayAttr::get(ctx, {StringAttr::get(ctx, libdevice)});
   // sm_90a's wgmma and setmaxnreg need PTX 8.0; the others keep LLVM's default.
   const GpuArch *a = findGpuArch(arch);
   std::string features = a && a->archSpecific ? "+ptx80" : "";
-  auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", arch, features, nullptr, link);
-  m.walk([&](::mlir::gpu::GPUModuleOp gm) { gm.setTargetsAttr(ArrayAttr::get(ctx, {target})); });
-  return runPipeline(m, [](OpPassManager &pm) {
+  auto setTarget = [&](ArrayAttr link) {
+    auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", arch, features, nullptr, link);
+    m.walk([&](::mlir::gpu::GPUModuleOp gm) { gm.setTargetsAttr(ArrayAttr::get(ctx, {target})); });
+  };
+  setTarget(nullptr);
+  bool ok = runPipeline(m, [](OpPassManager &pm) {
     pm.addPass(createSCFToControlFlowPass());
     ConvertGpuOpsToNVVMOpsOptions o;
     o.indexBitwidth = 64;
@@ -233,6 +233,17 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
   }, err, timing) && externDynamicShared(m);
+  // libdevice (__nv_expf, ...) is linked only into a module that calls it: parsing and linking
+  // its 500 KB of bitcode, all of it then dropped, is wasted on kernels whose math lowers to
+  // NVVM intrinsics (docs/compile.md has the figures). The PTX is the same either way.
+  bool callsLibdevice = false;
+  m.walk([&](LLVM::LLVMFuncOp f) {
+    if (f.isExternal() && f.getSymName().starts_with("__nv_")) callsLibdevice = true;
+  });
+  std::string libdevice = cudaDir() + "/nvvm/libdevice/libdevice.10.bc";
+  if (ok && callsLibdevice && llvm::sys::fs::exists(libdevice))
+    setTarget(ArrayAttr::get(ctx, {StringAttr::get(ctx, libdevice)}));
+  return ok;
 }
 
 /// NVVM module -> PTX text through LLVM's NVPTX backend.
@@ -464,9 +475,17 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   if (!ptx) return false;
   std::string log;
   double ptxasCpu = 0;
-  bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu);
-  clock.mark("ptxas", ptxasCpu);
-  if (!assembled) return false;
+  // ptxas's output depends on ptxas, its arguments (runPtxas), the architecture and the PTX only.
+  std::string what;
+  if (opts.ptxasCache) what = "ph-ptxas-1 " + gpuToolchainIdentity(arch) + "; -arch=" + arch + " -v -O3\n" + out.ptx;
+  if (opts.ptxasCache && opts.ptxasCache->find(what, out.cubin, log)) {
+    clock.mark("ptxas-cached");
+  } else {
+    bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu);
+    clock.mark("ptxas", ptxasCpu);
+    if (!assembled) return false;
+    if (opts.ptxasCache) opts.ptxasCache->keep(what, out.cubin, log);
+  }
   out.meta.ptxas = rt::parsePtxasReport(log, res.kernelName);
   for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));
   return true;
