@@ -190,9 +190,16 @@ class Gen:
         self.loops_at = {}
 
     # ---------------------------------------------------------------- names, dims, tensors
+    # Builtins a prefix and a counter can spell (`f` + 16): the conversions of issue 16
+    # made these names reserved (E0215).
+    RESERVED = {"f16", "f32", "i32", "bf16", "i1", "f64", "i64", "i8", "i16"}
+
     def fresh(self, prefix):
-        self.names += 1
-        return f"{prefix}{self.names}"
+        while True:
+            self.names += 1
+            name = f"{prefix}{self.names}"
+            if name not in self.RESERVED:
+                return name
 
     def const(self, name):
         self.used_consts.add(name)
