@@ -151,11 +151,11 @@ def checks_of(stdout):
         i = stdout.index("{")
         j = json.loads(stdout[i:])
         c = {k: (v["interpreter"]["maxAbs"], v["interpreter"]["nonFinite"])
-             for k, v in j.get("checks", {}).items() if "interpreter" in v}
+             for k, v in (j.get("checks") or {}).items() if "interpreter" in v}
         if j.get("unchecked"):  # fake_ph_run.py: some outputs it cannot compare
             c["*unchecked"] = (0.0, 0)
         return c
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
