@@ -27,10 +27,11 @@ namespace ph::lsp {
 //===----------------------------------------------------------------------===//
 
 std::shared_ptr<Server::Progress> Server::beginProgress(const std::string &title, const json &clientToken,
-                                                        const std::shared_ptr<CancelState> &cancel) {
+                                                        const std::shared_ptr<CancelState> &cancel, bool percentages) {
   auto p = std::make_shared<Progress>();
   p->server = this;
   p->title = title;
+  p->percentages = percentages;
   bool create = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -129,8 +130,27 @@ void Server::sendGpuStatus() {
   endpoint_.notify("ph/status", status);
 }
 
+/// Why the command's arguments are of the wrong type, or "" (issue 20: a number as
+/// `kernel` or `target`, a negative line, were taken or failed as InternalError).
+static std::string wrongArgument(const json &args) {
+  for (const char *k : {"kernel", "target", "stage", "noGpu"})
+    if (args.contains(k) && !args[k].is_string()) return std::string("`") + k + "` must be a string";
+  for (const char *k : {"bench", "benchmark"})
+    if (args.contains(k) && !args[k].is_boolean()) return std::string("`") + k + "` must be true or false";
+  if (args.contains("position")) {
+    const json &p = args["position"];
+    auto ok = [&](const char *k) { return p.is_object() && p.contains(k) && p[k].is_number_integer() && p[k].get<int64_t>() >= 0; };
+    if (!ok("line") || !ok("character")) return "`position` must be {line, character} with integers >= 0";
+  }
+  return "";
+}
+
 void Server::executeCommand(const json &params, Reply reply) {
-  std::string command = params.at("command").get<std::string>();
+  if (!params.is_object() || !params.contains("command") || !params["command"].is_string()) {
+    reply.error(ErrorCode::InvalidParams, "workspace/executeCommand takes a `command` name");
+    return;
+  }
+  std::string command = params["command"].get<std::string>();
   json args = json::object();
   if (params.contains("arguments") && params["arguments"].is_array() && !params["arguments"].empty() &&
       params["arguments"][0].is_object())
@@ -150,6 +170,10 @@ void Server::executeCommand(const json &params, Reply reply) {
   }
   if (!args.contains("uri") || !args["uri"].is_string()) {
     reply.error(ErrorCode::InvalidParams, "`" + command + "` takes an object argument with `uri` (and `kernel` or `position`)");
+    return;
+  }
+  if (std::string why = wrongArgument(args); !why.empty()) {
+    reply.error(ErrorCode::InvalidParams, "invalid arguments to `" + command + "`: " + why);
     return;
   }
   try {

@@ -16,6 +16,7 @@
 #include "Scheduler.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,48 @@ namespace ph::lsp {
 /// Per-item reads of the incremental analysis (IncrementalAnalyzer::Result): a
 /// feature that only needs some items' facts reads them here while the whole
 /// analysis of the version is not built, so an edit costs it the items it asks for.
+struct ItemCache;
 struct ItemFacts {
   std::function<std::vector<TypeHint>(uint32_t from, uint32_t to)> typeHints;
+  /// The analysis of the items overlapping [from, to] (IncrementalAnalyzer::Result::slice).
+  std::function<std::shared_ptr<const Analysis>(uint32_t from, uint32_t to, const std::function<bool()> &stop)> slice;
+  /// The version's items, in document order; an item's identity stays while its facts do.
+  struct Span {
+    uint32_t begin = 0, end = 0;
+    std::shared_ptr<const void> identity, typedBy;
+  };
+  std::shared_ptr<const std::vector<Span>> spans;
+  /// What full-document features derived from each item, across versions (Items.cpp).
+  std::shared_ptr<ItemCache> cache;
 };
+
+// Items.cpp: per-item reads (issue 21).
+/// `s` with the analysis of the items overlapping [from, to] only, when the whole
+/// analysis is not built yet; else `s` itself. Building it is an interruption point.
+Snapshot sliceOf(const Snapshot &s, uint32_t from, uint32_t to);
+/// A full-document feature item by item: `compute` runs on each item's slice (only for
+/// items not seen before: the results of the others come from the cache, under their
+/// identity and `variant`, e.g. options that shape the result) and returns entries in
+/// document lines; `lineOf` says where an entry starts (entries outside the item are
+/// dropped: a slice also holds the symbols of the fns it calls), `shift` moves an entry by
+/// some lines. Returns the entries of every item in document order, or null when the
+/// version has no items (it went through the whole analysis).
+std::optional<json> perItem(const Snapshot &s, const std::string &feature, const std::string &variant,
+                            const std::function<json(const Snapshot &item)> &compute,
+                            const std::function<int64_t(const json &entry)> &lineOf,
+                            const std::function<void(json &entry, int64_t lines)> &shift);
+/// perItem's parts, not copied: each item's first line and its entries counted from it.
+struct ItemEntries {
+  int64_t line = 0;
+  std::shared_ptr<const json> entries;
+};
+std::optional<std::vector<ItemEntries>> perItemEntries(const Snapshot &s, const std::string &feature,
+                                                       const std::string &variant,
+                                                       const std::function<json(const Snapshot &item)> &compute,
+                                                       const std::function<int64_t(const json &entry)> &lineOf,
+                                                       const std::function<void(json &entry, int64_t lines)> &shift);
+/// Adds `lines` to the `line` of a range's start and end (documentSymbol, codeLens).
+void shiftRange(json &range, int64_t lines);
 
 /// What the client told us it can do, and settings that shape results.
 struct FeatureOptions {

@@ -1,6 +1,7 @@
 //===- Server.cpp - Lifecycle, sync and routing of ph-lsp -----------------===//
 #include "Server.h"
 #include "Subprocess.h"
+#include "features/ItemCache.h"
 
 #include "ph/Analysis.h"
 #include "ph/Incremental.h"
@@ -15,29 +16,44 @@ static const char *kVersion = "0.1.0";
 /// The scheduler's view of an incremental update: publish from its diagnostics, build
 /// the whole analysis on first use, and finish the other configurations next.
 static AnalysisResult toResult(IncrementalAnalyzer::Result r, std::shared_ptr<const SourceFile> file,
-                               std::shared_ptr<IncrementalAnalyzer> analyzer) {
+                               std::shared_ptr<IncrementalAnalyzer> analyzer, std::shared_ptr<ItemCache> cache,
+                               bool slices) {
   if (!r.diagnostics) return AnalysisResult(std::make_shared<const Analysis>());
+  if (!slices) r.slice = nullptr;              // ServerOptions::itemReads off
+  if (!slices || !cache) r.items = nullptr;    // ServerOptions::itemCache off
   AnalysisResult out(r.materialize ? LazyAnalysis::interruptible(r.materialize) : LazyAnalysis(r.diagnostics));
   if (r.materialize) out.published = r.diagnostics;
   if (r.typeHints) {
     auto items = std::make_shared<ItemFacts>();
     items->typeHints = std::move(r.typeHints);
+    items->slice = std::move(r.slice);
+    if (r.items) {
+      auto spans = std::make_shared<std::vector<ItemFacts::Span>>();
+      spans->reserve(r.items->size());
+      for (const auto &sp : *r.items) spans->push_back({sp.begin, sp.end, sp.identity, sp.typedBy});
+      items->spans = std::move(spans);
+    }
+    items->cache = cache;
     out.items = std::move(items);
   }
   if (!r.complete && !r.cancelled)
-    out.rest = [file, analyzer](const std::function<bool()> &stale) {
-      return toResult(analyzer->update(file, stale, true), file, analyzer);
+    out.rest = [file, analyzer, cache, slices](const std::function<bool()> &stale) {
+      return toResult(analyzer->update(file, stale, true), file, analyzer, cache, slices);
     };
   return out;
 }
 
 struct Server::Analyzers {
+  struct PerPath {
+    std::shared_ptr<IncrementalAnalyzer> analyzer;
+    std::shared_ptr<ItemCache> cache; // what the full-document features derived per item
+  };
   std::mutex mu;
-  std::map<std::string, std::shared_ptr<IncrementalAnalyzer>> byPath;
-  std::shared_ptr<IncrementalAnalyzer> get(const std::string &path, const std::shared_ptr<const Prelude> &prelude) {
+  std::map<std::string, PerPath> byPath;
+  PerPath get(const std::string &path, const std::shared_ptr<const Prelude> &prelude) {
     std::lock_guard<std::mutex> lock(mu);
     auto &a = byPath[path];
-    if (!a) a = std::make_shared<IncrementalAnalyzer>(prelude);
+    if (!a.analyzer) a = {std::make_shared<IncrementalAnalyzer>(prelude), std::make_shared<ItemCache>()};
     return a;
   }
   void drop(const std::string &path) {
@@ -53,11 +69,13 @@ Server::Server(Endpoint::SendFn send, ServerOptions options)
   analyzers_ = std::make_shared<Analyzers>();
   // Each document's analyses run one at a time (its strand), on its own item cache;
   // diagnostics are published from the cheap part, the rest is built when a feature asks.
-  auto analyzeFn = [prelude, analyzers = analyzers_](const std::string &path, std::shared_ptr<const std::string> text,
-                                                     const std::function<bool()> &stale) {
+  auto analyzeFn = [prelude, analyzers = analyzers_, itemReads = options_.itemReads, itemCache = options_.itemCache](
+                       const std::string &path, std::shared_ptr<const std::string> text,
+                       const std::function<bool()> &stale) {
     auto file = std::make_shared<const SourceFile>(path, *text);
-    auto analyzer = analyzers->get(path, prelude);
-    return toResult(analyzer->update(file, stale, false), file, analyzer);
+    auto per = analyzers->get(path, prelude);
+    return toResult(per.analyzer->update(file, stale, false), file, per.analyzer, itemCache ? per.cache : nullptr,
+                    itemReads);
   };
   watchdog_ = std::make_unique<Watchdog>();
   scheduler_ = std::make_unique<Scheduler>(analyzeFn, Scheduler::Options{options_.debounce, options_.threads, 2, options_.threads},
@@ -348,6 +366,11 @@ void Server::didChange(const json &params) {
   if (!current) {
     if (endpoint_.log) endpoint_.log("didChange for a document that is not open: " + uri);
     return;
+  }
+  {
+    // The build of the saved text is out of date: the next save starts another.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = builds_.find(uri); it != builds_.end()) it->second->cancel();
   }
   std::string text = *current;
   applyChanges(text, params.at("contentChanges"));

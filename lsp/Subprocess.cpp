@@ -36,7 +36,8 @@ std::string findProgram(const std::string &name) {
 }
 
 ProcessResult runProcess(const std::vector<std::string> &argv, const std::string &cwd,
-                         const std::shared_ptr<CancelState> &cancel, std::chrono::milliseconds timeout) {
+                         const std::shared_ptr<CancelState> &cancel, std::chrono::milliseconds timeout,
+                         const std::function<void(const std::string &)> &onOutLine) {
   ProcessResult r;
   if (argv.empty()) {
     r.error = "empty command";
@@ -80,6 +81,7 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const std::string
   int open = 2;
   bool killed = false;
   char buf[65536];
+  size_t lineStart = 0; // the first stdout line not yet handed to onOutLine
   while (open > 0) {
     int n = poll(fds, 2, 50);
     if (n < 0 && errno != EINTR) break;
@@ -88,6 +90,9 @@ ProcessResult runProcess(const std::vector<std::string> &argv, const std::string
       ssize_t got = read(fds[i].fd, buf, sizeof buf);
       if (got > 0) {
         (i == 0 ? r.out : r.err).append(buf, static_cast<size_t>(got));
+        if (i == 0 && onOutLine)
+          for (size_t nl; (nl = r.out.find('\n', lineStart)) != std::string::npos; lineStart = nl + 1)
+            onOutLine(r.out.substr(lineStart, nl - lineStart));
       } else if (got == 0 || errno != EINTR) {
         close(fds[i].fd);
         fds[i].fd = -1;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,9 +26,12 @@ struct ProcessResult {
   std::string out, err, error;
 };
 
+/// `onOutLine`, when given, is called with each line of stdout (without its
+/// newline) as it arrives, on the calling thread: a build's figures as they come.
 ProcessResult runProcess(const std::vector<std::string> &argv, const std::string &cwd,
                          const std::shared_ptr<CancelState> &cancel,
-                         std::chrono::milliseconds timeout = std::chrono::minutes(10));
+                         std::chrono::milliseconds timeout = std::chrono::minutes(10),
+                         const std::function<void(const std::string &)> &onOutLine = {});
 
 /// Finds `name` on PATH (or returns it unchanged if it contains a slash and exists); "" if absent.
 std::string findProgram(const std::string &name);

@@ -39,6 +39,10 @@ int main(int argc, char **argv) {
   // A client that closes the pipe must not kill us with SIGPIPE mid-write.
   std::signal(SIGPIPE, SIG_IGN);
   ServerOptions options;
+  // PH_LSP_ITEM_READS=0: every feature reads the version's whole analysis (to compare).
+  if (const char *e = std::getenv("PH_LSP_ITEM_READS"); e && std::string(e) == "0") options.itemReads = false;
+  // PH_LSP_ITEM_CACHE=1: full-document features item by item (ServerOptions::itemCache).
+  if (const char *e = std::getenv("PH_LSP_ITEM_CACHE"); e && std::string(e) == "1") options.itemCache = true;
   std::string listen;
   bool log = false;
   for (int i = 1; i < argc; ++i) {

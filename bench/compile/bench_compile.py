@@ -8,6 +8,8 @@ Needs no GPU (ptxas from the CUDA Toolkit, as `ph build` does). For each of the 
   warm        every variant already cached
   warm-edit   one kernel edited (a new constant each run, no line moved): its variants compile,
               the others come from the cache
+  warm-moved  lines added at the top (a new count each run): every kernel moves, so every
+              variant key is new, but the PTX is the same and ptxas's cubins come from the cache
 and, once per file, `ph build --time --no-cache -j 1`'s breakdown per variant: our own time
 (context, kir-to-tile, lower, to-nvvm, nvptx) beside ptxas's. Figures are whole-process wall and
 CPU (user + system of the child) seconds: median [min-max] over --runs runs. On a shared
@@ -140,6 +142,18 @@ def main():
                 with open(src, "w") as f:
                     f.write(text)
                 rows.append({"file": rel, "variants": variants, "scenario": "warm-edit", "jobs": jname,
+                             "recompiled": recompiled, "wall": summary(walls), "cpu": summary(cpus)})
+                # Warm, every kernel moved down: r + 1 comment lines above them, a new count per run.
+                walls, cpus, recompiled = [], [], 0
+                for r in range(args.runs):
+                    with open(src, "w") as f:
+                        f.write("// moved\n" * ((j + 1) * 100 + r + 1) + text)
+                    w, c, counts, _ = run_build(args.ph, src, out, home, j)
+                    recompiled = counts[1]
+                    walls.append(w), cpus.append(c)
+                with open(src, "w") as f:
+                    f.write(text)
+                rows.append({"file": rel, "variants": variants, "scenario": "warm-moved", "jobs": jname,
                              "recompiled": recompiled, "wall": summary(walls), "cpu": summary(cpus)})
                 shutil.rmtree(home, ignore_errors=True)
         print(f"{'file':30} {'variants':>8} {'scenario':10} {'-j':>4} {'wall s':>20} {'cpu s':>20}")

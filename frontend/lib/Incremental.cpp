@@ -95,6 +95,8 @@ struct Canonical {
   std::vector<Occurrence> occurrences;
   std::set<std::string> fnNames;
   std::unordered_map<std::string, std::vector<std::string>> stdCalls; // std fn -> the names it calls
+  /// (file, begin, name) of each symbol of the prelude's files -> its index in `symbols`.
+  std::map<std::tuple<FileId, uint32_t, std::string>, uint32_t> ids;
 };
 
 /// An item's tree from this update's parse, handed to its check (not cached).
@@ -290,6 +292,9 @@ void IncrementalAnalyzer::Impl::loadPrelude() {
   c->modules = A.modules;
   c->symbols = A.symbols;
   c->occurrences = A.occurrences;
+  for (uint32_t i = 0; i < c->symbols.size(); ++i)
+    if (const Symbol &s = c->symbols[i]; s.def.file != UINT32_MAX)
+      c->ids.emplace(std::make_tuple(s.def.file, s.def.begin, s.name), i);
   for (auto &m : A.modules)
     for (auto &d : m->decls) {
       if (!d->name.valid()) continue;
@@ -563,34 +568,56 @@ std::vector<TypeHint> hintsIn(const std::vector<Item> &items, FileId P, uint32_t
   return out;
 }
 
-/// Builds the whole Analysis of one version from its items (materialize).
+/// Builds the Analysis of one version from its items: the whole of it (materialize),
+/// or (slice) the items [first, last) with the symbols of the fns they reach and the
+/// std and builtin symbols they name, lexing and parsing those items' bytes only.
 std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file, std::shared_ptr<const Prelude> prelude,
                                          std::shared_ptr<const Canonical> canonical, const std::vector<Item> &items,
                                          std::shared_ptr<const std::vector<Diagnostic>> diagnostics, FileId P,
-                                         const std::function<bool()> &stop) {
+                                         const std::function<bool()> &stop, size_t first = 0,
+                                         size_t last = SIZE_MAX) {
   auto stopped = [&] { return stop && stop(); };
+  last = std::min(last, items.size());
+  const bool whole = first == 0 && last == items.size();
   auto A = std::make_shared<Analysis>();
   for (FileId id = 0; id < P; ++id) A->sources.add(prelude->files[id]);
   A->mainFile = A->sources.add(file);
   A->modules = canonical->modules;
   {
     DiagnosticSink ignored;
-    A->tokens = lex(*file, P, ignored);
+    if (whole || first >= last) {
+      A->tokens = lex(*file, P, ignored);
+    } else {
+      uint32_t b = items[first].start, e = items[last - 1].start + items[last - 1].summary->length;
+      A->tokens = lex(*file, P, ignored, b, e);
+    }
     A->modules.push_back(std::shared_ptr<const ast::Module>(parse(A->tokens, P, ignored)));
   }
   A->diagnostics = *diagnostics;
-  A->symbols = canonical->symbols;
-  A->occurrences = canonical->occurrences;
+  // The prelude's symbols: all of them for the whole analysis; a slice copies those its
+  // items name, on first reference (a copy of every std symbol per slice would cost more
+  // than the item).
+  const auto &preludeIds = canonical->ids; // both: an index in canonical->symbols
   std::unordered_map<std::string, uint32_t> builtins, fns;
-  std::map<std::tuple<FileId, uint32_t, std::string>, uint32_t> preludeIds;
-  for (uint32_t i = 0; i < A->symbols.size(); ++i) {
-    const Symbol &s = A->symbols[i];
-    if (s.def.file == UINT32_MAX) builtins.emplace(s.name, i);
-    else preludeIds.emplace(std::make_tuple(s.def.file, s.def.begin, s.name), i);
+  std::vector<uint32_t> preludeCopy; // a slice: canonical index -> its copy's, UINT32_MAX until named
+  if (whole) {
+    A->symbols = canonical->symbols;
+    A->occurrences = canonical->occurrences;
+    for (uint32_t i = 0; i < A->symbols.size(); ++i)
+      if (A->symbols[i].def.file == UINT32_MAX) builtins.emplace(A->symbols[i].name, i);
+  } else {
+    preludeCopy.assign(canonical->symbols.size(), UINT32_MAX);
   }
   std::vector<const FactGroup *> groups = factGroups(items);
-  std::vector<uint32_t> base(items.size());
+  // Whose symbols are in: the items of the range and the fn items they reach.
+  std::vector<bool> withSymbols(items.size(), whole);
+  for (size_t i = first; i < last; ++i) {
+    withSymbols[i] = true;
+    for (size_t d : items[i].deps) withSymbols[d] = true;
+  }
+  std::vector<uint32_t> base(items.size(), UINT32_MAX);
   for (size_t i = 0; i < items.size(); ++i) {
+    if (!withSymbols[i]) continue;
     if (stopped()) return nullptr;
     base[i] = static_cast<uint32_t>(A->symbols.size());
     std::vector<uint32_t> bases{items[i].start};
@@ -615,7 +642,16 @@ std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file,
     }
     case ExtRef::Prelude: {
       auto it = preludeIds.find(std::make_tuple(e.file, e.begin, e.name));
-      return it == preludeIds.end() ? UINT32_MAX : it->second;
+      if (it == preludeIds.end()) return UINT32_MAX;
+      if (whole) return it->second;
+      uint32_t &copy = preludeCopy[it->second];
+      if (copy == UINT32_MAX) { // a slice's first reference: copy the symbol
+        Symbol s = canonical->symbols[it->second];
+        s.container = UINT32_MAX;
+        copy = static_cast<uint32_t>(A->symbols.size());
+        A->symbols.push_back(std::move(s));
+      }
+      return copy;
     }
     case ExtRef::Fn: {
       auto it = fns.find(e.name);
@@ -625,13 +661,16 @@ std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file,
     return UINT32_MAX;
   };
   for (size_t i = 0; i < items.size(); ++i) {
-    if (stopped()) return nullptr;
-    const CheckedItem &c = *items[i].checked;
-    std::vector<uint32_t> bases{items[i].start};
+    if (!withSymbols[i]) continue;
     for (size_t k = 0; k < groups[i]->symbols.size(); ++k) {
       uint32_t r = groups[i]->symbols[k].container;
       A->symbols[base[i] + k].container = r == UINT32_MAX ? r : (r & kExt) ? UINT32_MAX : base[i] + r;
     }
+  }
+  for (size_t i = first; i < last; ++i) {
+    if (stopped()) return nullptr;
+    const CheckedItem &c = *items[i].checked;
+    std::vector<uint32_t> bases{items[i].start};
     for (const Occurrence &o : c.occurrences)
       A->occurrences.push_back({translate(o.range, P, bases), resolveRef(i, o.symbol), o.isDefinition, o.isWrite});
     for (const ExprFact &f : groups[i]->exprFacts) {
@@ -656,6 +695,24 @@ std::shared_ptr<const Analysis> assemble(std::shared_ptr<const SourceFile> file,
   std::sort(A->typeHints.begin(), A->typeHints.end(),
             [](const TypeHint &a, const TypeHint &b) { return a.nameRange.begin < b.nameRange.begin; });
   return A;
+}
+
+/// The items [first, last) that overlap [from, to]: an item is [start, start + length);
+/// an offset at or past the end of the file is in the last item.
+std::pair<size_t, size_t> itemsOverlapping(const std::vector<Item> &items, uint32_t from, uint32_t to) {
+  if (items.empty()) return {0, 0};
+  if (to < from) std::swap(from, to);
+  size_t first = items.size(), last = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    uint32_t b = items[i].start, e = b + items[i].summary->length;
+    bool lastItem = i + 1 == items.size();
+    if (b <= to && (e > from || lastItem)) {
+      first = std::min(first, i);
+      last = i + 1;
+    }
+  }
+  if (first >= last) return {items.size() - 1, items.size()};
+  return {first, last};
 }
 
 } // namespace
@@ -884,6 +941,29 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
     return assemble(file, prelude, canonical, *shared, unique, P, stop);
   };
   result.typeHints = [shared, P](uint32_t from, uint32_t to) { return hintsIn(*shared, P, from, to); };
+  result.slice = [file, prelude = I.prelude, canonical = I.canonical, shared, unique,
+                  P](uint32_t from, uint32_t to, const std::function<bool()> &stop) {
+    auto [first, last] = itemsOverlapping(*shared, from, to);
+    return assemble(file, prelude, canonical, *shared, unique, P, stop, first, last);
+  };
+  {
+    auto spans = std::make_shared<std::vector<Result::ItemSpan>>();
+    std::vector<const FactGroup *> groups = factGroups(*shared);
+    for (size_t i = 0; i < shared->size(); ++i) {
+      const Item &it = (*shared)[i];
+      Result::ItemSpan sp;
+      sp.begin = it.start;
+      sp.end = it.start + it.summary->length;
+      sp.identity = it.checked;
+      // A fn typed by a kernel's inlining: that kernel's check is part of what it shows.
+      if (groups[i] != &it.checked->own)
+        for (const Item &k : *shared)
+          for (const FactGroup &g : k.checked->deps)
+            if (&g == groups[i]) sp.typedBy = k.checked;
+      spans->push_back(std::move(sp));
+    }
+    result.items = spans;
+  }
 
   // 6. The cache keeps this version's items only: what an edit replaced goes.
   I.summaries = std::move(usedSummaries);

@@ -1,6 +1,8 @@
 //===- Lexer.cpp - Turns source text into tokens ---------------------------===//
 #include "ph/Lexer.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <cstring>
 #include <cstdlib>
@@ -87,14 +89,18 @@ static bool isInvalidByte(unsigned char c) {
 }
 
 std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags) {
+  return lex(file, id, diags, 0, static_cast<uint32_t>(file.text().size()));
+}
+
+std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags, uint32_t begin, uint32_t end) {
   const std::string &t = file.text();
-  const uint32_t n = static_cast<uint32_t>(t.size());
+  const uint32_t n = std::min(end, static_cast<uint32_t>(t.size()));
   std::vector<Token> out;
-  out.reserve(n / 3 + 1);
+  out.reserve((n - std::min(begin, n)) / 3 + 1);
   auto push = [&](Tok k, uint32_t b, uint32_t e) {
     out.push_back(Token{k, SourceRange{id, b, e}, std::string_view(t).substr(b, e - b)});
   };
-  uint32_t i = 0;
+  uint32_t i = begin;
   while (i < n) {
     unsigned char c = t[i];
     if (c == ' ' || c == '\t' || c == '\r') {

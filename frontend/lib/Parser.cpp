@@ -186,6 +186,24 @@ private:
     ++depth_;
     return true;
   }
+  /// Skips an expression too deep to parse: up to the closer of the bracket it sits in,
+  /// which is left for that bracket's parser (skipping to the end of the statement left
+  /// every enclosing `(` unclosed: a wrong E0102 after the E0106), keeping the brackets
+  /// it opens itself balanced; outside brackets, to the end of the line.
+  void skipTooDeep() {
+    size_t open = 0;
+    while (!at(Tok::Eof) && !at(Tok::RBrace)) {
+      if (at(Tok::LParen) || at(Tok::LBracket)) {
+        ++open;
+      } else if (at(Tok::RParen) || at(Tok::RBracket)) {
+        if (open == 0) return;
+        --open;
+      } else if (open == 0 && nlSkip_ == 0 && at(Tok::Newline)) {
+        return;
+      }
+      advance();
+    }
+  }
   /// Skips to the end of the current line or block at this nesting.
   void skipToStatementEnd() {
     while (!at(Tok::Eof) && !at(Tok::RBrace)) {
@@ -258,7 +276,7 @@ ExprPtr Parser::parseBinary(int minPrec) {
 ExprPtr Parser::parseUnary() {
   if (!enter()) {
     SourceRange r = peek().range;
-    skipToStatementEnd();
+    skipTooDeep();
     return makeExpr(ExprKind::Error, r);
   }
   ExprPtr result;

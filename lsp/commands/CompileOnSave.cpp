@@ -1,7 +1,10 @@
 //===- CompileOnSave.cpp - `ph build` after each save ------------------------===//
 //
-// A newer save cancels the build in flight. `ph build --json`'s document is
-// read as typed data: its diagnostics (W0502 for a kernel that spills among
+// A newer save, or an edit, cancels the build in flight (the driver is killed and
+// nothing is published). `ph build --json --progress` writes a typed event per
+// variant as it is done, first configuration first (unchanged ones come from its
+// cache): each is a $/progress report with that variant's figures. Its document
+// is read as typed data: its diagnostics (W0502 for a kernel that spills among
 // them, with ranges and notes) are published with the document's own,
 // for the version that was saved only (an edit drops them, and one the
 // analysis already reports is not repeated: Server::publish); its figures go
@@ -65,11 +68,32 @@ void Server::compileOnSave(const std::string &uri) {
       if (endpoint_.log) endpoint_.log("compile on save refused: " + outError);
       return;
     }
-    std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string(), "--json"};
+    std::vector<std::string> argv = {driverPath(), "build", file, "-o", out.string(), "--json", "--progress"};
     // A cubin is for a GPU whatever the run target is (cpu, interp, auto), as for ph.compile:
     // only an explicit architecture is passed on (`ph build --target cpu` is a usage error).
     if (st.target.rfind("sm_", 0) == 0) argv.insert(argv.end(), {"--target", st.target});
-    ProcessResult r = runProcess(argv, "", cancel);
+    auto progress = beginProgress("Compiling " + fs::path(path).filename().string(), nullptr, cancel, true);
+    int of = 0, done = 0, fromCache = 0;
+    ProcessResult r = runProcess(argv, "", cancel, std::chrono::minutes(10), [&](const std::string &line) {
+      rt::report::Event e;
+      if (!rt::report::eventFromJson(line, e).empty()) return; // the document, read at the end
+      of = e.of;
+      if (e.event != "variant") return;
+      ++done;
+      if (e.fromCache) ++fromCache;
+      // `3/16 mha [D=128,BR=64]: 168 regs · 47.2 KiB smem · 1 blocks/SM (...)`
+      std::string msg = std::to_string(e.index + 1) + "/" + std::to_string(e.of) + " " + e.kernel;
+      if (!e.configName.empty()) msg += " [" + e.configName + "]";
+      msg += ": " + (e.variant ? driver::figuresText(*e.variant) : std::string("failed"));
+      if (e.fromCache) msg += " (cached)";
+      if (progress) progress->report(msg, e.of ? (e.index + 1) * 100 / e.of : -1);
+    });
+    if (progress) {
+      char took[96];
+      std::snprintf(took, sizeof took, "%d variant(s): %d compiled, %d cached, %.1f s", of, done - fromCache, fromCache,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      progress->end(r.cancelled ? "cancelled" : r.exitCode == 0 ? std::string(took) : "failed");
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = builds_.find(uri);

@@ -64,7 +64,7 @@ std::string argvForLog(const std::vector<std::string> &argv) {
 }
 
 std::string readDocument(const ProcessResult &r, const std::string &command, rt::report::Document &doc) {
-  std::string why = rt::report::fromJson(r.out, doc);
+  std::string why = rt::report::fromJsonLines(r.out, doc); // `ph build --progress` writes events first
   if (!why.empty()) return "`ph " + command + " --json` wrote no ph-output document (" + why + ")";
   if (doc.command != command) return "`ph " + command + " --json` wrote a `" + doc.command + "` document";
   return "";

@@ -58,7 +58,8 @@ std::string runSummary(const std::string &kernel, const std::string &target, con
 using Placements = std::map<std::string, std::map<uint32_t, std::vector<std::string>>>;
 
 // BuildReport.cpp: `ph build --json`'s document, read as typed data.
-/// Reads the document from the driver's stdout; "" or why there is none.
+/// Reads the document from the driver's stdout (after its progress events, if
+/// any: `--progress`); "" or why there is none.
 std::string readBuild(const ProcessResult &r, rt::report::Document &doc);
 /// The lens text of one variant, short enough for a lens line or a table column:
 /// "96 regs · 47.2 KiB smem · 4 blocks/SM (25%, smem)", the occupancy as the driver

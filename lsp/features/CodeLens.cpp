@@ -16,7 +16,9 @@
 
 namespace ph::lsp {
 
-json codeLens(const Snapshot &s, const json &, const FeatureOptions &o) {
+namespace {
+
+json lensesOf(const Snapshot &s, const FeatureOptions &o) {
   json out = json::array();
   if (!s.analysis) return out;
   // The main file's kernel declarations by name, once (a scan per kernel was quadratic).
@@ -58,6 +60,20 @@ json codeLens(const Snapshot &s, const json &, const FeatureOptions &o) {
       lens(nameRange, it->second, "", nullptr);
   }
   return out;
+}
+
+} // namespace
+
+json codeLens(const Snapshot &s, const json &, const FeatureOptions &o) {
+  // Item by item (issue 21); the options that shape a lens are part of the cache's key.
+  std::string variant = o.runTarget;
+  for (const auto &[k, v] : o.compileFigures) variant += "\n" + k + "\t" + v;
+  if (auto out = perItem(
+          s, "codeLens", variant, [&](const Snapshot &item) { return lensesOf(item, o); },
+          [](const json &l) { return l["range"]["start"]["line"].get<int64_t>(); },
+          [](json &l, int64_t lines) { shiftRange(l["range"], lines); }))
+    return *out;
+  return lensesOf(s, o);
 }
 
 } // namespace ph::lsp

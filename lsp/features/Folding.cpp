@@ -37,9 +37,7 @@ void walk(const Snapshot &s, json &out, const std::vector<ast::StmtPtr> &body) {
   }
 }
 
-} // namespace
-
-json foldingRange(const Snapshot &s, const json &) {
+json foldingOf(const Snapshot &s) {
   json out = json::array();
   if (!s.analysis) return out;
   const Analysis &a = *s.analysis;
@@ -52,6 +50,19 @@ json foldingRange(const Snapshot &s, const json &) {
     walk(s, out, d->body);
   }
   return out;
+}
+
+} // namespace
+
+json foldingRange(const Snapshot &s, const json &) {
+  if (auto out = perItem(
+          s, "foldingRange", "", foldingOf, [](const json &f) { return f["startLine"].get<int64_t>(); },
+          [](json &f, int64_t lines) {
+            f["startLine"] = f["startLine"].get<int64_t>() + lines;
+            f["endLine"] = f["endLine"].get<int64_t>() + lines;
+          }))
+    return *out;
+  return foldingOf(s);
 }
 
 } // namespace ph::lsp

@@ -92,8 +92,11 @@ std::string kernelHover(const Snapshot &s, const Symbol &sym, uint32_t symIndex,
 
 } // namespace
 
-json hover(const Snapshot &s, const json &params, const FeatureOptions &o) {
-  if (!s.analysis) return nullptr;
+json hover(const Snapshot &whole, const json &params, const FeatureOptions &o) {
+  if (!whole.analysis) return nullptr;
+  // The item under the cursor only, while the whole analysis is not built (issue 21).
+  uint32_t at = offsetOf(whole, params);
+  const Snapshot s = sliceOf(whole, at, at);
   const Analysis &a = *s.analysis;
   uint32_t off = offsetOf(s, params);
   std::string value;

@@ -37,9 +37,37 @@ bool isIdentifier(std::string_view n) {
   return true;
 }
 
+/// The item under the cursor's slice (issue 21): where a symbol defined in it is used.
+Snapshot itemAt(const Snapshot &s, const json &params) {
+  uint32_t at = offsetOf(s, params);
+  return sliceOf(s, at, at);
+}
+
+/// Symbols whose every occurrence is inside the item that defines them: locals,
+/// parameters, loop variables, sizes and autotune parameters of the document.
+bool itemLocal(const Analysis &a, const Symbol &sym) {
+  switch (sym.kind) {
+  case SymbolKind::Kernel:
+  case SymbolKind::Function:
+  case SymbolKind::Builtin:
+  case SymbolKind::Decorator: return false;
+  default: return sym.def.file == a.mainFile;
+  }
+}
+
+/// The item's slice when the symbol under the cursor is local to it, else the snapshot.
+Snapshot forSymbolAt(const Snapshot &s, const json &params) {
+  if (!s.items || !s.items->slice || !s.analysis || s.analysis.built()) return s;
+  Snapshot item = itemAt(s, params);
+  const Occurrence *occ = symbolAt(item, params);
+  if (occ && itemLocal(*item.analysis, item.analysis->symbols[occ->symbol])) return item;
+  return s;
+}
+
 } // namespace
 
-json definition(const Snapshot &s, const json &params) {
+json definition(const Snapshot &whole, const json &params) {
+  const Snapshot s = itemAt(whole, params);
   const Occurrence *occ = symbolAt(s, params);
   if (!occ) return nullptr;
   const Symbol &sym = s.analysis->symbols[occ->symbol];
@@ -47,7 +75,8 @@ json definition(const Snapshot &s, const json &params) {
   return json::array({location(s, sym.def)});
 }
 
-json references(const Snapshot &s, const json &params) {
+json references(const Snapshot &whole, const json &params) {
+  const Snapshot s = forSymbolAt(whole, params);
   const Occurrence *occ = symbolAt(s, params);
   if (!occ) return nullptr;
   bool withDecl = params.value("context", json::object()).value("includeDeclaration", true);
@@ -62,7 +91,8 @@ json references(const Snapshot &s, const json &params) {
   return out;
 }
 
-json documentHighlight(const Snapshot &s, const json &params) {
+json documentHighlight(const Snapshot &whole, const json &params) {
+  const Snapshot s = forSymbolAt(whole, params);
   const Occurrence *occ = symbolAt(s, params);
   if (!occ) return nullptr;
   const Analysis &a = *s.analysis;

@@ -24,11 +24,14 @@ json semanticTokensLegend() {
           {"tokenModifiers", {"declaration", "readonly", "defaultLibrary"}}};
 }
 
-json semanticTokens(const Snapshot &s, const json &) {
-  std::vector<uint32_t> data;
-  if (!s.analysis) return {{"data", data}};
+namespace {
+
+/// The classified tokens of the snapshot's analysis, each [line, character, length,
+/// type, modifiers] in document lines, in order.
+json classify(const Snapshot &s) {
+  json out = json::array();
+  if (!s.analysis) return out;
   const Analysis &a = *s.analysis;
-  uint32_t prevLine = 0, prevChar = 0;
   bool afterAt = false, afterDot = false;
   // The main file's occurrences, walked with the tokens (both in file order): asking
   // occurrenceAt per token was a scan per token, minutes on a 56,000-line file.
@@ -92,15 +95,41 @@ json semanticTokens(const Snapshot &s, const json &) {
     Position p = s.lines.position(t.range.begin);
     Position e = s.lines.position(t.range.end);
     if (e.line != p.line) continue; // tokens never span lines; be safe
-    data.push_back(p.line - prevLine);
-    data.push_back(p.line == prevLine ? p.character - prevChar : p.character);
-    data.push_back(e.character - p.character);
-    data.push_back(static_cast<uint32_t>(type));
-    data.push_back(static_cast<uint32_t>(mods));
-    prevLine = p.line;
-    prevChar = p.character;
+    out.push_back({p.line, p.character, e.character - p.character, type, mods});
   }
-  return {{"data", data}};
+  return out;
+}
+
+/// LSP's relative encoding: each token's line from the previous one's, its character
+/// from the previous one's on the same line.
+struct Encoder {
+  std::vector<uint32_t> data;
+  uint32_t prevLine = 0, prevChar = 0;
+  void add(uint32_t line, uint32_t ch, uint32_t len, uint32_t type, uint32_t mods) {
+    data.insert(data.end(), {line - prevLine, line == prevLine ? ch - prevChar : ch, len, type, mods});
+    prevLine = line;
+    prevChar = ch;
+  }
+};
+
+} // namespace
+
+json semanticTokens(const Snapshot &s, const json &) {
+  Encoder enc;
+  // Item by item (issue 21): after an edit only the items it reached are classified again.
+  auto items = perItemEntries(
+      s, "semanticTokens", "", classify, [](const json &t) { return t[0].get<int64_t>(); },
+      [](json &t, int64_t lines) { t[0] = t[0].get<int64_t>() + lines; });
+  if (items) {
+    for (const ItemEntries &it : *items)
+      for (const json &t : *it.entries) {
+        checkpoint(1);
+        enc.add(static_cast<uint32_t>(t[0].get<int64_t>() + it.line), t[1], t[2], t[3], t[4]);
+      }
+    return {{"data", enc.data}};
+  }
+  for (const json &t : classify(s)) enc.add(t[0], t[1], t[2], t[3], t[4]);
+  return {{"data", enc.data}};
 }
 
 } // namespace ph::lsp

@@ -19,7 +19,9 @@ static int lspKind(SymbolKind k) {
   }
 }
 
-json documentSymbol(const Snapshot &s, const json &) {
+namespace {
+
+json symbolsOf(const Snapshot &s) {
   json out = json::array();
   if (!s.analysis) return out;
   const Analysis &a = *s.analysis;
@@ -57,6 +59,24 @@ json documentSymbol(const Snapshot &s, const json &) {
     out.push_back(std::move(item));
   }
   return out;
+}
+
+void shiftSymbol(json &sym, int64_t lines) {
+  shiftRange(sym["range"], lines);
+  shiftRange(sym["selectionRange"], lines);
+  if (sym.contains("children"))
+    for (json &c : sym["children"]) shiftSymbol(c, lines);
+}
+
+} // namespace
+
+json documentSymbol(const Snapshot &s, const json &) {
+  // Item by item (issue 21); an item's kernel or fn is listed under its name's line.
+  if (auto out = perItem(
+          s, "documentSymbol", "", symbolsOf,
+          [](const json &sym) { return sym["selectionRange"]["start"]["line"].get<int64_t>(); }, shiftSymbol))
+    return *out;
+  return symbolsOf(s);
 }
 
 } // namespace ph::lsp

@@ -361,6 +361,75 @@ json toJson(const Document &doc) {
   return j;
 }
 
+json toJson(const Event &e) {
+  json j = {{"format", kEventFormat}, {"version", kVersion}, {"event", e.event}, {"of", e.of}};
+  if (e.event == "plan") {
+    j["cached"] = e.cached;
+    return j;
+  }
+  j["index"] = e.index;
+  j["ok"] = e.ok;
+  j["cached"] = e.fromCache;
+  j["ms"] = e.ms;
+  j["kernel"] = e.kernel;
+  j["configName"] = e.configName;
+  if (e.variant) j["variant"] = variantJson(*e.variant);
+  json d = json::array();
+  for (const Diag &x : e.diagnostics) d.push_back(diagJson(x));
+  j["diagnostics"] = d;
+  return j;
+}
+
+std::string eventFromJson(const std::string &line, Event &out) {
+  json j = json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return "not a JSON object";
+  if (j.value("format", "") != kEventFormat) return "not a ph-event line";
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kVersion)
+    return "ph-event version " + (j.contains("version") ? j["version"].dump() : std::string("(none)")) +
+           ", this reader knows version " + std::to_string(kVersion);
+  try {
+    out = Event();
+    out.event = j.at("event").get<std::string>();
+    out.of = j.value("of", 0);
+    if (out.event == "plan") {
+      out.cached = j.value("cached", 0);
+      return "";
+    }
+    out.index = j.value("index", 0);
+    out.ok = j.value("ok", false);
+    out.fromCache = j.value("cached", false);
+    out.ms = j.value("ms", 0.0);
+    out.kernel = j.value("kernel", "");
+    out.configName = j.value("configName", "");
+    if (j.contains("variant")) out.variant = variantFrom(j["variant"]);
+    for (const json &d : j.value("diagnostics", json::array())) out.diagnostics.push_back(diagFrom(d));
+  } catch (const std::exception &e) {
+    return std::string("malformed ph-event line: ") + e.what();
+  }
+  return "";
+}
+
+std::string fromJsonLines(const std::string &text, Document &out, std::vector<Event> *events) {
+  // Without --progress the document is the whole text (indented, many lines).
+  if (json::accept(text)) return fromJson(text, out);
+  std::string last;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (!last.empty()) return "a line after the ph-output document";
+    Event e;
+    if (eventFromJson(line, e).empty()) {
+      if (events) events->push_back(std::move(e));
+    } else {
+      last = line;
+    }
+  }
+  if (last.empty()) return "no ph-output document after the events";
+  return fromJson(last, out);
+}
+
 std::string fromJson(const std::string &text, Document &out) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return "not a JSON object";

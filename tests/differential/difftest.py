@@ -7,7 +7,11 @@ compared with the fp64 interpreter.
     difftest.py cases --ph build/bin/ph DIR        every saved case (regression tests)
     difftest.py one --ph build/bin/ph SEED          one seed, verbose (prints the program)
     difftest.py gpu-prepare --ph build/bin/ph --ph-run build/bin/ph-run --out .device/diff [--count 2000]
+                    [--gpu-targets sm_80,sm_90a]
     python3 DIR/gpu.py --ph-run DIR/ph-run --dir DIR [-j 16] [--sanitize 40]   (on the GPU machine)
+    difftest.py gpu-cases --ph build/bin/ph RESULTS.json --save-dir tests/differential/cases
+                                                    the device's reproducers as cases here
+    (tests/gpu/difftest_device.sh runs the GPU mode's two halves)
 
 Each program must pass `ph check` (a program that does not is a generator or checker bug and
 is counted as such). Then, for each autotune configuration, the interpreter
@@ -132,11 +136,15 @@ def compare(case, name, ref, got):
         i = tuple(int(x) for x in np.argwhere(rn != gn)[0])
         return f"{name}: NaN at {i} in {'the target' if gn[i] else 'the interpreter'} only ({g[i]} vs {r[i]}); {int((rn != gn).sum())} such"
     d = np.abs(np.where(rn, 0.0, r - g))
-    tol = spec["tol"]
+    if "abs" in spec:
+        # abs + rel |ref| per element (phgen.Gen.record_out); never looser than `tol`.
+        tol = np.minimum(spec["abs"] + spec["rel"] * np.abs(np.where(rn, 0.0, r)), spec["tol"])
+    else:
+        tol = np.full(r.shape, spec["tol"])
     if (d > tol).any():
         i = tuple(int(x) for x in np.argwhere(d > tol)[0])
-        return (f"{name}: {int((d > tol).sum())} of {ref.size} elements beyond {tol:.3g}; max diff "
-                f"{d.max():.3g}; first at {i}: {g[i]!r} vs {r[i]!r}")
+        return (f"{name}: {int((d > tol).sum())} of {ref.size} elements beyond {float(tol.max()):.3g}; max diff "
+                f"{d.max():.3g}; first at {i}: {g[i]!r} vs {r[i]!r} (bound there {float(tol[i]):.3g})")
     return None
 
 
@@ -171,7 +179,7 @@ PROBES = {
 
 def probe_caps(ph):
     """What this `ph` accepts beyond the base language (phgen.CAPS)."""
-    caps = set()
+    caps = {"gemm"}  # GEMM-shaped kernels: a generator choice, not language
     if probe_int_tiles(ph):
         caps.add("int-tiles")
     for name, body in PROBES.items():
@@ -356,6 +364,7 @@ def cmd_cases(args):
         expect = d.pop("expect", "ok")
         found = d.pop("found", None) or {}
         d.pop("note", None)
+        d.pop("gpu", None)  # a failure on the GPU only (gpu-cases): the targets here must pass
         case = phgen.Case(**d)
         folder = tempfile.mkdtemp(prefix="ph-diff-case-")
         try:
@@ -379,10 +388,47 @@ def cmd_cases(args):
     return 1 if fails else 0
 
 
+def cmd_gpu_cases(args):
+    """The device's reproducers (gpu.py's results.json) as cases: the program of the seed at the
+    shrunk sizes, in the failing configuration. Where the CPU target fails the same way, the
+    program's text is shrunk here too (shrink.py) and the case expects the failure; where only
+    the GPU fails, the case must pass on the targets here and records the GPU failure (`gpu`),
+    for whoever fixes it to rerun with ph-run."""
+    import shrink
+    with open(args.results) as f:
+        doc = json.load(f)
+    for r in doc.get("repros", []):
+        case = phgen.generate(r["seed"], args.int_tiles)
+        if r.get("source") and r["source"] != case.source:
+            print(f"seed {r['seed']}: the generator here makes another program than the device ran; "
+                  f"using the device's source")
+            case.source = r["source"]
+        case.sizes = dict(r["sizes"])
+        case.configs = [r["config"]]
+        folder = tempfile.mkdtemp(prefix="ph-diff-gpu-case-")
+        try:
+            res = run_case(args.ph, case, args.targets, args.build, folder)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        tag = f"seed{r['seed']}-gpu-{r['target']}-{r['status']}"
+        if res.status != "ok":
+            small, sres = shrink.shrink(args, case, res)
+            base = save_case(small, sres, args.save_dir, tag, "fails")
+        else:
+            base = save_case(case, res, args.save_dir, tag, "ok")
+        with open(base + ".json") as f:
+            d = json.load(f)
+        d["gpu"] = {k: r[k] for k in ("target", "config", "status", "detail", "original_sizes")}
+        with open(base + ".json", "w") as f:
+            json.dump(d, f, indent=1, sort_keys=True)
+        print(f"seed {r['seed']} {r['target']}: here {res.status}; saved {base}.{{ph,json}}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ("run", "one", "cases", "gpu-prepare"):
+    for name in ("run", "one", "cases", "gpu-prepare", "gpu-cases"):
         p = sub.add_parser(name)
         p.add_argument("--ph", required=True)
         p.add_argument("--targets", default="cpu", help="targets compared with interp (comma list; empty for none)")
@@ -402,26 +448,32 @@ def main():
             p.add_argument("seed_one", type=int)
         if name == "cases":
             p.add_argument("dir")
+        if name == "gpu-cases":
+            p.add_argument("results")
+            p.add_argument("--save-dir", required=True)
         if name == "gpu-prepare":
             p.add_argument("--out", required=True)
             p.add_argument("--ph-run", help="copied (stripped) into the pack")
+            p.add_argument("--gpu-targets", default="sm_80,sm_90a",
+                           help="`ph build --target` for each (comma list); each runs on the device")
     p = sub.add_parser("gpu-run")
     p.add_argument("--ph-run", required=True)
     p.add_argument("--dir", required=True)
     p.add_argument("-j", "--jobs", type=int, default=16)
     p.add_argument("--sanitize", type=int, default=40)
+    p.add_argument("--max-shrink", type=int, default=10)
+    p.add_argument("--budget", type=float, default=400)
     p.add_argument("--log")
     args = ap.parse_args()
     if hasattr(args, "targets"):
         args.targets = [t for t in args.targets.split(",") if t]
     if getattr(args, "ph", None):
-        # The language the checker accepts (phgen.CAPS). Integer tiles change the types the
-        # generator must predict, so they are always followed; the newer expression forms are
-        # generated with PH_DIFFTEST_CAPS=auto (they were written before issue 16 landed and
-        # have not yet been run against its checker), or a comma list of them.
+        # The language the checker accepts (phgen.CAPS), probed from `ph`: every form it has is
+        # generated. PH_DIFFTEST_CAPS narrows it: `base` (none), or a comma list such as
+        # `int-tiles` (the programs of seeds written down before issue 16 landed).
         caps = probe_caps(args.ph)
-        want = os.environ.get("PH_DIFFTEST_CAPS", "")
-        allowed = {"int-tiles"} | (set(caps) if want == "auto" else set(w for w in want.split(",") if w))
+        want = os.environ.get("PH_DIFFTEST_CAPS", "auto")
+        allowed = set(caps) if want == "auto" else set(w for w in want.split(",") if w and w != "base")
         args.int_tiles = frozenset(c for c in caps if c in allowed)
     if args.cmd == "run":
         # CI can widen or move the range without editing the test.
@@ -432,6 +484,8 @@ def main():
         return cmd_one(args)
     if args.cmd == "cases":
         return cmd_cases(args)
+    if args.cmd == "gpu-cases":
+        return cmd_gpu_cases(args)
     import gpu
     if args.cmd == "gpu-prepare":
         return gpu.prepare(args)

@@ -128,6 +128,12 @@ def promote(a, b):
     return "f32" if e in ("lit", "i32") else e
 
 
+def maybe_int(v):
+    """May the checker type `v` as an i32 tile (so that a non-integer float literal meeting it
+    is E0322)? i32 values, and `intlike` ones, whose i32-ness this model may have lost."""
+    return v.elem == "i32" or (v.intlike and v.elem != "lit")
+
+
 def opunit(elem):
     return UNIT["f32" if elem in ("lit", "i32") else elem]
 
@@ -184,9 +190,16 @@ class Gen:
         self.loops_at = {}
 
     # ---------------------------------------------------------------- names, dims, tensors
+    # Builtins a prefix and a counter can spell (`f` + 16): the conversions of issue 16
+    # made these names reserved (E0215).
+    RESERVED = {"f16", "f32", "i32", "bf16", "i1", "f64", "i64", "i8", "i16"}
+
     def fresh(self, prefix):
-        self.names += 1
-        return f"{prefix}{self.names}"
+        while True:
+            self.names += 1
+            name = f"{prefix}{self.names}"
+            if name not in self.RESERVED:
+                return name
 
     def const(self, name):
         self.used_consts.add(name)
@@ -327,7 +340,8 @@ class Gen:
                  (self._expr_minmax, 1)]
         if len(shape) == 2 and not self.in_fn:
             table += [(self._expr_reduce_bcast, 1)]
-        if "where" in CAPS and len(shape) == 2:
+        if "where" in CAPS and len(shape) == 2 and not self.in_fn:
+            # Not in a fn: a condition reads tensors (exact values), which a fn cannot name.
             table += [(self._expr_where, 2)]
         f = self.pick(table)
         return f(shape, depth)
@@ -415,7 +429,10 @@ class Gen:
         self.features.add("fn-" + f)
         if f in ("exp", "exp2"):
             arg = a
-            if a.bound > 4.0:
+            if a.bound > 4.0 and maybe_int(a):
+                # An integer tile keeps its type against a literal (`x * 0.25` is E0322): clamp it.
+                arg = Val(f"tmin({a.text}, 4)", a.elem, shape, 4.0, a.err, a.intlike)
+            elif a.bound > 4.0:
                 s = 2.0 ** -math.ceil(math.log2(a.bound / 4.0))
                 arg = Val(f"{self.paren(a, 1)} * {fmt(s)}", elem, shape, a.bound * s, a.err * s + opunit(elem) * a.bound * s, False, 1)
             base = math.e if f == "exp" else 2.0
@@ -439,10 +456,11 @@ class Gen:
             err = a.err + u * (a.bound + 1) + u * max(bound, 1.0)
             return Val(f"log(abs({a.text}) + 1.0)", elem, shape, bound, err)
         if f == "sqrt":
-            # sqrt(|a| + 0.25): derivative <= 1.
-            bound = math.sqrt(a.bound + 0.25)
+            # sqrt(|a| + 0.25): derivative <= 1 (`+ 1` for an integer tile: 0.25 would be E0322).
+            c = "1" if maybe_int(a) else "0.25"
+            bound = math.sqrt(a.bound + float(c))
             err = a.err + u * (a.bound + 1) + u * bound
-            return Val(f"sqrt(abs({a.text}) + 0.25)", elem, shape, bound, err)
+            return Val(f"sqrt(abs({a.text}) + {c})", elem, shape, bound, err)
         if f == "rsqrt":
             # rsqrt(|a| + 1) <= 1, derivative <= 1/2.
             err = a.err + u * (a.bound + 1) + u
@@ -746,11 +764,18 @@ class Gen:
         return t.rows_at
 
     def record_out(self, name, e, elem):
+        """An output's bound: `tol` on every element (4 err + 2 u_out bound), and the tighter
+        form the runners use, `abs` + `rel` |reference| per element: rounding to the output's
+        type moves an element by at most u_out of its own magnitude, not of the bound."""
         tol = 4.0 * e.err + 2.0 * UNIT[elem] * e.bound + 1e-30
+        ab, rel = 4.0 * e.err + 1e-30, 2.0 * UNIT[elem]
         if elem == "i32":
-            tol = 0.0 if e.intlike else 1.0
+            tol = ab = 0.0 if e.intlike else 1.0
+            rel = 0.0
         self.out_tol[name] = max(self.out_tol.get(name, 0.0), tol)
         self.out_bound[name] = max(self.out_bound.get(name, 0.0), e.bound)
+        self.out_abs[name] = max(self.out_abs.get(name, 0.0), ab)
+        self.out_rel[name] = max(self.out_rel.get(name, 0.0), rel)
 
     def _stmt_loop(self, depth):
         """A loop over K with loop-carried tiles: dot, dot_t, row reductions, a decaying sum."""
@@ -997,13 +1022,88 @@ class Gen:
             self.store(Val(acc, "f32", v.val.shape, 1.0, err))
 
     # ---------------------------------------------------------------- the kernel
+    def generate_gemm(self):
+        """A GEMM-shaped @tensorcore kernel: one K loop of `acc += dot(A[...], B[...])` (or
+        dot_t) with both operands loaded straight from global memory, an elementwise epilogue,
+        one store; a CTA per BM x BN block (grid along x and y). On sm_90a this is the shape the
+        wgmma policy takes (docs/tilegpu.md: 128 or 256 threads, BM a multiple of 16 per warp,
+        BN <= 256, BK a multiple of 16, 32/64/128-byte operand rows); the other choices keep it
+        on mma.sync, so both run."""
+        r = self.r2
+        h = self.half
+        launch = r.choice([128, 128, 256, 64])
+        BM = r.choice([64, 128]) if launch != 256 else r.choice([128, 128, 64])
+        BN = r.choice([16, 32, 64, 64, 128])
+        BK = r.choice([16, 32, 32, 64])
+        trans = r.random() < 0.3
+        aligned = r.random() < 0.4
+        if aligned:
+            M, N, K = BM * r.randint(1, 2), BN * r.randint(1, 3), BK * r.randint(1, 4)
+        else:
+            M, N, K = r.randint(1, 2 * BM + 17), r.randint(1, 2 * BN + 9), r.randint(1, 3 * BK + 9)
+        self.features.update(["gemm", "tensorcore", f"launch-{launch}", f"half-{h}", "dot_t" if trans else "dot"])
+        params = [f"A: tensor<{h}>[M, K]", f"B: tensor<{h}>[N, K]" if trans else f"B: tensor<{h}>[K, N]"]
+        bop = "B[col :+ BN, k :+ BK]" if trans else "B[k :+ BK, col :+ BN]"
+        body = ["  let row = ctx.block.x * BM", "  let col = ctx.block.y * BN",
+                "  var acc: tile<f32>[BM, BN] = 0.0", "  for k in range(0, K, BK) {",
+                f"    acc += {'dot_t' if trans else 'dot'}(A[row :+ BM, k :+ BK], {bop})", "  }"]
+        # Bounds: inputs in [-1, 1] (ph's seeded inputs; the CPU runs' are within it too), products
+        # exact in f32, the f32 accumulation's order differs (docs/reliability.md, "The bound").
+        u = UNIT["f32"]
+        T = max(1, math.ceil(K / BK))
+        bound = float(K)
+        err = T * BK * (u * BK + 2 * u) + u * bound * T
+        e = Val("acc", "f32", (), bound, err)
+        args = {}
+        for step in r.sample(["bias", "scale", "relu", "resid", "sig"], r.randint(0, 3)):
+            if step == "bias":
+                params.append(f"Bias: tensor<{h}>[1, N]")
+                e = Val(f"{e.text} + Bias[0 :+ 1, col :+ BN]", "f32", (), e.bound + 1, e.err + u * (e.bound + 1), False, 2)
+            elif step == "scale":
+                params.append("s: f32")
+                args["s"] = r.choice([0.5, -0.75, 1.25])
+                e = Val(f"{self.paren(e, 1)} * s", "f32", (), e.bound * 1.25, e.err * 1.25 + u * e.bound * 1.25, False, 1)
+            elif step == "relu":
+                e = Val(f"tmax({e.text}, 0.0)", "f32", (), e.bound, e.err)
+            elif step == "resid":
+                params.append(f"R: tensor<{h}>[M, N]")
+                e = Val(f"{self.paren(e, 2)} - R[row :+ BM, col :+ BN]", "f32", (), e.bound + 1, e.err + u * (e.bound + 1), False, 2)
+            elif step == "sig" and "fns2" in CAPS:
+                e = Val(f"sigmoid({e.text})", "f32", (), 1.0, 0.25 * e.err + FN_ULP)
+            self.features.add("gemm-" + step)
+        oelem = r.choice([h, h, "f32"])
+        params.append(f"O: tensor<{oelem}>[M, N]")
+        body.append(f"  O[row :+ BM, col :+ BN] = {e.text}")
+        decos = ["@tensorcore"] + ([f"@launch({launch})"] if launch != 128 else []) + \
+            [f"@autotune(BM in [{BM}], BN in [{BN}], BK in [{BK}])"]
+        if aligned:
+            decos.append("@aligned(M = BM, N = BN, K = BK)")
+            self.features.add("aligned")
+        kname = f"k{self.seed}"
+        text = "\n".join(decos) + f"\nkernel {kname}({', '.join(params)}) {{\n" + "\n".join(body) + "\n}\n"
+        inputs = {"A": {"dtype": h, "dims": ["M", "K"]}, "B": {"dtype": h, "dims": ["N", "K"] if trans else ["K", "N"]}}
+        if "Bias" in text:
+            inputs["Bias"] = {"dtype": h, "dims": ["1", "N"]}
+        if "R[" in text:
+            inputs["R"] = {"dtype": h, "dims": ["M", "N"]}
+        self.out_tol, self.out_bound, self.out_abs, self.out_rel = {}, {}, {}, {}
+        self.record_out("O", e, oelem)
+        outputs = {"O": {"dtype": oelem, "dims": ["M", "N"], "tol": self.out_tol["O"], "bound": self.out_bound["O"],
+                         "abs": self.out_abs["O"], "rel": self.out_rel["O"]}}
+        return Case(self.seed, text, kname, {"M": M, "N": N, "K": K}, args, [{"BM": BM, "BN": BN, "BK": BK}],
+                    inputs, outputs, sorted(self.features))
+
     def generate(self):
         r = self.r
+        if "gemm" in CAPS and self.r2.random() < 0.15:
+            return self.generate_gemm()
         self.body = []
         self.indent = 1
         self.vars = []
         self.out_tol = {}
         self.out_bound = {}
+        self.out_abs = {}
+        self.out_rel = {}
         if r.random() < 0.5:
             self.scalars.append(("s", Val("s", "f32", (), 1.5, 0.0)))
             self.args["s"] = r.choice([0.5, 1.5, -0.75, 1.25])
@@ -1073,7 +1173,8 @@ class Gen:
                 inputs[n] = {"dtype": t.elem, "dims": t.dims}
             if t.written:
                 outputs[n] = {"dtype": t.elem, "dims": t.dims, "tol": self.out_tol.get(n, 0.0),
-                              "bound": self.out_bound.get(n, 0.0)}
+                              "bound": self.out_bound.get(n, 0.0), "abs": self.out_abs.get(n, 0.0),
+                              "rel": self.out_rel.get(n, 0.0)}
         self.features.add(f"launch-{self.launch}")
         self.features.add(f"half-{self.half}")
         return Case(self.seed, text, kname, sizes, dict(self.args), configs, inputs, outputs,
@@ -1082,7 +1183,8 @@ class Gen:
 
 # What the checker in use accepts beyond the base language (the runner probes `ph`, see
 # difftest.probe_caps): "int-tiles" (i32 tile arithmetic stays i32), "fns2" (tanh, sigmoid, erf,
-# sin, cos, log2, floor), "where" (comparisons, && || !, where), "ids" (row_ids, col_ids).
+# sin, cos, log2, floor), "where" (comparisons, && || !, where), "ids" (row_ids, col_ids),
+# "gemm" (GEMM-shaped @tensorcore kernels, Gen.generate_gemm; a generator choice, not a probe).
 CAPS = frozenset()
 
 

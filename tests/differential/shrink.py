@@ -12,7 +12,10 @@ case must not end on rounding). Passes, repeated until nothing changes:
 1. remove chunks of lines (halving: ddmin), never the `kernel` line;
 2. unwrap a `for` or `fn` block (drop its first and last lines);
 3. reduce each size: to 1, to half, minus one; and each autotune value to 8 or 16;
-4. drop parameters the program no longer names (and their inputs and outputs).
+4. drop parameters the program no longer names (and their inputs and outputs);
+5. simplify inside expressions (phexpr.py): replace an operation, a call or parentheses by one
+   of its operands, a call or operation by the literal 1.0, an index offset by 0, in each line
+   (`exp((X[row + 3 :+ BR, :] + 0.5) * v)` becomes `X[row :+ BR, :]` a step at a time).
 """
 import argparse
 import os
@@ -23,6 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import difftest  # noqa: E402
+import phexpr  # noqa: E402
 import phgen  # noqa: E402
 
 
@@ -197,11 +201,32 @@ class Shrinker:
             return True
         return False
 
+    def pass_exprs(self, budget=400):
+        """One step at a time inside each line's expressions, while a step keeps the failure."""
+        changed = False
+        lines = self.lines()
+        start = self.tries
+        for i in range(len(lines)):
+            progress = True
+            while progress and self.tries - start < budget:
+                progress = False
+                for cand_line in phexpr.line_candidates(lines[i]):
+                    cand = lines[:i] + [cand_line] + lines[i + 1:]
+                    c = self.with_source(cand)
+                    if self.fails(c):
+                        self.case, lines, changed, progress = c, cand, True, True
+                        break
+                    if self.tries - start >= budget:
+                        break
+        return changed
+
     def run(self):
         for _ in range(6):
             changed = self.pass_chunks()
             changed |= self.pass_unwrap()
             changed |= self.pass_sizes()
+            changed |= self.pass_params()
+            changed |= self.pass_exprs()
             changed |= self.pass_params()
             if not changed:
                 break

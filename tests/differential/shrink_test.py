@@ -3,9 +3,9 @@
 
 A statement that `ph check` refuses (E0201, an unknown name, used in an expression) is put in
 the middle of seed 7's kernel; shrinking the `check` failure must end on a program of at most
-six lines that still holds the planted statement, with the sizes reduced to 1. Then a
-planted mismatch: a fake target (`interp` run with a seed-dependent `--arg`) is not needed,
-the size pass is checked on the check failure alone.
+six lines that still holds the planted statement, simplified inside its expression down to
+the unknown name (`tmax(exp(2.0 * (undefined_name + 1.0)), 3.0)` -> `undefined_name`), with the
+sizes reduced to 1.
 """
 import argparse
 import os
@@ -25,7 +25,7 @@ args.targets, args.build = [], False
 case = phgen.generate(7, difftest.probe_caps(args.ph))
 lines = case.source.rstrip("\n").split("\n")
 k = next(i for i, l in enumerate(lines) if l.startswith("kernel "))
-lines.insert(k + 2, "  let planted = row + undefined_name")
+lines.insert(k + 2, "  let planted = tmax(exp(2.0 * (undefined_name + 1.0)), 3.0)")
 case.source = "\n".join(lines) + "\n"
 folder = tempfile.mkdtemp()
 res = difftest.run_case(args.ph, case, [], False, folder)
@@ -36,6 +36,7 @@ print(small.source)
 n = len([l for l in small.source.splitlines() if l.strip()])
 assert "undefined_name" in small.source, "the planted statement was removed"
 assert n <= 6, f"shrunk to {n} lines, expected at most 6"
+assert "  let planted = undefined_name" in small.source.splitlines(), "the expression was not simplified"
 assert all(v == 1 for v in small.sizes.values()), small.sizes
 assert sres.status == "check"
 print(f"ok: {len(case.source.splitlines())} lines shrunk to {n}")

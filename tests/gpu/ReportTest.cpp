@@ -219,3 +219,54 @@ TEST(Report, ALoweringFailureIsARegistryDiagnostic) {
   EXPECT_EQ(rd.notes[0].message, "in configuration BR=64");
 }
 
+// `ph build --json --progress`: events, one a line, then the document on its last line;
+// the reader takes both, and a plain --json document too.
+TEST(Report, ReadsTheProgressStreamAndItsDocument) {
+  report::Event plan;
+  plan.event = "plan";
+  plan.of = 2;
+  plan.cached = 1;
+  report::Event v;
+  v.event = "variant";
+  v.of = 2;
+  v.index = 1;
+  v.ok = true;
+  v.fromCache = true;
+  v.ms = 2.5;
+  v.kernel = "k";
+  v.configName = "BR=64";
+  v.variant.emplace();
+  v.variant->kernel = "k";
+  v.variant->registers = 96;
+  v.variant->config = {{"BR", 64}};
+  report::Document doc;
+  doc.command = "build";
+  doc.ok = true;
+  doc.variants.push_back(*v.variant);
+  std::string stream = report::toJson(plan).dump() + "\n" + report::toJson(v).dump() + "\n" + report::toJson(doc).dump() + "\n";
+  report::Document back;
+  std::vector<report::Event> events;
+  ASSERT_EQ(report::fromJsonLines(stream, back, &events), "");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].event, "plan");
+  EXPECT_EQ(events[0].of, 2);
+  EXPECT_EQ(events[0].cached, 1);
+  EXPECT_EQ(events[1].index, 1);
+  EXPECT_TRUE(events[1].fromCache);
+  EXPECT_EQ(events[1].configName, "BR=64");
+  ASSERT_TRUE(events[1].variant);
+  EXPECT_EQ(events[1].variant->registers, 96);
+  EXPECT_EQ(back.command, "build");
+  ASSERT_EQ(back.variants.size(), 1u);
+  EXPECT_EQ(back.variants[0].config[0].second, 64);
+  // Without --progress: the indented document alone.
+  events.clear();
+  ASSERT_EQ(report::fromJsonLines(report::toJson(doc).dump(2), back, &events), "");
+  EXPECT_TRUE(events.empty());
+  EXPECT_EQ(back.variants.size(), 1u);
+  // Events without the document, or a line after it, are refused.
+  EXPECT_NE(report::fromJsonLines(report::toJson(plan).dump() + "\n", back), "");
+  EXPECT_NE(report::fromJsonLines(report::toJson(doc).dump() + "\n" + report::toJson(plan).dump() + "\n", back), "");
+  report::Event e;
+  EXPECT_NE(report::eventFromJson(R"({"format": "ph-event", "version": 2, "event": "plan"})", e), "");
+}

@@ -9,7 +9,9 @@
 #   - 300 unknown names (200 diagnostics and one W0601);
 #   - a document whose URI is file:///dev/zero (its text is what the editor sent; nothing read);
 #   - wrong-typed command arguments and `position.line: -1` (InvalidParams, not InternalError);
-#   - then `shutdown` + `exit`: the process ends within a second.
+#   - then, while a 20,000-line document is being analysed and a request on it is running,
+#     `shutdown` + `exit`: the process ends within a second (issue 20: a worker ran on for
+#     minutes after `exit`).
 # Exit 0 = pass; prints each figure measured.
 import os
 import shutil
@@ -84,23 +86,29 @@ for uri in DOCS:
     print("ok: hover on %s answered in %.3f s" % (uri.rsplit("/", 1)[-1], dt))
 
 # Wrong-typed arguments and negative positions: InvalidParams (-32602), never InternalError.
+# (True: it must be InvalidParams; False: any answer but InternalError, e.g. the driver's
+# own refusal of a size past its limits.)
 bad_args = [
-    {"uri": 5},
-    {"uri": "file:///tmp/ph-hostile/many.ph", "kernel": 7},
-    {"uri": "file:///tmp/ph-hostile/many.ph", "position": {"line": -1, "character": 0}},
-    {"uri": "file:///tmp/ph-hostile/many.ph", "position": {"line": "x", "character": 0}},
-    {"uri": "file:///tmp/ph-hostile/many.ph", "kernel": "k", "target": 3},
-    {"uri": "file:///tmp/ph-hostile/many.ph", "kernel": "k", "sizes": {"N": 2147483647}},
-    {"uri": "file:///tmp/ph-hostile/many.ph", "kernel": "k", "sizes": {"N": 9223372036854775807}},
+    ({"uri": 5}, True),
+    ({"uri": "file:///tmp/ph-hostile/many.ph", "kernel": 7}, True),
+    ({"uri": "file:///tmp/ph-hostile/many.ph", "position": {"line": -1, "character": 0}}, True),
+    ({"uri": "file:///tmp/ph-hostile/many.ph", "position": {"line": "x", "character": 0}}, True),
+    ({"uri": "file:///tmp/ph-hostile/many.ph", "kernel": "k", "target": 3}, True),
+    ({"uri": "file:///tmp/ph-hostile/many.ph", "kernel": "k", "sizes": {"N": 2147483647}}, False),
+    ({"uri": "file:///tmp/ph-hostile/many.ph", "kernel": "k", "sizes": {"N": 9223372036854775807}}, False),
 ]
 for cmd in ("ph.run", "ph.showIR", "ph.compile"):
-    for a in bad_args:
+    for a, invalid in bad_args:
         t0 = time.time()
         r = c.request("workspace/executeCommand", {"command": cmd, "arguments": [a]}, timeout=60)
         err = r.get("error")
         code = err and err.get("code")
         check(code != -32603, "%s %r: InternalError: %s" % (cmd, a, err))
+        check(not invalid or code == -32602, "%s %r: expected InvalidParams, got %r" % (cmd, a, r))
         print("ok: %s %s -> %s in %.2f s" % (cmd, a, code if err else "a result", time.time() - t0))
+for params in ({"command": 5}, {"arguments": []}):
+    r = c.request("workspace/executeCommand", params)
+    check(r.get("error", {}).get("code") == -32602, "executeCommand %r: %r" % (params, r))
 for params in ({"textDocument": {"uri": "file:///tmp/ph-hostile/many.ph"}, "position": {"line": -1, "character": 0}},
                {"textDocument": {"uri": "file:///tmp/ph-hostile/many.ph"}, "position": {"line": 0, "character": -1}}):
     r = c.request("textDocument/hover", params)
@@ -110,7 +118,14 @@ rss = c.rss_kb()
 print("ok: every request answered; RSS %.1f MB %s; %.1f s in all" %
       (rss / 1024.0, "under a %d MB address-space cap" % cap_mb if cap_mb else "(no cap)", time.time() - start))
 check(c.alive(), "the server died")
-c.request("shutdown", None)
+# `exit` while busy: a 20,000-line document (250 copies of a 4-kernel file) is being
+# analysed and a request on it waits for that analysis, so workers are running when it comes.
+mha = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "mha.ph")).read()
+BIG = "".join(mha.replace("kernel mha", "kernel mha%d_" % n) for n in range(250))
+c.open("file:///tmp/ph-hostile/big.ph", BIG)
+busy = c.start_request("textDocument/semanticTokens/full", {"textDocument": {"uri": "file:///tmp/ph-hostile/big.ph"}})
+r = c.request("shutdown", None)
+check("error" not in r, "shutdown: %r" % r)
 t0 = time.time()
 c.notify("exit")
 try:

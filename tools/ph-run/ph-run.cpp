@@ -11,7 +11,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 using namespace ph;
 using namespace ph::rt;
@@ -19,8 +21,43 @@ using namespace ph::rt;
 static const char *usage =
     "usage: ph-run DIR [options]     run a kernel of a folder made by `ph build`\n"
     "       ph-run --info [--json]   describe the GPU (or say why there is none)\n"
+    "       ph-run --batch FILE      run each line of FILE (`DIR [options]`, separated by spaces)\n"
+    "                                in this process, one CUDA context for all; after each one\n"
+    "                                `@@ph-run-batch N EXIT` on stdout and on stderr\n"
     "\n"
     "options:\n";
+
+static int runOne(const std::vector<std::string> &args);
+
+/// `--batch FILE`: many runs in one process. Creating a CUDA context costs a good part of a
+/// second and the driver serialises it between processes, so thousands of short runs (the
+/// differential tests' GPU mode, tests/differential/gpu.py) spend most of their time there.
+/// A job that fails (a kernel fault leaves the context unusable) does not stop the batch;
+/// the caller reruns failed jobs alone to tell their own failure from an inherited one.
+static int runBatch(const std::string &file) {
+  std::ifstream in(file);
+  if (!in) {
+    std::fprintf(stderr, "ph-run: error: cannot read `%s`\n", file.c_str());
+    return 2;
+  }
+  std::string line;
+  int n = 0, failed = 0;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::vector<std::string> args;
+    for (std::string w; words >> w;) args.push_back(w);
+    if (args.empty()) continue;
+    int rc = runOne(args);
+    failed += rc != 0;
+    std::fflush(stdout);
+    std::fprintf(stdout, "@@ph-run-batch %d %d\n", n, rc);
+    std::fflush(stdout);
+    std::fprintf(stderr, "@@ph-run-batch %d %d\n", n, rc);
+    std::fflush(stderr);
+    ++n;
+  }
+  return failed ? 1 : 0;
+}
 
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -30,6 +67,11 @@ int main(int argc, char **argv) {
                   kToolOptionsHelp, kExitNoGpu);
       return 0;
     }
+  if (args.size() == 2 && args[0] == "--batch") return runBatch(args[1]);
+  return runOne(args);
+}
+
+static int runOne(const std::vector<std::string> &args) {
   ToolOptions opt;
   std::vector<std::string> rest;
   if (std::string e = parseToolOptions(args, opt, rest, kPhRunOptions); !e.empty()) {

@@ -1,7 +1,7 @@
 //===- BuildCommand.cpp - `ph build`: cubins + manifest.json ---------------===//
 //
 // ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...]
-//          [-j N] [--no-cache] [--time] [--time-passes] [--json]
+//          [-j N] [--no-cache] [--time] [--time-passes] [--json [--progress]]
 //
 // Compiles every kernel (or K) for every autotune configuration with the SIMT
 // GPU target, writes one cubin per variant and manifest.json (signature, grid
@@ -11,6 +11,8 @@
 // kir is unchanged (VariantCompiler.h, docs/compile.md).
 // With --json, stdout is one ph-output document (docs/output.md) instead of text:
 // the diagnostics, and per variant its resources, occupancy and tile placements.
+// With --progress too, stdout is JSON Lines: a `plan` event, one `variant` event
+// per variant as it is done (in build order), then the document on one line.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -35,7 +37,7 @@ namespace ph::driver {
 
 static const char *buildUsage =
     "usage: ph build FILE [--kernel K] [--target sm_90|sm_80] [-o DIR] [--config BR=64,...]\n"
-    "                [-j N] [--no-cache] [--time] [--time-passes] [--json]\n"
+    "                [-j N] [--no-cache] [--time] [--time-passes] [--json [--progress]]\n"
     "\n"
     "Compiles each kernel and autotune configuration to a cubin (SIMT target: tiles in shared\n"
     "memory, PTX from LLVM's NVPTX backend, cubin from ptxas) and writes DIR/manifest.json.\n"
@@ -48,6 +50,8 @@ static const char *buildUsage =
     "  --time-passes  per variant, MLIR's pass timing report (stderr)\n"
     "  --json         stdout is one ph-output document (docs/output.md): diagnostics, and per\n"
     "                 variant registers, shared memory, spills, occupancy, where each tile lives\n"
+    "  --progress     with --json: stdout is JSON Lines, one ph-event per variant as it is\n"
+    "                 done, then the document on the last line (docs/output.md)\n"
     "\n"
     "Compiled variants are cached in $XDG_CACHE_HOME/ph (default ~/.cache/ph; PH_CACHE_DIR\n"
     "overrides), at most PH_CACHE_MAX_SIZE bytes (default 1G); `ph cache clear` empties it.\n";
@@ -72,7 +76,7 @@ int buildCommand(const Args &args) {
   std::string file, kernel, target, outDir = "ph-build", stdDir;
   std::vector<std::pair<std::string, int64_t>> config;
   unsigned jobs = 0;
-  bool noCache = false, time = false, timePasses = false, json = false;
+  bool noCache = false, time = false, timePasses = false, json = false, progress = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     auto next = [&](std::string &v) {
@@ -112,6 +116,8 @@ int buildCommand(const Args &args) {
       jobs = unsigned(n);
     } else if (a == "--json") {
       json = true;
+    } else if (a == "--progress") {
+      progress = true;
     } else if (a == "--no-cache") {
       noCache = true;
     } else if (a == "--time") {
@@ -129,6 +135,10 @@ int buildCommand(const Args &args) {
   }
   if (file.empty()) {
     std::fputs(buildUsage, stderr);
+    return 2;
+  }
+  if (progress && !json) {
+    std::fprintf(stderr, "ph build: `--progress` writes JSON events; it goes with `--json`\n");
     return 2;
   }
 #ifndef PH_HAVE_BACKEND
@@ -159,7 +169,7 @@ int buildCommand(const Args &args) {
       return 1;
     }
     if (doc.error.empty()) doc.error = why;
-    std::cout << rt::report::toJson(doc).dump(2) << "\n";
+    std::cout << rt::report::toJson(doc).dump(progress ? -1 : 2) << "\n";
     return 1;
   };
   std::string text, err;
@@ -202,13 +212,44 @@ int buildCommand(const Args &args) {
     else std::fprintf(stderr, "ph build: warning: no cache (set XDG_CACHE_HOME, HOME or PH_CACHE_DIR)\n");
   }
   vo.cache = store ? &*store : nullptr;
+  // --progress: each event is one line, flushed, so a reader sees it as it happens.
+  auto emit = [](const rt::report::Event &e) { std::cout << rt::report::toJson(e).dump() << "\n" << std::flush; };
+  if (progress)
+    vo.planned = [&](size_t hits) {
+      rt::report::Event e;
+      e.event = "plan";
+      e.of = int(variants.size());
+      e.cached = int(hits);
+      emit(e);
+    };
 
   bool failed = false, writeFailed = false;
-  size_t cached = 0, compiled = 0;
+  size_t cached = 0, compiled = 0, ptxasCached = 0;
   auto written = [&](size_t i, VariantResult &r) {
     const kir::Kernel &k = *variants[i];
     backend::GpuBinary &bin = r.bin;
     for (const Diagnostic &d : bin.diagnostics) report(d);
+    rt::report::Event event;
+    if (progress) {
+      event.event = "variant";
+      event.of = int(variants.size());
+      event.index = int(i);
+      event.ok = r.ok;
+      event.fromCache = r.cached;
+      event.ms = r.ms;
+      event.kernel = k.name;
+      event.configName = k.configName();
+      for (const Diagnostic &d : bin.diagnostics) event.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
+    }
+    // Every variant has its event, whatever way it ends (the figures only when written).
+    struct Emit {
+      bool on;
+      rt::report::Event &e;
+      const decltype(emit) &f;
+      ~Emit() {
+        if (on) f(e);
+      }
+    } emitOnReturn{progress, event, emit};
     if (time) {
       // CPU milliseconds per step (wall in parentheses when a loaded machine made it differ).
       std::string line = k.name + " [" + k.configName() + "]:";
@@ -221,7 +262,7 @@ int buildCommand(const Args &args) {
           std::snprintf(buf, sizeof buf, " (wall %.1f)", p.ms);
           line += buf;
         }
-        if (p.name != "ptxas" && p.name != "cache") ours += p.cpuMs, oursWall += p.ms;
+        if (p.name != "ptxas" && p.name != "cache" && p.name != "ptxas-cached") ours += p.cpuMs, oursWall += p.ms;
       }
       char tail[96];
       std::snprintf(tail, sizeof tail, "; ours %.1f ms CPU, %.1f wall; variant %.1f ms wall", ours, oursWall, r.ms);
@@ -240,6 +281,7 @@ int buildCommand(const Args &args) {
           d.message = formatDiag(DiagKind::BackendError, {r.err});
           if (!k.configName().empty()) d.notes.push_back({k.loc, "in configuration " + k.configName()});
           report(d);
+          if (progress) event.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
         } else {
           std::fprintf(stderr, "ph build: `%s` [%s]: %s\n", k.name.c_str(), k.configName().c_str(), r.err.c_str());
         }
@@ -248,6 +290,7 @@ int buildCommand(const Args &args) {
       return;
     }
     ++(r.cached ? cached : compiled);
+    if (r.ptxasCached) ++ptxasCached;
     if (writeFailed) return;
     std::string path = outDir + "/" + bin.meta.cubin;
     if (std::string e = rt::writeFile(path, bin.cubin.data(), bin.cubin.size()); !e.empty()) {
@@ -262,6 +305,7 @@ int buildCommand(const Args &args) {
     if (bin.meta.unit == "tensorcore" && !bin.meta.notes.empty()) unit = ", " + bin.meta.notes[0];
     if (json) {
       doc.variants.push_back(rt::report::fromManifest(bin.meta, *doc.device));
+      if (progress) event.variant = doc.variants.back();
     } else {
       std::printf("%s [%s]: %s, %d registers, %d B shared memory, %d B spilled%s -> %s%s\n", k.name.c_str(),
                   k.configName().c_str(), target.c_str(), bin.meta.ptxas.registers, bin.meta.dynamicShared,
@@ -279,12 +323,14 @@ int buildCommand(const Args &args) {
   if (std::string e = rt::writeManifest(outDir, m); !e.empty()) return fail(e);
   if (json) {
     doc.ok = true;
-    std::cout << rt::report::toJson(doc).dump(2) << "\n";
+    std::cout << rt::report::toJson(doc).dump(progress ? -1 : 2) << "\n";
     return 0;
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::printf("wrote %s/manifest.json (%zu variant(s)): %zu compiled, %zu cached, %.2f s\n", outDir.c_str(),
-              m.kernels.size(), compiled, cached, secs);
+  // A compiled variant whose PTX ptxas had seen (its kernel moved) took the cubin from the cache.
+  std::string reused = ptxasCached ? ", ptxas skipped for " + std::to_string(ptxasCached) + " (same PTX)" : "";
+  std::printf("wrote %s/manifest.json (%zu variant(s)): %zu compiled, %zu cached%s, %.2f s\n", outDir.c_str(),
+              m.kernels.size(), compiled, cached, reused.c_str(), secs);
   return 0;
 #endif
 }

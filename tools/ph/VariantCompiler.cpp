@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <sched.h>
 #include <thread>
 
@@ -57,6 +58,38 @@ bool decodeDiagnostic(const std::string &s, const kir::Kernel &k, Diagnostic &d)
   for (size_t i = 3; i < fields.size(); ++i) d.notes.push_back({k.loc, fields[i]});
   return true;
 }
+
+/// ptxas's cubins in the build cache, by the PTX (and ptxas, its arguments, the arch).
+class StorePtxasCache : public backend::PtxasCache {
+public:
+  explicit StorePtxasCache(const cache::Store &store) : store(store) {}
+  bool find(const std::string &what, std::vector<uint8_t> &cubin, std::string &log) const override {
+    cache::Entry e;
+    if (!store.get(cache::contentKey("ptxas", what), e)) return false;
+    const std::string *c = e.find("cubin"), *l = e.find("ptxas-log");
+    if (!c || !l) return false;
+    cubin.assign(c->begin(), c->end());
+    log = *l;
+    return true;
+  }
+  void keep(const std::string &what, const std::vector<uint8_t> &cubin, const std::string &log) const override {
+    cache::Entry e;
+    e.parts.emplace_back("cubin", std::string(cubin.begin(), cubin.end()));
+    e.parts.emplace_back("ptxas-log", log);
+    std::string err = store.put(cache::contentKey("ptxas", what), e);
+    std::lock_guard<std::mutex> lock(mu);
+    if (!err.empty() && error.empty()) error = err;
+  }
+  std::string firstError() const {
+    std::lock_guard<std::mutex> lock(mu);
+    return error;
+  }
+
+private:
+  const cache::Store &store;
+  mutable std::mutex mu;
+  mutable std::string error;
+};
 
 } // namespace
 
@@ -131,6 +164,13 @@ void compileVariants(const std::vector<const kir::Kernel *> &kernels, const Vari
     for (size_t i = 0; i < n; ++i) misses.push_back(i);
   }
 
+  if (opts.planned) opts.planned(n - misses.size());
+
+  // A variant whose key is new may still have PTX ptxas has seen (its kernel only moved).
+  std::optional<StorePtxasCache> ptxasCache;
+  backend::GpuOptions gpu = opts.gpu;
+  if (opts.cache) gpu.ptxasCache = &ptxasCache.emplace(*opts.cache);
+
   std::mutex mu;
   std::condition_variable cv;
   std::atomic<size_t> next{0};
@@ -140,8 +180,10 @@ void compileVariants(const std::vector<const kir::Kernel *> &kernels, const Vari
       size_t i = misses[m];
       VariantResult r;
       auto t0 = Clock::now();
-      r.ok = backend::compileForGpu(*kernels[i], opts.gpu, r.bin, r.err);
+      r.ok = backend::compileForGpu(*kernels[i], gpu, r.bin, r.err);
       r.ms = msSince(t0);
+      for (const backend::PhaseTime &p : r.bin.phases)
+        if (p.name == "ptxas-cached") r.ptxasCached = true;
       if (opts.cache && r.ok && diagnosticsAtKernel(r, *kernels[i])) {
         std::string e = opts.cache->put(keys[i], toCacheEntry(r, target));
         if (!e.empty()) {
@@ -171,6 +213,7 @@ void compileVariants(const std::vector<const kir::Kernel *> &kernels, const Vari
     results[i] = VariantResult(); // the caller has written it out; free the cubin
   }
   for (std::thread &t : pool) t.join();
+  if (cacheError.empty() && ptxasCache) cacheError = ptxasCache->firstError();
   if (!cacheError.empty()) warn("not cached: " + cacheError);
 }
 

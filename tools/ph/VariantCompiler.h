@@ -26,6 +26,7 @@ struct VariantResult {
   std::string err;      // when !ok and no diagnostic says why
   backend::GpuBinary bin;
   double ms = 0;        // wall time of this variant's compile (or cache read)
+  bool ptxasCached = false; // compiled, but its cubin came from the cache (same PTX)
 };
 
 struct VariantOptions {
@@ -34,6 +35,9 @@ struct VariantOptions {
   unsigned jobs = 0;
   /// Null: compile everything, store nothing (`--no-cache`).
   const cache::Store *cache = nullptr;
+  /// Called once the cache was looked up, before anything compiles, with how
+  /// many of the variants it holds (`ph build --progress`'s plan event).
+  std::function<void(size_t cached)> planned;
 };
 
 /// Cores this process may run on (its CPU affinity), at least 1.

@@ -212,6 +212,24 @@ std::string compilerIdentity() {
   return id;
 }
 
+std::string contentKey(const std::string &kind, const std::string &content) {
+  llvm::BLAKE3 h;
+  auto str = [&](const std::string &s) {
+    uint8_t n[8];
+    for (int i = 0; i < 8; ++i) n[i] = uint8_t(uint64_t(s.size()) >> (8 * i));
+    h.update(llvm::ArrayRef<uint8_t>(n, 8));
+    h.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(s.data()), s.size()));
+  };
+  str("ph-content-1");
+  str(kind);
+  str(content);
+  auto r = h.final();
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : r) out += digits[b >> 4], out += digits[b & 15];
+  return out;
+}
+
 std::string variantKey(const kir::Kernel &k, const SourceManager *sources, const std::string &target,
                        const std::string &toolchain) {
   Hasher h(k, sources);

@@ -63,6 +63,23 @@ public:
     /// visible lines' hints after each edit pays for those items, not for the file.
     /// Null with `materialize`.
     std::function<std::vector<TypeHint>(uint32_t from, uint32_t to)> typeHints;
+    /// An Analysis of the items overlapping [from, to] only (byte offsets; an item is
+    /// [begin, end), a point at the end of the file is the last item's): their tokens,
+    /// tree, symbols, occurrences, expression facts, hints and kernels, with the symbols
+    /// of the fns they call and the std and builtin symbols they refer to, all in the
+    /// document's coordinates; the version's diagnostics. What a feature reads at a
+    /// position or for one item costs that item, not the file. Null with `materialize`.
+    /// Polls `stop` like `materialize`.
+    std::function<std::shared_ptr<const Analysis>(uint32_t from, uint32_t to, const std::function<bool()> &stop)> slice;
+    /// The items of this version in document order (with `slice`). `identity` stays the
+    /// same object while the item's text and everything its facts were derived from do
+    /// (its check, and for a fn the kernel whose inlining typed it); it is kept alive by
+    /// the pointer, so a cache keyed by it can never see an address reused.
+    struct ItemSpan {
+      uint32_t begin = 0, end = 0;
+      std::shared_ptr<const void> identity, typedBy;
+    };
+    std::shared_ptr<const std::vector<ItemSpan>> items;
     /// False when some kernels were elaborated for their first configuration only:
     /// call `update` again with `allConfigs` for the final diagnostics.
     bool complete = true;

@@ -12,5 +12,8 @@ namespace ph {
 /// with a diagnostic. `//` comments are dropped, `///` lines kept as
 /// DocComment tokens, newlines kept (they end statements). Ends with Eof.
 std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags);
+/// Lexes the bytes [begin, end) of the file only (ranges stay the file's; Eof at `end`):
+/// the language server's view of one item. `begin` must start a line (items do).
+std::vector<Token> lex(const SourceFile &file, FileId id, DiagnosticSink &diags, uint32_t begin, uint32_t end);
 
 } // namespace ph

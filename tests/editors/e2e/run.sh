@@ -19,7 +19,19 @@ CS=${PH_CODE_SERVER_PREFIX:-/opt/ph-code-server}/lib/node_modules/code-server
 out=$(mkdir -p "${1:-${TMPDIR:-/tmp}/ph-e2e}" && cd "${1:-${TMPDIR:-/tmp}/ph-e2e}" && pwd)
 work=$(mktemp -d)
 server_pid=
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+# code-server runs in a session of its own (setsid, below): its node processes (the parent,
+# the forked server, the extension host) and the ph-lsp it starts share one process group,
+# and cleanup ends that group. Killing only `$!` left node running: `cs ... &` forked a
+# subshell for the function, and `$!` was that shell, not node.
+cleanup() {
+  if [ -n "$server_pid" ]; then
+    kill -TERM -- "-$server_pid" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 -- "-$server_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$server_pid" 2>/dev/null || true
+  fi
+  wait 2>/dev/null
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
 # The extension, packaged as a user would get it.
@@ -59,7 +71,10 @@ cs --list-extensions --show-versions | grep -q '^ph-lang.ph-lang@' || { cat "$ou
 echo "ok   extension installed in code-server $(cs --version | head -1)"
 
 port=$((18000 + RANDOM % 2000))
-cs --bind-addr "127.0.0.1:$port" --auth none --disable-telemetry --disable-update-check \
+# setsid execs node in place (a background job of a script is no group leader), so `$!` is
+# node's pid and the id of its new process group.
+setsid node "$CS/out/node/entry.js" --extensions-dir "$work/exts" --user-data-dir "$work/udd" \
+   --bind-addr "127.0.0.1:$port" --auth none --disable-telemetry --disable-update-check \
    --disable-workspace-trust "$work/ws" >"$out/code-server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.2; done

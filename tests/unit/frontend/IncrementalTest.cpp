@@ -66,6 +66,60 @@ std::string showFacts(const Analysis &a) {
   return out;
 }
 
+/// showFacts of what begins in [b, e) of the main file only, and the tokens there.
+std::string showFactsIn(const Analysis &a, uint32_t b, uint32_t e) {
+  auto in = [&](const SourceRange &r) { return r.file == a.mainFile && r.begin >= b && r.begin < e; };
+  std::string out;
+  for (auto &k : a.kernels)
+    if (in(k.nameRange))
+      out += "kernel " + k.name + " " + show(k.nameRange) + " " + show(k.declRange) + " " + k.grid + " " +
+             std::to_string(k.configs.size()) + " " + (k.symbol < a.symbols.size() ? a.symbols[k.symbol].name : "?") + "\n";
+  for (auto &h : a.typeHints)
+    if (in(h.nameRange)) out += "hint " + show(h.nameRange) + h.label + "\n";
+  for (auto &o : a.occurrences) {
+    if (!in(o.range)) continue;
+    out += "occ " + show(o.range) + (o.isDefinition ? " def" : "") + (o.isWrite ? " write" : "") + "\n";
+    if (o.symbol < a.symbols.size()) {
+      const Symbol &s = a.symbols[o.symbol];
+      out += "  " + s.name + " " + std::to_string(static_cast<int>(s.kind)) + " " + show(s.def) + " " + s.signature +
+             " | " + s.typeSymbolic + " |";
+      for (auto &t : s.typeConcrete) out += " " + t;
+      out += " | " + s.memory + " | " + s.doc + "\n";
+      if (s.container < a.symbols.size() && in(s.def))
+        out += "  in " + a.symbols[s.container].name + " " + show(a.symbols[s.container].def) + "\n";
+    }
+  }
+  for (auto &f : a.exprFacts) {
+    if (!in(f.range)) continue;
+    out += "expr " + show(f.range) + " " + f.typeSymbolic;
+    for (auto &t : f.typeConcrete) out += " " + t;
+    out += "\n";
+  }
+  for (auto &t : a.tokens)
+    if (t.kind != Tok::Eof && in(t.range)) out += "tok " + show(t.range) + " " + std::string(t.text) + "\n";
+  if (a.mainFile < a.modules.size() && a.modules[a.mainFile])
+    for (auto &d : a.modules[a.mainFile]->decls)
+      if (d && in(d->name.range)) out += "decl " + d->name.name + " " + show(d->bodyRange) + "\n";
+  return out;
+}
+
+/// Every item's slice carries what the whole analysis has in that item.
+void expectSlicesMatch(const IncrementalAnalyzer::Result &r, const std::string &what) {
+  ASSERT_TRUE(r.slice && r.items) << what;
+  auto full = r.materialize({});
+  ASSERT_TRUE(full) << what;
+  for (const auto &sp : *r.items) {
+    auto sl = r.slice(sp.begin, sp.begin, {});
+    ASSERT_TRUE(sl) << what;
+    EXPECT_EQ(showFactsIn(*sl, sp.begin, sp.end), showFactsIn(*full, sp.begin, sp.end)) << what << " item at " << sp.begin;
+    EXPECT_EQ(show(sl->diagnostics), show(full->diagnostics)) << what;
+    // Nothing of another item's text (the fns it calls lend their symbols only).
+    EXPECT_EQ(showFactsIn(*sl, 0, sp.begin), "") << what << " item at " << sp.begin;
+    EXPECT_EQ(showFactsIn(*sl, sp.end, UINT32_MAX), "") << what << " item at " << sp.begin;
+    ASSERT_TRUE(sp.identity) << what;
+  }
+}
+
 std::shared_ptr<const SourceFile> file(const std::string &text) { return std::make_shared<SourceFile>("test.ph", text); }
 
 AnalyzeOptions editorOptions() {
@@ -204,4 +258,40 @@ TEST(Incremental, CancelledUpdateStopsBetweenItems) {
   IncrementalAnalyzer inc(prelude());
   auto r = inc.update(file(manyKernels(2)), [] { return true; });
   EXPECT_TRUE(r.cancelled);
+}
+
+TEST(Incremental, SlicesCarryTheWholeAnalysisOfTheirItems) {
+  // A feature asking about one item (hover, an item's semantic tokens) reads a slice of
+  // it: the same facts as the whole analysis, in the document's coordinates.
+  std::vector<std::string> texts = {manyKernels(3)};
+  for (const char *path : kExamples) texts.push_back(readSource(path));
+  for (const std::string &text : texts) {
+    IncrementalAnalyzer inc(prelude());
+    auto r = inc.update(file(text));
+    if (!r.materialize) continue; // went through analyze whole (no items)
+    expectSlicesMatch(r, text.substr(0, 60));
+  }
+  // After edits inside one item and of the fn every kernel calls: the items moved, the
+  // edited ones were checked again, and an unchanged item keeps its identity.
+  std::string text = manyKernels(3);
+  IncrementalAnalyzer inc(prelude());
+  auto r0 = inc.update(file(text));
+  size_t at = text.find("let h = ctx.block.y", text.size() / 2);
+  std::string edited = text.substr(0, at) + "// edit\n  " + text.substr(at);
+  auto r1 = inc.update(file(edited));
+  expectSlicesMatch(r1, "after an edit in a kernel");
+  ASSERT_EQ(r0.items->size(), r1.items->size());
+  size_t same = 0;
+  for (size_t i = 0; i < r0.items->size(); ++i) same += (*r0.items)[i].identity == (*r1.items)[i].identity;
+  EXPECT_EQ(same, r0.items->size() - 1); // only the edited kernel's item was checked again
+  size_t fnAt = edited.find("acc = acc * l");
+  auto r2 = inc.update(file(edited.substr(0, fnAt) + "acc = acc * l * 1.0" + edited.substr(fnAt + 13)));
+  expectSlicesMatch(r2, "after an edit of the fn");
+  // A range over two items, and a point past the end (the last item).
+  const auto &sp = *r2.items;
+  auto two = r2.slice(sp[1].begin, sp[2].begin, {});
+  EXPECT_NE(showFactsIn(*two, sp[2].begin, sp[2].end), "");
+  EXPECT_NE(showFactsIn(*two, sp[1].begin, sp[1].end), "");
+  auto end = r2.slice(UINT32_MAX, UINT32_MAX, {});
+  EXPECT_NE(showFactsIn(*end, sp.back().begin, sp.back().end), "");
 }

@@ -46,6 +46,13 @@ json hoverAt(Client &c, int line, int character) {
   return c.request("textDocument/hover", {{"textDocument", {{"uri", kFile}}}, {"position", {{"line", line}, {"character", character}}}});
 }
 
+/// Hover reads the item under the cursor (issue 21); completion reads the whole analysis.
+void buildWhole(Client &c) {
+  json r = c.request("textDocument/completion", {{"textDocument", {{"uri", kFile}}}, {"position", {{"line", 1}, {"character", 7}}}});
+  ASSERT_TRUE(r.contains("result")) << r;
+  ASSERT_TRUE(c.server().scheduler().latest(kFile)->analysis.built());
+}
+
 json tokensParams() { return {{"textDocument", {{"uri", kFile}}}}; }
 
 TEST(ServerBudget, CancelStopsAFeatureBetweenItemsAndOtherRequestsAreAnswered) {
@@ -53,7 +60,8 @@ TEST(ServerBudget, CancelStopsAFeatureBetweenItemsAndOtherRequestsAreAnswered) {
   Client c(hold.options());
   c.initialize();
   open(c, kKernel);
-  ASSERT_TRUE(hoverAt(c, 1, 7)["result"].is_object()); // the whole analysis is built
+  ASSERT_TRUE(hoverAt(c, 1, 7)["result"].is_object());
+  buildWhole(c); // the whole analysis is built: the tokens' first point is in the feature
   int id = c.sendRequest(kTokens, tokensParams());
   hold.entered.get_future().wait(); // the request is inside the feature, at its first token
   // Meanwhile the server answers other requests of the same document.
@@ -80,6 +88,7 @@ TEST(ServerBudget, PastItsDeadlineARequestIsAnsweredRequestFailedAndStops) {
     c.initialize();
     open(c, kKernel);
     ASSERT_TRUE(hoverAt(c, 1, 7)["result"].is_object());
+    buildWhole(c);
     c.notify("workspace/didChangeConfiguration", {{"settings", {{"ph", {{"requestTimeoutMs", 1}}}}}});
     int id = c.sendRequest(kTokens, tokensParams());
     // The probe holds the request until its deadline has passed; the watchdog answers.

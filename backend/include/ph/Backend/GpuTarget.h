@@ -23,6 +23,18 @@ class SourceManager;
 
 namespace ph::backend {
 
+/// ptxas's work kept by what it depends on (`ph build`'s cache). A kernel that
+/// only moved (lines added above it) has a new variant key but the same PTX:
+/// its cubin then comes from here, and ptxas, most of a variant's time, is skipped.
+class PtxasCache {
+public:
+  virtual ~PtxasCache() = default;
+  /// `what` is everything ptxas's output depends on: ptxas itself, its
+  /// arguments, the architecture and the PTX (the implementation hashes it).
+  virtual bool find(const std::string &what, std::vector<uint8_t> &cubin, std::string &log) const = 0;
+  virtual void keep(const std::string &what, const std::vector<uint8_t> &cubin, const std::string &log) const = 0;
+};
+
 struct GpuOptions {
   /// `sm_90` or `sm_80`; empty: the GPU present, else sm_90.
   std::string arch;
@@ -30,13 +42,15 @@ struct GpuOptions {
   const SourceManager *sources = nullptr;
   /// Fills GpuBinary::passTiming with MLIR's pass timing report (`ph build --time-passes`).
   bool timePasses = false;
+  /// Null: ptxas runs for every compile.
+  const PtxasCache *ptxasCache = nullptr;
 };
 
 /// Time of one step of a compile, in milliseconds: wall, and CPU (the
 /// compiling thread's; for `ptxas`, the subprocess's user + system time),
 /// which a loaded machine inflates far less.
 struct PhaseTime {
-  std::string name; // context, kir-to-tile, lower, to-nvvm, nvptx, ptxas
+  std::string name; // context, kir-to-tile, lower, to-nvvm, nvptx, ptxas (or ptxas-cached)
   double ms = 0;
   double cpuMs = 0;
 };

@@ -35,4 +35,8 @@ std::string fileIdentity(const std::string &path);
 std::string variantKey(const kir::Kernel &k, const SourceManager *sources, const std::string &target,
                        const std::string &toolchain);
 
+/// A 64-hex-digit key for any other content (`kind` keeps kinds apart):
+/// ptxas's cubin by its input (GpuTarget.h's PtxasCache).
+std::string contentKey(const std::string &kind, const std::string &content);
+
 } // namespace ph::cache

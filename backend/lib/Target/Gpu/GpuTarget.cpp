@@ -228,15 +228,15 @@ bool runPasses(ModuleOp m, const std::function<void(OpPassManager &)> &build, st
 bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *timing = nullptr,
             std::vector<LoweringDiag> *diags = nullptr) {
   MLIRContext *ctx = m.getContext();
-  std::string libdevice = cudaDir() + "/nvvm/libdevice/libdevice.10.bc";
-  ArrayAttr link;
-  if (llvm::sys::fs::exists(libdevice)) link = ArrayAttr::get(ctx, {StringAttr::get(ctx, libdevice)});
   // sm_90a's wgmma and setmaxnreg need PTX 8.0; the others keep LLVM's default.
   const GpuArch *a = findGpuArch(arch);
   std::string features = a && a->archSpecific ? "+ptx80" : "";
-  auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", arch, features, nullptr, link);
-  m.walk([&](::mlir::gpu::GPUModuleOp gm) { gm.setTargetsAttr(ArrayAttr::get(ctx, {target})); });
-  return runPasses(m, [](OpPassManager &pm) {
+  auto setTarget = [&](ArrayAttr link) {
+    auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", arch, features, nullptr, link);
+    m.walk([&](::mlir::gpu::GPUModuleOp gm) { gm.setTargetsAttr(ArrayAttr::get(ctx, {target})); });
+  };
+  setTarget(nullptr);
+  bool ok = runPasses(m, [](OpPassManager &pm) {
     pm.addPass(createSCFToControlFlowPass());
     ConvertGpuOpsToNVVMOpsOptions o;
     o.indexBitwidth = 64;
@@ -251,6 +251,17 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
   }, err, timing, diags) && externDynamicShared(m);
+  // libdevice (__nv_expf, ...) is linked only into a module that calls it: parsing and linking
+  // its 500 KB of bitcode, all of it then dropped, is wasted on kernels whose math lowers to
+  // NVVM intrinsics (docs/compile.md has the figures). The PTX is the same either way.
+  bool callsLibdevice = false;
+  m.walk([&](LLVM::LLVMFuncOp f) {
+    if (f.isExternal() && f.getSymName().starts_with("__nv_")) callsLibdevice = true;
+  });
+  std::string libdevice = cudaDir() + "/nvvm/libdevice/libdevice.10.bc";
+  if (ok && callsLibdevice && llvm::sys::fs::exists(libdevice))
+    setTarget(ArrayAttr::get(ctx, {StringAttr::get(ctx, libdevice)}));
+  return ok;
 }
 
 /// NVVM module -> PTX text through LLVM's NVPTX backend.
@@ -516,12 +527,20 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   }
   std::string log;
   double ptxasCpu = 0;
-  bool ranPtxas = false;
-  bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu, &ranPtxas);
-  clock.mark("ptxas", ptxasCpu);
-  if (!assembled) {
-    if (ranPtxas) out.diagnostics.push_back(ptxasDiagnostic(log, arch, k));
-    return false;
+  // ptxas's output depends on ptxas, its arguments (runPtxas), the architecture and the PTX only.
+  std::string what;
+  if (opts.ptxasCache) what = "ph-ptxas-1 " + gpuToolchainIdentity(arch) + "; -arch=" + arch + " -v -O3\n" + out.ptx;
+  if (opts.ptxasCache && opts.ptxasCache->find(what, out.cubin, log)) {
+    clock.mark("ptxas-cached");
+  } else {
+    bool ranPtxas = false;
+    bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu, &ranPtxas);
+    clock.mark("ptxas", ptxasCpu);
+    if (!assembled) {
+      if (ranPtxas) out.diagnostics.push_back(ptxasDiagnostic(log, arch, k));
+      return false;
+    }
+    if (opts.ptxasCache) opts.ptxasCache->keep(what, out.cubin, log);
   }
   out.meta.ptxas = rt::parsePtxasReport(log, res.kernelName);
   for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));

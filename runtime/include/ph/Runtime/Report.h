@@ -5,7 +5,8 @@
 // and the backend's diagnostics with ranges, notes and fixes; per variant the
 // registers, shared memory, spills, occupancy on the device description and
 // where each tile lives; run and bench results. The driver writes it with
-// toJson and ph-lsp reads it with fromJson: the schema lives in this one file.
+// toJson and ph-lsp reads it with fromJson: the schema lives in this one file,
+// with the progress events `ph build --json --progress` writes before it.
 // No MLIR.
 //
 //===----------------------------------------------------------------------===//
@@ -166,6 +167,27 @@ struct Document {
   std::string error; // a failure that is not a diagnostic (a missing file, no GPU)
 };
 
+/// One line of `ph build --json --progress`'s stream (docs/output.md, "Progress
+/// events"; docs/schema/ph-event-v1.json): the build says what it will do, then
+/// each variant as it is done, in build order; the document is the stream's last line.
+constexpr const char *kEventFormat = "ph-event";
+struct Event {
+  std::string event; // plan | variant
+  int of = 0;        // the variants the build makes
+  int cached = 0;    // plan: how many of them come from the cache
+  int index = 0;     // variant: 0-based, in build order
+  bool ok = false;   // variant: compiled (or read from the cache)
+  bool fromCache = false;
+  double ms = 0;     // variant: wall time of its compile or cache read
+  std::string kernel, configName;
+  std::optional<Variant> variant; // variant, when ok: its figures as in the document
+  std::vector<Diag> diagnostics;  // variant: the backend's diagnostics of this variant
+};
+
+nlohmann::ordered_json toJson(const Event &e);
+/// Returns "" or why `line` is not a ph-event line this reader understands.
+std::string eventFromJson(const std::string &line, Event &out);
+
 nlohmann::ordered_json toJson(const Document &doc);
 /// Adds the envelope (format, version, command, ok, diagnostics) to an existing
 /// object, for the commands whose result keys predate the document (run, bench).
@@ -173,6 +195,9 @@ void addEnvelope(nlohmann::ordered_json &j, const std::string &command, bool ok,
                  const std::vector<Diag> &diagnostics);
 /// Returns "" or why `text` is not a ph-output document this reader understands.
 std::string fromJson(const std::string &text, Document &out);
+/// Reads the output of `--json` with or without `--progress`: the document, and
+/// the events before it (into `events` when given). "" or why it cannot.
+std::string fromJsonLines(const std::string &text, Document &out, std::vector<Event> *events = nullptr);
 
 /// The result keys of `ph run --json` and `ph bench --json` (what toJson writes for
 /// runResult and benchResult, before the envelope).
