@@ -203,7 +203,9 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
   std::string summary;
   if (ok) summary = driver::runSummary(kernel, target, doc);
   else if (why.empty() && (doc.runResult || doc.benchResult)) summary = driver::runSummary(kernel, target, doc); // the check failed
-  else summary = command + " " + kernel + " failed: " + (why.empty() ? driver::firstError(doc, r) : driver::firstLines(r.err, 3));
+  else
+    summary = command + " " + kernel + " failed: " +
+              (why.empty() ? driver::firstError(doc, r) : why + (r.err.empty() ? "" : ": " + driver::firstLines(r.err, 3)));
   result["summary"] = summary;
   // One message per run: the client that asked shows the result (and a failure) itself.
   if (!toClient) endpoint_.notify("window/showMessage", {{"type", r.exitCode == 0 ? 3 : 1}, {"message", summary}});
