@@ -89,10 +89,11 @@ class Server:
             self.notes.append(m)
 
     def publishes(self, uri, version, t0, quiet=0.5):
-        """The arrival times (ms after t0) of every publishDiagnostics of `version`, until
-        none comes for `quiet` seconds: an edit of a fn many kernels call is published in
+        """The arrival times (ms after t0) of every publishDiagnostics of `version`: the
+        first, then each until none comes for `quiet` seconds: an edit of a fn many kernels call is published in
         stages (its nearest callers, every caller's first configuration, all of them)."""
-        times = []
+        self.wait_diagnostics(uri, version)
+        times = [(time.perf_counter() - t0) * 1e3]
         while True:
             m = self.read(timeout=quiet)
             if m is None:
