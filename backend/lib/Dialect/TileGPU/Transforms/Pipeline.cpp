@@ -255,18 +255,22 @@ void Pipeliner::toWarpgroupDots() {
     if (forWgmma(d.getA().getType()) && forWgmma(d.getB().getType())) dots.push_back(d);
   });
   for (DotOp d : dots) {
+    // A is read in place when it was loaded into shared memory, else (P of
+    // P·V, computed in registers) taken from its registers.
     auto la = d.getA().getDefiningOp<LocalLoadOp>(), lb = d.getB().getDefiningOp<LocalLoadOp>();
-    if (!la || !lb) {
-      d.emitError() << "a wgmma operand that is not in shared memory";
+    if (!lb) {
+      d.emitError() << "a wgmma B operand that is not in shared memory";
       continue;
     }
     OpBuilder b(d);
-    auto w = WarpgroupDotOp::create(b, d.getLoc(), d.getType(), la.getBuffer(), la.getStage(), lb.getBuffer(),
-                                    lb.getStage(), d.getAcc(), d.getTransB(), /*async=*/false);
+    Value a = la ? Value(la.getBuffer()) : Value(d.getA());
+    Value aStage = la ? la.getStage() : Value();
+    auto w = WarpgroupDotOp::create(b, d.getLoc(), d.getType(), a, aStage, lb.getBuffer(), lb.getStage(), d.getAcc(),
+                                    d.getTransB(), /*async=*/false);
     d.getResult().replaceAllUsesWith(w.getResult());
     d.erase();
     for (LocalLoadOp l : {la, lb})
-      if (l->use_empty()) l.erase();
+      if (l && l->use_empty()) l.erase();
     keepOneGroupInFlight(w);
   }
 }
