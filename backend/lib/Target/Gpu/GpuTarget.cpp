@@ -62,7 +62,7 @@ namespace ph::backend {
 std::string defaultGpuArch() {
   if (const char *a = std::getenv("PH_GPU_ARCH")) return a;
   rt::Cuda &cu = rt::Cuda::get();
-  if (cu.available() && isSupportedGpuArch(cu.device().arch())) return cu.device().arch();
+  if (cu.available() && isSupportedGpuArch(cu.device().arch())) return archForDevice(cu.device().arch());
   return "sm_90";
 }
 
