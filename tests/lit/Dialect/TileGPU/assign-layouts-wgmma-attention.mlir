@@ -36,10 +36,11 @@
 // SM90: #mma = #tilegpu.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
 // SM90: tilegpu.policy = "mma"
 
-// After tilegpu-pipeline: Q in one swizzled buffer, K and V in rings; S from
+// After tilegpu-pipeline: Q in one swizzled buffer, K and V in rings of the
+// mma.sync depth (3: no wgmma of the loop is left in flight); S from
 // two buffers, P V with A from registers.
 // PIPE-DAG: tilegpu.local_alloc : !tilegpu.memdesc<64x64xf16, #shared>
-// PIPE-DAG: tilegpu.local_alloc : !tilegpu.memdesc<{{[0-9]+}}x32x64xf16, #shared>
+// PIPE-DAG: tilegpu.local_alloc : !tilegpu.memdesc<3x32x64xf16, #shared>
 // PIPE: scf.for
 // PIPE:   tilegpu.warpgroup_dot %{{.*}}, %{{.*}}[%{{.*}}], %{{.*}} {transB} : !tilegpu.memdesc<64x64xf16, #shared>, !tilegpu.memdesc<{{.*}}> -> tensor<64x32xf32, #mma>
 // PIPE:   tilegpu.warpgroup_dot %{{.*}}, %{{.*}}[%{{.*}}], %{{.*}} : tensor<64x32xf16, #dot_op>, !tilegpu.memdesc<{{.*}}> -> tensor<64x64xf32, #mma>
