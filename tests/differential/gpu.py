@@ -405,6 +405,11 @@ def prepare(args):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     seeds = list(range(args.seed, args.seed + args.count))
+    # PH_DIFFTEST_SEEDS: a file of seeds, one a line, instead of the range (the programs an
+    # earlier run's builds refused: tests/differential/seeds/).
+    if os.environ.get("PH_DIFFTEST_SEEDS"):
+        with open(os.environ["PH_DIFFTEST_SEEDS"]) as f:
+            seeds = [int(l) for l in f if l.strip()]
     targets = [t for t in args.gpu_targets.split(",") if t]
     t0 = time.time()
     known = difftest.load_known()

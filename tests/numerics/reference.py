@@ -234,6 +234,31 @@ def half_reductions_ref(i, n):
             "C": b.sum(axis=1) + b.max(axis=1)}
 
 
+def odd_extents_ref(i, n):
+    """tests/numerics/kernels/odd_extents.ph: blocks of 16 rows, the last padded with the zeros
+    a masked load gives (they reach colsum and colmax, not the stored rows)."""
+    x = i["X"]
+    rows = x.shape[0]
+    pad = np.zeros(((rows + 15) // 16 * 16, 24))
+    pad[:rows] = x
+    col = np.arange(24)[None, :]
+    y = np.where(col < n, pad * 2.0, pad)
+    y[:, 3:7] = np.exp(pad[:, 0:4])
+    b, yb = pad.reshape(-1, 16, 24), y.reshape(-1, 16, 24)
+    return {"Y": y[:rows], "R": (y.sum(axis=1) + pad.max(axis=1))[:rows, None],
+            "C": b.sum(axis=1) + yb.max(axis=1)}
+
+
+def odd_extents_half_ref(i):
+    x = i["X"]
+    rows = x.shape[0]
+    pad = np.zeros(((rows + 11) // 12 * 12, 48))
+    pad[:rows] = x
+    y = pad + np.arange(48)[None, :] * 0.0625
+    y[:, 40:48] = pad[:, 0:8] * 3.0
+    return {"Y": y[:rows], "R": y.sum(axis=1)[:rows, None], "C": y.reshape(-1, 12, 48).sum(axis=1)}
+
+
 def gemm_case(kernel, m, n, k, bias=True):
     inputs = {"A": (np.float16, (m, k)), "B": (np.float16, (k, n))}
     if bias:
@@ -314,6 +339,13 @@ CASES = {
                        inputs={"X": (F32, (37, 64)), "CS": (F32, (3, 64)), "CM": (F32, (3, 64))}, args={},
                        outputs={"RM": F32, "RA": np.int32, "CS": F32, "CM": F32, "H": F32, "T": np.int32},
                        ref=reductions_ref),
+    # Extents that are not powers of two (24, 48 columns, 12 rows, 3 warps), parts of tiles.
+    "odd_extents": dict(file="tests/numerics/kernels/odd_extents.ph", kernel="odd_extents",
+                        inputs={"X": (F32, (37, 24)), "C": (F32, (3, 24))}, args={"n": 10},
+                        outputs={"Y": F32, "R": F32, "C": F32}, ref=lambda i: odd_extents_ref(i, 10)),
+    "odd_extents_half": dict(file="tests/numerics/kernels/odd_extents.ph", kernel="odd_extents_half",
+                             inputs={"X": (F16, (29, 48)), "C": (F32, (3, 48))}, args={},
+                             outputs={"Y": F16, "R": F32, "C": F32}, ref=odd_extents_half_ref),
     **attention_variants(),
 }
 

@@ -91,10 +91,33 @@ TEST(Layouts, BlockedCoversAndRefuses) {
   ASSERT_TRUE(l);
   EXPECT_EQ(l->numRegs(), 128 * 32 / 128);
   EXPECT_EQ(threadsOf(bl), 128);
+  EXPECT_FALSE(l->wraps(0));
+  EXPECT_TRUE(l->coversOnce(1));
   std::string why;
-  EXPECT_FALSE(registerLayout(bl, {128, 48}, &why));
-  EXPECT_NE(why.find("not a multiple"), std::string::npos) << why;
+  // mma layouts cover whole 16x8 blocks only.
   EXPECT_FALSE(registerLayout(c.mma(4, 1), {24, 8}, &why));
+  EXPECT_NE(why.find("does not divide"), std::string::npos) << why;
+}
+
+TEST(Layouts, BlockedWrapsAroundExtentsThatAreNotPowersOfTwo) {
+  Ctx c;
+  // 48 columns under a pass of 32: two passes, the second holding 32-47 and 0-15 again;
+  // 24 rows under a pass of 32 (8 lanes x 4 warps): rows 0-23, then 0-7 again.
+  auto bl = BlockedEncodingAttr::get(&c.ctx, {1, 8}, {8, 4}, {4, 1}, {1, 0});
+  auto l = registerLayout(bl, {24, 48});
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->reps[0], 1);
+  EXPECT_EQ(l->reps[1], 2);
+  EXPECT_TRUE(l->wraps(0));
+  EXPECT_TRUE(l->wraps(1));
+  EXPECT_FALSE(l->coversOnce(1));
+  // Every element is held by some thread (thread base: lane (l0, l1), warp w along rows).
+  std::set<std::pair<int64_t, int64_t>> all;
+  for (int64_t w = 0; w < 4; ++w)
+    for (int64_t l0 = 0; l0 < 8; ++l0)
+      for (int64_t l1 = 0; l1 < 4; ++l1)
+        for (auto e : elementsOf(*l, w * 8 + l0, l1 * 8)) all.insert(e);
+  EXPECT_EQ(all.size(), size_t(24 * 48));
 }
 
 TEST(Layouts, ArchTable) {

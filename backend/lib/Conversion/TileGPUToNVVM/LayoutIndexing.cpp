@@ -102,7 +102,7 @@ SmallVector<Value> threadBase(OpBuilder &b, Location loc, Attribute layout, cons
 
 Value position(OpBuilder &b, Location loc, const RegisterLayout &rl, ArrayRef<Value> base, int64_t r, unsigned d) {
   Value p = arith::AddIOp::create(b, loc, base[d], cIndex(b, loc, rl.offset(r, d)));
-  if (rl.shape[d] < rl.pass[d]) p = arith::RemUIOp::create(b, loc, p, cIndex(b, loc, rl.shape[d]));
+  if (rl.wraps(d)) p = arith::RemUIOp::create(b, loc, p, cIndex(b, loc, rl.shape[d]));
   return p;
 }
 

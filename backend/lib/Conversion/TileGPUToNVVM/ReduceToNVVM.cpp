@@ -46,6 +46,11 @@ bool rowLanes(Attribute layout, const RegisterLayout &rl, SmallVectorImpl<int> &
     why = "a row reduction of a tile narrower than its layout";
     return false;
   }
+  if (!rl.coversOnce(1)) {
+    // A wrapped pass holds some columns twice: the sum would count them twice.
+    why = "a row reduction of a tile whose columns are not a multiple of its layout's pass";
+    return false;
+  }
   if (auto m = dyn_cast<MmaEncodingAttr>(layout)) {
     if (m.getWarpsPerCTA()[1] != 1) {
       why = "a row reduction over warps";

@@ -216,23 +216,47 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
   return success();
 }
 
+/// The buffer index of a tile element at `idx`: itself, or inside the op's
+/// `tilegpu.window` (tilegpu-through-shared's parts of tiles), the window's
+/// offset plus the element's position along each dimension the part keeps.
+SmallVector<Value> bufferIndex(OpBuilder &b, Location loc, Operation *op, ArrayRef<Value> idx) {
+  auto w = op->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window");
+  if (!w) return SmallVector<Value>(idx);
+  auto sq = op->getAttrOfType<DenseBoolArrayAttr>("tilegpu.squeezed");
+  SmallVector<Value> out;
+  unsigned k = 0;
+  for (int64_t d = 0; d < w.size(); ++d) {
+    if (sq && sq[d]) out.push_back(cIndex(b, loc, w[d]));
+    else out.push_back(w[d] ? arith::AddIOp::create(b, loc, idx[k++], cIndex(b, loc, w[d])).getResult() : idx[k++]);
+  }
+  return out;
+}
+
+/// The buffer's rank as the op addresses it: the window's, else the tile's.
+unsigned addressRank(Operation *op, RankedTensorType t) {
+  auto w = op->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window");
+  return w ? unsigned(w.size()) : unsigned(t.getRank());
+}
+
 struct LocalLoadPattern : OpConversionPattern<LocalLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(LocalLoadOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
     auto rt = cast<RankedTensorType>(op.getType());
     Value result;
     if (isa<DotOperandEncodingAttr>(rt.getEncoding())) {
+      if (op->hasAttr("tilegpu.window")) return rw.notifyMatchFailure(op, "ldmatrix of a window");
       if (failed(loadOperand(op, a.getBuffer(), a.getStage(), rw, result, getTypeConverter()))) return failure();
       rw.replaceOp(op, result);
       return success();
     }
     Location loc = op.getLoc();
     RegisterLayout rl = layoutOfType(rt);
-    BufferShape bs = bufferShape(op.getBuffer().getType(), rt.getRank());
+    BufferShape bs = bufferShape(op.getBuffer().getType(), addressRank(op, rt));
     SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl), out;
     for (int64_t r = 0; r < rl.numRegs(); ++r) {
       SmallVector<Value> idx;
       for (unsigned d = 0; d < rl.rank(); ++d) idx.push_back(position(rw, loc, rl, base, r, d));
+      idx = bufferIndex(rw, loc, op, idx);
       Value ptr = gep(rw, loc, a.getBuffer(), byteOffset(rw, loc, bs, idx, a.getStage()));
       out.push_back(LLVM::LoadOp::create(rw, loc, rt.getElementType(), ptr, unsigned(bs.elem)));
     }
@@ -247,12 +271,13 @@ struct LocalStorePattern : OpConversionPattern<LocalStoreOp> {
     auto rt = cast<RankedTensorType>(op.getValue().getType());
     Location loc = op.getLoc();
     RegisterLayout rl = layoutOfType(rt);
-    BufferShape bs = bufferShape(op.getBuffer().getType(), rt.getRank());
+    BufferShape bs = bufferShape(op.getBuffer().getType(), addressRank(op, rt));
     SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl);
     SmallVector<Value> regs = unpack(rw, loc, a.getValue());
     for (int64_t r = 0; r < rl.numRegs(); ++r) {
       SmallVector<Value> idx;
       for (unsigned d = 0; d < rl.rank(); ++d) idx.push_back(position(rw, loc, rl, base, r, d));
+      idx = bufferIndex(rw, loc, op, idx);
       Value ptr = gep(rw, loc, a.getBuffer(), byteOffset(rw, loc, bs, idx, a.getStage()));
       LLVM::StoreOp::create(rw, loc, regs[r], ptr, unsigned(bs.elem));
     }

@@ -521,6 +521,12 @@ SmallVector<Value> SimtCodegen::issueLoads(tile::LoadOp ld, function_ref<Value(V
   // last) takes a path without the per-element bounds checks and zero fills.
   ArrayRef<bool> masked = ld.getMasked(), squeezed = ld.getSqueezed();
   ArrayRef<int64_t> lens = ld.getLens();
+  // A prefetch's `scalar` clones the body's scalar ops on first use and hands the clone to
+  // every later use: materialize every operand here, before the fast/slow scf.if below, so that
+  // no clone is made inside one branch and reused in the other (an unmasked dimension's offset,
+  // read first by the fast branch: "operand #0 does not dominate this use").
+  if (scalar)
+    for (Value v : ld->getOperands()) (void)scalar(v);
   Value allIn;
   for (size_t d = 0; d < masked.size(); ++d) {
     if (!masked[d]) continue;

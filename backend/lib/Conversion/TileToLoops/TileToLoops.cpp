@@ -36,6 +36,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -461,6 +462,20 @@ struct TileBufferizePass : ph::tile::impl::TileBufferizeBase<TileBufferizePass> 
   }
 };
 
+/// math.erf as MLIR's polynomial approximation (f32; 16-bit values were widened to f32 by
+/// math-extend-to-supported-types before it): LLVM has no erf intrinsic, so math.erf reached
+/// LLVM translation unlowered and every kernel using `erf` failed on --target cpu.
+struct ExpandErfPass : PassWrapper<ExpandErfPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandErfPass)
+  StringRef getArgument() const override { return "ph-cpu-expand-erf"; }
+  void getDependentDialects(DialectRegistry &r) const override { r.insert<arith::ArithDialect, math::MathDialect>(); }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populatePolynomialApproximateErfPattern(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) signalPassFailure();
+  }
+};
+
 } // namespace
 
 void ph::tile::buildTileToLoopsPipeline(OpPassManager &pm) {
@@ -485,6 +500,7 @@ void ph::tile::buildLoopsToLLVMPipeline(OpPassManager &pm) {
   emulate.sourceTypeStrs = {"bf16"};
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   pm.addPass(math::createMathExtendToSupportedTypes());
+  pm.addPass(std::make_unique<ExpandErfPass>());
   // bf16 conversions as integer arithmetic: the JIT then needs no soft-float helpers.
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;

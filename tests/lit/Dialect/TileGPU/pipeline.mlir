@@ -42,7 +42,9 @@
 // ALLOC: tilegpu.shared_bytes = 56832 : i64
 // ALLOC-DAG: tilegpu.local_alloc {offset = 0 : i64} : !tilegpu.memdesc<3x128x32xf16
 // ALLOC-DAG: tilegpu.local_alloc {offset = 30720 : i64} : !tilegpu.memdesc<3x32x128xf16
-func.func @mainloop(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %m: i32, %k: i32, %n: i32) -> tensor<128x128xf32, #mma> {
+// The sizes are multiples of 32 (what `@aligned` writes as tile.divisibility): rows of whole
+// 16-byte chunks, which cp.async needs (an operand without that fact stays in registers).
+func.func @mainloop(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %m: i32, %k: i32, %n: i32) -> tensor<128x128xf32, #mma> attributes {tile.divisibility = array<i64: 1, 1, 32, 32, 32>} {
   %c0 = arith.constant 0 : index
   %c0_i32 = arith.constant 0 : i32
   %c32_i32 = arith.constant 32 : i32

@@ -36,10 +36,18 @@ struct RegisterLayout {
   int64_t compose(llvm::ArrayRef<int64_t> rep, llvm::ArrayRef<int64_t> e) const;
   /// Offset of register r along d from the thread's base, before the modulo.
   int64_t offset(int64_t r, unsigned d) const;
+  /// Whether positions along d wrap around the extent (the passes cover more than it: a
+  /// tile smaller than one pass, or an extent that is not a multiple of the pass).
+  bool wraps(unsigned d) const;
+  /// Whether the threads along d that share the other coordinates hold each element of d
+  /// exactly once between them (the extent a multiple of the pass): what a reduction
+  /// across lanes along d needs.
+  bool coversOnce(unsigned d) const;
 };
 
-/// The register layout of `layout` over `shape`, or nullopt with `why` set
-/// (a shape the layout cannot cover: neither a multiple nor a divisor of its pass).
+/// The register layout of `layout` over `shape`, or nullopt with `why` set (an mma or
+/// dot-operand layout over a shape that is neither a multiple nor a divisor of its pass; a
+/// blocked layout covers any shape, wrapping around: RegisterLayout::wraps).
 std::optional<RegisterLayout> registerLayout(mlir::Attribute layout, llvm::ArrayRef<int64_t> shape,
                                              std::string *why = nullptr);
 

@@ -40,12 +40,24 @@ int64_t RegisterLayout::offset(int64_t r, unsigned d) const {
 
 namespace {
 
-/// Fills reps from shape and pass; false when a dimension is neither a
-/// multiple nor a divisor of the pass.
-bool finish(RegisterLayout &l, std::string *why) {
+/// Fills reps from shape and pass. With `exact` (the mma layouts, whose
+/// instructions cover whole 16x8 blocks), false when a dimension is neither a
+/// multiple nor a divisor of the pass. A blocked layout covers any extent:
+/// ceil(s / p) passes, positions modulo s, so that a 24-wide tile under a
+/// 16-wide pass holds columns 0-15, then 16-23 and 0-7 again, and a 24-row
+/// tile under a 32-row pass holds rows 0-23, then 0-7 again. Every element is
+/// held by at least one thread; the replicas compute the same value, store the
+/// same value, and only a reduction across them would count one twice
+/// (ReduceToNVVM and ColReduceToNVVM refuse a reduced dimension not covered
+/// exactly, and the SIMT policy covers reduced dimensions exactly).
+bool finish(RegisterLayout &l, std::string *why, bool exact = true) {
   l.reps.clear();
   for (unsigned d = 0; d < l.rank(); ++d) {
     int64_t s = l.shape[d], p = l.pass[d];
+    if (!exact) {
+      l.reps.push_back(s >= p ? (s + p - 1) / p : 1);
+      continue;
+    }
     if (s >= p && s % p != 0) {
       if (why) *why = "extent " + std::to_string(s) + " along dimension " + std::to_string(d) +
                       " is not a multiple of the layout's " + std::to_string(p);
@@ -75,7 +87,9 @@ SmallVector<int64_t> kOffsets() { return {0, 1, 8, 9}; }
 std::optional<RegisterLayout> registerLayout(Attribute layout, ArrayRef<int64_t> shape, std::string *why) {
   RegisterLayout l;
   l.shape.assign(shape.begin(), shape.end());
+  bool exact = true;
   if (auto b = dyn_cast_or_null<BlockedEncodingAttr>(layout)) {
+    exact = false;
     if (b.getSizePerThread().size() != shape.size()) {
       if (why) *why = "a blocked layout of rank " + std::to_string(b.getSizePerThread().size()) + " on a tile of rank " +
                       std::to_string(shape.size());
@@ -131,9 +145,13 @@ std::optional<RegisterLayout> registerLayout(Attribute layout, ArrayRef<int64_t>
     if (why) *why = "a tile without a register layout";
     return std::nullopt;
   }
-  if (!finish(l, why)) return std::nullopt;
+  if (!finish(l, why, exact)) return std::nullopt;
   return l;
 }
+
+bool RegisterLayout::wraps(unsigned d) const { return shape[d] < pass[d] * reps[d]; }
+
+bool RegisterLayout::coversOnce(unsigned d) const { return shape[d] % pass[d] == 0; }
 
 int64_t threadsOf(Attribute layout) {
   int64_t warps = 1;

@@ -337,11 +337,36 @@ static LogicalResult checkStage(Operation *op, MemDescType buf, RankedTensorType
   return success();
 }
 
+/// A local_load or local_store of a part of a single buffer (tilegpu-through-shared's
+/// tile.extract and tile.insert): `tilegpu.window` holds an offset per buffer dimension,
+/// `tilegpu.squeezed` the dimensions the tile drops; the part must lie inside the buffer.
+static LogicalResult checkWindow(Operation *op, MemDescType buf, RankedTensorType t, bool hasStage,
+                                 DenseI64ArrayAttr window) {
+  ArrayRef<int64_t> shape = buf.getShape();
+  auto sq = op->getAttrOfType<DenseBoolArrayAttr>("tilegpu.squeezed");
+  if (hasStage || window.size() != int64_t(shape.size()) || (sq && sq.size() != window.size()))
+    return op->emitOpError("a window needs a single buffer and one offset (and squeeze flag) per dimension");
+  if (buf.getElementType() != t.getElementType()) return op->emitOpError("element types differ");
+  unsigned k = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    bool dropped = sq && sq[d];
+    int64_t len = dropped ? 1 : k < t.getRank() ? t.getDimSize(k++) : -1;
+    if (len < 0 || window[d] < 0 || window[d] + len > shape[d])
+      return op->emitOpError("the window does not lie inside the buffer along dimension ") << d;
+  }
+  if (k != t.getRank()) return op->emitOpError("the window's rank is not the tile's");
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() {
+  if (auto w = (*this)->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window"))
+    return checkWindow(*this, getBuffer().getType(), getResult().getType(), !!getStage(), w);
   return checkStage(*this, getBuffer().getType(), getResult().getType(), !!getStage());
 }
 
 LogicalResult LocalStoreOp::verify() {
+  if (auto w = (*this)->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window"))
+    return checkWindow(*this, getBuffer().getType(), getValue().getType(), !!getStage(), w);
   return checkStage(*this, getBuffer().getType(), getValue().getType(), !!getStage());
 }
 

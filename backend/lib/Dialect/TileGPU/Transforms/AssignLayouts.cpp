@@ -42,6 +42,9 @@ int64_t pow2AtMost(int64_t n) {
   return p;
 }
 
+/// The largest power of two that divides n (n > 0).
+int64_t pow2Dividing(int64_t n) { return n > 0 ? n & -n : 1; }
+
 /// A coalesced layout over `threads` threads: 16-byte vectors along the last
 /// dimension, lanes along it first, warps along the first dimension.
 Attribute defaultBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64_t threads) {
@@ -55,7 +58,10 @@ Attribute defaultBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, i
   int64_t lanes = 32;
   for (int d = int(rank) - 1; d >= 0 && lanes > 1; --d) {
     int64_t room = shape[d] / (d == int(rank) - 1 ? vec : 1);
-    int64_t t = std::min<int64_t>(lanes, std::max<int64_t>(1, pow2AtMost(room)));
+    // As many lanes as divide the extent (the same as pow2AtMost for power-of-two extents):
+    // 24 columns of f32 take 2 lanes of 4, three passes, and are covered exactly, as a
+    // reduction along them needs (rowBlocked starts from this layout).
+    int64_t t = std::min<int64_t>(lanes, std::max<int64_t>(1, pow2Dividing(room)));
     if (d == 0) t = lanes; // the rest replicate along the first dimension
     tpw[d] = unsigned(t);
     lanes /= t;
@@ -109,11 +115,12 @@ bool isLayoutFree(Operation *op) {
                 isElementwise(op));
 }
 
-/// Ops whose result and tile operands share one layout (the lowering works register by register).
+/// Ops whose result and tile operands share one layout (the lowering works register by register;
+/// tile.insert's dest and result must have one type, and its part goes through shared memory).
 bool sharesLayout(Operation *op) {
   return isElementwise(op) ||
          isa<tile::BroadcastOp, tile::RowMaxOp, tile::RowSumOp, tile::ConvertOp, tile::MaskColsOp, tile::CausalMaskOp,
-             tile::ColMaxOp, tile::ColSumOp>(op);
+             tile::ColMaxOp, tile::ColSumOp, tile::InsertOp>(op);
 }
 
 class Assigner {

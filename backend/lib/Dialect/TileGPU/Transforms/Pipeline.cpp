@@ -27,7 +27,26 @@ namespace ph::tilegpu {
 using namespace mlir;
 
 namespace ph::tilegpu {
+
+/// LayoutIndexing.cpp (convert-tilegpu-to-nvvm's): the power of two an index is known to be
+/// a multiple of, from constants, `tile.divisibility` arguments and loop variables.
+int64_t divisibility(Value v);
+
 namespace {
+
+/// Whether cp.async can move the load's rows as whole, aligned 16-byte chunks (all that
+/// AsyncCopyPattern lowers): the last dimension kept, its length a multiple of a chunk, its
+/// start and the tensor's row length known multiples of one. A dot operand that cannot
+/// (`X[r :+ 64, k :+ 16]` of a bf16 `[M, K]` tensor, K a size without `@aligned`) stays a
+/// register load, and tilegpu-through-shared stores it for ldmatrix; as a cp.async it failed
+/// to legalize (docs/reliability.md, differential bug 8).
+bool copiesInChunks(tile::LoadOp ld) {
+  auto rt = cast<RankedTensorType>(ld.getType());
+  size_t d = ld.getLens().size() - 1;
+  int64_t vec = 16 / std::max<int64_t>(1, (rt.getElementTypeBitWidth() + 7) / 8);
+  return !ld.getSqueezed()[d] && ld.getLens()[d] % vec == 0 &&
+         std::min(divisibility(ld.getOffsets()[d]), divisibility(ld.getExtents()[d])) % vec == 0;
+}
 
 struct Staged {
   tile::LoadOp load;
@@ -256,6 +275,7 @@ void Pipeliner::run() {
     if (!ld.getResult().hasOneUse()) return;
     auto cvt = dyn_cast<ConvertLayoutOp>(*ld.getResult().getUsers().begin());
     if (!cvt || !isa<DotOperandEncodingAttr>(layoutOf(cvt.getType())) || cvt->getBlock() != ld->getBlock()) return;
+    if (!forWgmma(cvt.getType()) && !copiesInChunks(ld)) return;
     auto loop = dyn_cast<scf::ForOp>(ld->getParentOp());
     SmallVector<Operation *> slice;
     if (loop && stages_ >= 2 && sliceInLoop(ld, loop, slice))

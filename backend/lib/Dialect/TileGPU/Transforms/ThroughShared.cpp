@@ -7,7 +7,8 @@
 // column j of B. Both go through a shared buffer: a barrier (the previous
 // iteration's readers are done), the store in the source layout, a barrier (the
 // store is visible), then the reads. Buffers get their offsets afterwards from
-// tilegpu-allocate-shared, each its own bytes.
+// tilegpu-allocate-shared, each its own bytes. Parts of tiles (tile.extract,
+// tile.insert: `x[:, 3 :+ 4]`, `x[:, 3 :+ 4] = v`) go through a buffer too.
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/TileGPU/Passes.h"
@@ -15,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 namespace ph::tilegpu {
 #define GEN_PASS_DEF_TILEGPUTHROUGHSHARED
@@ -60,7 +62,15 @@ public:
       if (!inRegisters(c) && layoutOf(c.getSource().getType()) != layoutOf(c.getType())) cvts.push_back(c);
     });
     for (ConvertLayoutOp c : cvts) throughShared(c);
+    SmallVector<Operation *> slices;
+    f_.walk([&](Operation *op) {
+      if (isa<tile::InsertOp, tile::ExtractOp>(op)) slices.push_back(op);
+    });
+    for (Operation *op : slices)
+      if (failed(slice(op))) failed_ = true;
   }
+
+  bool failed_ = false;
 
 private:
   Value alloc(MemDescType t, Location loc) {
@@ -114,15 +124,66 @@ private:
     c.erase();
   }
 
+  /// A part of a tile (`x[:, 3 :+ 4]`, tile.extract) and a tile with a part
+  /// replaced (`x[:, 3 :+ 4] = v`, tile.insert) move elements between threads
+  /// whatever the layouts: through a buffer of the whole tile. Insert: the
+  /// tile stored, then the part over it (a barrier between: two threads may
+  /// write one element), then the result read back; extract: the tile stored,
+  /// the part read. The part's place is the discardable `tilegpu.window` (an
+  /// offset per buffer dimension) and `tilegpu.squeezed` (dimensions the part
+  /// drops) of the local_store or local_load; offsets must be constants.
+  LogicalResult slice(Operation *op) {
+    Location loc = op->getLoc();
+    auto ins = dyn_cast<tile::InsertOp>(op);
+    auto ex = dyn_cast<tile::ExtractOp>(op);
+    OperandRange offsets = ins ? ins.getOffsets() : ex.getOffsets();
+    ArrayRef<bool> squeezed = ins ? ins.getSqueezed() : ex.getSqueezed();
+    SmallVector<int64_t> window;
+    for (Value o : offsets) {
+      APInt c;
+      if (!matchPattern(o, m_ConstantInt(&c)))
+        return op->emitError() << "the GPU target takes a part of a tile only at constant offsets; "
+                                  "this one starts at a run-time offset";
+      window.push_back(c.getSExtValue());
+    }
+    Value whole = ins ? ins.getDest() : ex.getSource();
+    auto t = cast<RankedTensorType>(whole.getType());
+    Value buf = alloc(bufferType(t, 0), loc);
+    b_.setInsertionPoint(op);
+    store(whole, buf, loc);
+    auto place = [&](Operation *access) {
+      access->setAttr("tilegpu.window", b_.getDenseI64ArrayAttr(window));
+      access->setAttr("tilegpu.squeezed", b_.getDenseBoolArrayAttr(squeezed));
+    };
+    Value out;
+    if (ins) {
+      place(LocalStoreOp::create(b_, loc, ins.getValue(), buf, Value()));
+      BarrierOp::create(b_, loc);
+      out = LocalLoadOp::create(b_, loc, ins.getType(), buf, Value());
+    } else {
+      auto ld = LocalLoadOp::create(b_, loc, ex.getType(), buf, Value());
+      place(ld);
+      out = ld;
+    }
+    op->getResult(0).replaceAllUsesWith(out);
+    op->erase();
+    return success();
+  }
+
   func::FuncOp f_;
   OpBuilder b_;
 };
 
 struct ThroughSharedPass : impl::TileGPUThroughSharedBase<ThroughSharedPass> {
   void runOnOperation() override {
+    bool failed = false;
     getOperation().walk([&](func::FuncOp f) {
-      if (!f.isDeclaration()) Rewriter(f).run();
+      if (f.isDeclaration()) return;
+      Rewriter r(f);
+      r.run();
+      failed |= r.failed_;
     });
+    if (failed) signalPassFailure();
   }
 };
 
