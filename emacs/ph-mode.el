@@ -98,16 +98,21 @@
 (with-eval-after-load 'eglot
   (add-to-list 'eglot-server-programs `(ph-mode . (lambda (&rest _) (list ph-lsp-program)))))
 
+(defun ph--command-args (extra)
+  "The arguments of a server command: EXTRA, plus the file and point unless EXTRA names them
+(a lens's arguments name the kernel)."
+  (append (unless (plist-member extra :uri)
+            `(:uri ,(eglot--path-to-uri (buffer-file-name))
+              ,@(unless (plist-member extra :kernel) `(:position ,(eglot--pos-to-lsp-position)))))
+          extra))
+
 (defun ph--command (command extra)
   "Run the server's COMMAND for the kernel at point, with EXTRA arguments."
   (require 'eglot)
-  (let* ((server (eglot-current-server))
-         (args (append `(:uri ,(eglot--path-to-uri (buffer-file-name))
-                        :position ,(eglot--pos-to-lsp-position))
-                       extra)))
+  (let ((server (eglot-current-server)))
     (unless server (user-error "ph-lsp is not running here (M-x eglot)"))
     (jsonrpc-request server :workspace/executeCommand
-                     `(:command ,command :arguments [,args]))))
+                     `(:command ,command :arguments [,(ph--command-args extra)]))))
 
 (defun ph--cell (v)
   "V as a table cell (numbers as VS Code and Neovim print them)."
@@ -278,8 +283,15 @@
   (cl-defmethod eglot-handle-notification (_server (_method (eql ph/compiled)) &rest params)
     (setq ph-last-compiled params)
     (let ((msg (plist-get params :message)))
-      (when (stringp msg) (message "ph: %s" msg))))
-  (cl-defmethod eglot-handle-notification (_server (_method (eql ph/status)) &rest _params) nil))
+      (when (stringp msg) (message "ph: %s" msg)))
+    ;; The build's figures are a lens of their own.
+    (ph--lens-refresh-all (plist-get params :uri)))
+  ;; The GPU found (or not) names the Run lens.
+  (cl-defmethod eglot-handle-notification (_server (_method (eql ph/status)) &rest _params)
+    (ph--lens-refresh-all))
+  (cl-defmethod eglot-handle-request (_server (_method (eql workspace/codeLens/refresh)) &rest _params)
+    (ph--lens-refresh-all)
+    nil))
 
 (defun ph--read-only-std ()
   "A jump into the standard library (.../std/NAME.ph) shows it read-only."
@@ -288,6 +300,322 @@
     (read-only-mode 1)
     (message "ph: %s is the standard library: read-only" (file-name-nondirectory buffer-file-name))))
 (add-hook 'xref-after-jump-hook #'ph--read-only-std)
+
+;;; Code lenses: Eglot 1.9 shows none, so ph-mode asks for them itself.
+
+(defcustom ph-code-lenses t
+  "Show the server's code lenses above each kernel (Run, Benchmark, Compile, Show MLIR, the
+grid and the last build's figures), as VS Code and Neovim do."
+  :type 'boolean :group 'ph)
+
+(defcustom ph-lens-delay 0.5
+  "Seconds after the last edit before the lenses are asked for again."
+  :type 'number :group 'ph)
+
+(defface ph-lens-face '((t :inherit shadow))
+  "Lenses that are text: the grid, the build's figures." :group 'ph)
+
+(defface ph-lens-action-face '((t :inherit link :underline nil))
+  "Lenses that run something when clicked." :group 'ph)
+
+(defvar-local ph--lens-overlays nil "The overlays that show the lenses.")
+(defvar-local ph--lens-timer nil "The timer of the next lens request.")
+(defvar-local ph-lenses nil "The lenses last drawn: (LINE . LENSES) sorted by line, LINE 0-based.")
+(defvar-local ph-lens-generation 0 "How many times the lenses were drawn (the tests wait on it).")
+
+(defun ph--lens-schedule (&rest _)
+  "Ask for the lenses again after `ph-lens-delay' seconds without edits."
+  (when ph--lens-timer (cancel-timer ph--lens-timer))
+  (let ((buf (current-buffer)))
+    (setq ph--lens-timer
+          (run-with-timer ph-lens-delay nil
+                          (lambda () (when (buffer-live-p buf)
+                                       (with-current-buffer buf
+                                         (setq ph--lens-timer nil)
+                                         (ph-lens-refresh))))))))
+
+(defun ph-lens-refresh ()
+  "Ask ph-lsp for this buffer's code lenses (textDocument/codeLens) and draw them."
+  (interactive)
+  (let ((server (and (bound-and-true-p ph-lens-mode) (eglot-current-server))))
+    (when (and server (jsonrpc-running-p server))
+      ;; Eglot sends edits on an idle timer; the server must have them before it answers.
+      (eglot--signal-textDocument/didChange)
+      (let ((buf (current-buffer))
+            (version eglot--versioned-identifier))
+        (jsonrpc-async-request
+         server :textDocument/codeLens `(:textDocument ,(eglot--TextDocumentIdentifier))
+         :success-fn (lambda (lenses)
+                       (when (buffer-live-p buf)
+                         (with-current-buffer buf
+                           (if (= version eglot--versioned-identifier)
+                               (ph--lens-draw lenses)
+                             (ph--lens-schedule)))))
+         :error-fn (lambda (_err) nil)
+         :timeout-fn (lambda () nil))))))
+
+(defun ph--lens-clear ()
+  (mapc #'delete-overlay ph--lens-overlays)
+  (setq ph--lens-overlays nil ph-lenses nil))
+
+(defun ph--lens-action (lens)
+  "A command that runs LENS (for its keymap)."
+  (lambda (&optional _event)
+    (interactive "e")
+    (ph-lens-execute lens)))
+
+(defun ph--lens-title (lens)
+  "LENS's title: clickable when it has a command."
+  (let* ((cmd (plist-get lens :command))
+         (title (or (plist-get cmd :title) ""))
+         (action (and (stringp (plist-get cmd :command)) (not (string-empty-p (plist-get cmd :command))))))
+    (if (not action)
+        (propertize title 'face 'ph-lens-face)
+      (let ((map (make-sparse-keymap))
+            (fn (ph--lens-action lens)))
+        (define-key map [mouse-1] fn)
+        (define-key map [mouse-2] fn)
+        (define-key map [follow-link] 'mouse-face)
+        (propertize title 'face 'ph-lens-action-face 'mouse-face 'highlight 'keymap map
+                    'ph-lens lens 'help-echo (format "mouse-1: %s" title))))))
+
+(defun ph--lens-draw (lenses)
+  "Draw LENSES (a textDocument/codeLens answer) above their lines."
+  (ph--lens-clear)
+  (let ((by-line nil))
+    (seq-doseq (l lenses)
+      (let* ((line (plist-get (plist-get (plist-get l :range) :start) :line))
+             (cell (assq line by-line)))
+        (if cell (setcdr cell (append (cdr cell) (list l))) (push (list line l) by-line))))
+    (setq ph-lenses (sort by-line (lambda (a b) (< (car a) (car b)))))
+    (save-excursion
+      (save-restriction
+        (widen)
+        (dolist (cell ph-lenses)
+          (goto-char (point-min))
+          (when (zerop (forward-line (car cell)))
+            (let ((ov (make-overlay (line-beginning-position) (line-end-position) nil t nil))
+                  (text (mapconcat #'ph--lens-title (cdr cell) (propertize " | " 'face 'ph-lens-face))))
+              (overlay-put ov 'ph-lens t)
+              (overlay-put ov 'before-string
+                           (concat (make-string (current-indentation) ?\s) text "\n"))
+              (push ov ph--lens-overlays))))))
+    (setq ph-lens-generation (1+ ph-lens-generation))))
+
+(defun ph--lens-choices ()
+  "The lenses with a command, nearest the point's kernel first: (TITLE . LENS)."
+  (let* ((line (1- (line-number-at-pos)))
+         (cells (seq-filter (lambda (c) (seq-some (lambda (l) (ph--lens-command-name l)) (cdr c))) ph-lenses))
+         (at (or (car (last (seq-filter (lambda (c) (<= (car c) line)) cells))) (car cells))))
+    (mapcar (lambda (l) (cons (plist-get (plist-get l :command) :title) l))
+            (append (seq-filter #'ph--lens-command-name (cdr at))
+                    (seq-filter #'ph--lens-command-name
+                                (apply #'append (mapcar #'cdr (remq at cells))))))))
+
+(defun ph--lens-command-name (lens)
+  (let ((c (plist-get (plist-get lens :command) :command)))
+    (and (stringp c) (not (string-empty-p c)) c)))
+
+(defun ph-lens-execute (&optional lens)
+  "Run LENS; interactively, one of the lenses of the kernel at point (by its title)."
+  (interactive
+   (let ((choices (ph--lens-choices)))
+     (unless choices (user-error "No code lens here (is ph-lsp running?)"))
+     (list (cdr (assoc (completing-read "Lens: " choices nil t nil nil (caar choices)) choices)))))
+  (let* ((cmd (plist-get lens :command))
+         (name (plist-get cmd :command))
+         (args (let ((a (plist-get cmd :arguments))) (and (> (length a) 0) (aref a 0))))
+         (src (current-buffer)))
+    (pcase name
+      ("ph.run" (ph--run-command (if (eq (plist-get args :bench) t) "ph.run (bench)" "ph.run") args))
+      ("ph.compile"
+       (let* ((t0 (float-time)) (result (ph--command "ph.compile" args)))
+         (ph--show-results "ph.compile" result (- (float-time) t0))
+         (with-current-buffer src (ph--lens-schedule))
+         result))
+      ("ph.showIR" (ph--show-ir src args))
+      (_ (eglot-execute-command (eglot--current-server-or-lose) name (plist-get cmd :arguments))))))
+
+(defvar ph-lens-mode-map
+  (let ((m (make-sparse-keymap)))
+    (define-key m (kbd "C-c C-l") #'ph-lens-execute)
+    m)
+  "Keys of `ph-lens-mode'.")
+
+(define-minor-mode ph-lens-mode
+  "Show ph-lsp's code lenses above each kernel; click one, or \\[ph-lens-execute]."
+  :lighter nil :keymap ph-lens-mode-map
+  (if ph-lens-mode
+      (progn
+        (add-hook 'after-change-functions #'ph--lens-schedule nil t)
+        (add-hook 'after-save-hook #'ph--lens-schedule nil t)
+        (ph-lens-refresh))
+    (remove-hook 'after-change-functions #'ph--lens-schedule t)
+    (remove-hook 'after-save-hook #'ph--lens-schedule t)
+    (when ph--lens-timer (cancel-timer ph--lens-timer) (setq ph--lens-timer nil))
+    (ph--lens-clear)))
+
+(defun ph--eglot-managed ()
+  "Turn on the lenses in a ph-mode buffer that Eglot manages (off when it stops)."
+  (when (derived-mode-p 'ph-mode)
+    (ph-lens-mode (if (and ph-code-lenses (eglot-managed-p)
+                           (eglot--server-capable :codeLensProvider))
+                      1 -1))))
+(add-hook 'eglot-managed-mode-hook #'ph--eglot-managed)
+
+(defun ph--lens-refresh-all (&optional uri)
+  "Ask again for the lenses of every ph buffer (of URI only, when given)."
+  (dolist (b (buffer-list))
+    (with-current-buffer b
+      (when (and (bound-and-true-p ph-lens-mode)
+                 (or (null uri) (and buffer-file-name (equal uri (eglot--path-to-uri buffer-file-name)))))
+        (ph--lens-schedule)))))
+
+;;; The IR view: Show MLIR (and the other stages) beside the source.
+
+(defcustom ph-ir-stages '("tile" "gpu" "llvm" "ptx" "sass")
+  "The stages `ph-show-ir' offers." :type '(repeat string) :group 'ph)
+
+(defface ph-ir-highlight '((t :inherit highlight))
+  "The IR lines of the source line at point, and the source line of the IR line at point."
+  :group 'ph)
+
+(defvar-local ph-ir-source nil "In an IR buffer: the source buffer it shows.")
+(defvar-local ph-ir-args nil "In an IR buffer: the ph.showIR arguments that made it.")
+(defvar-local ph-ir-lines nil "In an IR buffer: per IR line (0-based), its 0-based .ph line or nil.")
+(defvar-local ph--ir-overlays nil)
+(defvar-local ph--ir-views nil "In a source buffer: its IR buffers.")
+(defvar-local ph--ir-last-line nil)
+
+(defconst ph-ir-font-lock-keywords
+  '(("^\\s-*//.*" . font-lock-comment-face)
+    ("^#loc[0-9]*" . font-lock-comment-face)
+    ("%[A-Za-z0-9_#:]+" . font-lock-variable-name-face)
+    ("@[A-Za-z_][A-Za-z0-9_.]*" . font-lock-function-name-face)
+    ("\\_<\\([a-z_]+\\.[a-z_.]+\\)\\_>" 1 font-lock-keyword-face)
+    ("\\_<\\(?:tensor\\|memref\\|vector\\|[fi][0-9]+\\|bf16\\|index\\)\\_>" . font-lock-type-face))
+  "Highlighting of printed MLIR (and, roughly, LLVM IR and PTX).")
+
+(define-derived-mode ph-ir-mode special-mode "Ph-IR"
+  "A kernel's IR from ph-lsp; the lines of the source line at point are highlighted."
+  (setq-local font-lock-defaults '(ph-ir-font-lock-keywords))
+  (setq truncate-lines t)
+  (add-hook 'post-command-hook #'ph--ir-follow-ir nil t))
+
+(define-key ph-ir-mode-map (kbd "g") #'ph-ir-refresh)
+
+(defun ph--ir-text (text)
+  "TEXT without the trailing ` loc(...)' of each line (the map has them)."
+  (mapconcat (lambda (l) (if (string-prefix-p "#loc" l) l
+                           (replace-regexp-in-string "[ \t]+loc(.*)[ \t]*\\'" "" l)))
+             (split-string text "\n") "\n"))
+
+(defun ph--ir-fill (buf result)
+  "Put RESULT (a ph.showIR answer) into the IR buffer BUF."
+  (with-current-buffer buf
+    (let ((inhibit-read-only t) (line (line-number-at-pos)))
+      (erase-buffer)
+      (insert (ph--ir-text (or (plist-get result :text) "")))
+      (setq ph-ir-lines (plist-get result :sourceLines))
+      (goto-char (point-min)) (forward-line (1- line)))))
+
+(defun ph--show-ir (src args)
+  "Show the IR that ph.showIR answers for ARGS (of the source buffer SRC) beside it."
+  (let* ((result (with-current-buffer src (ph--command "ph.showIR" args)))
+         (stage (or (plist-get result :stage) (plist-get args :stage) "tile"))
+         (name (format "*ph-ir %s.%s*" (plist-get result :kernel) stage))
+         (buf (get-buffer-create name)))
+    (with-current-buffer buf
+      (unless (derived-mode-p 'ph-ir-mode) (ph-ir-mode))
+      (setq ph-ir-source src
+            ph-ir-args (with-current-buffer src
+                          (ph--command-args (if (plist-member args :kernel) args
+                                              (append (list :kernel (plist-get result :kernel)) args))))))
+    (ph--ir-fill buf result)
+    (with-current-buffer src
+      (add-to-list 'ph--ir-views buf)
+      (add-hook 'post-command-hook #'ph--ir-follow-source nil t)
+      (add-hook 'after-save-hook #'ph--ir-refresh-views nil t)
+      (setq ph--ir-last-line nil)
+      (ph--ir-follow-source))
+    (display-buffer buf '(display-buffer-in-side-window (side . right) (window-width . 0.5)))
+    buf))
+
+(defun ph-show-ir (&optional stage)
+  "Show the kernel at point as STAGE (tile: the MLIR tile dialect; gpu, llvm, ptx, sass) beside
+the source; moving point in either highlights the lines the other made or came from."
+  (interactive (list (completing-read "Stage (default tile): " ph-ir-stages nil t nil nil "tile")))
+  (ph--show-ir (current-buffer) `(:stage ,(or stage "tile"))))
+
+(defun ph-show-mlir ()
+  "Show the tile-dialect MLIR of the kernel at point (the \"Show MLIR\" lens)."
+  (interactive)
+  (ph-show-ir "tile"))
+
+(defun ph--ir-highlight (buf lines)
+  "Highlight the 0-based LINES of BUF (no others); show the first in BUF's window."
+  (with-current-buffer buf
+    (mapc #'delete-overlay ph--ir-overlays)
+    (setq ph--ir-overlays nil)
+    (save-excursion
+      (dolist (l lines)
+        (goto-char (point-min))
+        (when (zerop (forward-line l))
+          (let ((ov (make-overlay (line-beginning-position) (min (point-max) (1+ (line-end-position))))))
+            (overlay-put ov 'face 'ph-ir-highlight)
+            (overlay-put ov 'ph-ir t)
+            (push ov ph--ir-overlays)))))
+    (let ((w (get-buffer-window buf)))
+      (when (and w lines (not (eq w (selected-window))))
+        (with-selected-window w
+          (goto-char (point-min)) (forward-line (apply #'min lines))
+          (unless (pos-visible-in-window-p) (recenter)))))))
+
+(defun ph-ir-highlighted-lines (&optional buf)
+  "The 0-based lines of BUF (an IR or source buffer) that are highlighted now."
+  (with-current-buffer (or buf (current-buffer))
+    (sort (mapcar (lambda (o) (1- (line-number-at-pos (overlay-start o)))) ph--ir-overlays) #'<)))
+
+(defun ph--ir-follow-source ()
+  "In a source buffer: highlight, in each IR view, the lines of the line at point."
+  (let ((line (1- (line-number-at-pos))))
+    (unless (eql line ph--ir-last-line)
+      (setq ph--ir-last-line line)
+      (setq ph--ir-views (seq-filter #'buffer-live-p ph--ir-views))
+      (dolist (v ph--ir-views)
+        (let ((map (buffer-local-value 'ph-ir-lines v)) out)
+          (dotimes (i (length map))
+            (when (eql (aref map i) line) (push i out)))
+          (ph--ir-highlight v (nreverse out)))))))
+
+(defun ph--ir-follow-ir ()
+  "In an IR buffer: highlight the source line that the IR line at point came from."
+  (when (and ph-ir-source (buffer-live-p ph-ir-source) ph-ir-lines)
+    (let* ((i (1- (line-number-at-pos)))
+           (src (and (< i (length ph-ir-lines)) (aref ph-ir-lines i))))
+      (ph--ir-highlight ph-ir-source (and (integerp src) (list src))))))
+
+(defun ph-ir-refresh ()
+  "Ask again for this IR buffer's IR (the source buffer's text as it is now)."
+  (interactive)
+  (let ((buf (current-buffer)) (src ph-ir-source) (args ph-ir-args))
+    (when (and (buffer-live-p src) args)
+      (with-current-buffer src
+        (let ((server (eglot-current-server)))
+          (when server
+            (jsonrpc-async-request
+             server :workspace/executeCommand `(:command "ph.showIR" :arguments [,args])
+             :success-fn (lambda (result)
+                           (when (buffer-live-p buf)
+                             (ph--ir-fill buf result)
+                             (when (buffer-live-p src)
+                               (with-current-buffer src (setq ph--ir-last-line nil) (ph--ir-follow-source)))))
+             :error-fn (lambda (err) (message "ph: Show IR: %s" (plist-get err :message))))))))))
+
+(defun ph--ir-refresh-views ()
+  "After a save: refresh the open IR views of this buffer."
+  (setq ph--ir-views (seq-filter #'buffer-live-p ph--ir-views))
+  (dolist (v ph--ir-views) (with-current-buffer v (ph-ir-refresh))))
 
 (provide 'ph-mode)
 ;;; ph-mode.el ends here

@@ -81,7 +81,8 @@ std::string readLastBuild(const fs::path &dir, const std::string &arch, rt::repo
 /// Maps each line of printed IR to the `.ph` line it came from ({irLine, sourceLine} pairs).
 json irLineMap(const std::string &ir, const std::string &phFile);
 /// The MLIR lines whose location is in another file than `phFile` (a `fn` of the standard
-/// library inlined into the kernel): {irLine, file, line} with `line` 1-based.
+/// library inlined into the kernel), in IR order: {irLine, file, line, loc, constant} with
+/// `line` 1-based, `loc` the location's text and `constant` true on an `arith.constant`.
 json irForeignLines(const std::string &ir, const std::string &phFile);
 
 } // namespace ph::lsp::driver

@@ -58,28 +58,36 @@ json irLineMap(const std::string &ir, const std::string &phFile) {
 
 json irForeignLines(const std::string &ir, const std::string &phFile) {
   std::string base = fs::path(phFile).filename().string();
-  static const std::regex alias(R"(^#(loc\d*) = loc\(\"([^\"]*)\":(\d+):)");
-  static const std::regex inlineLoc(R"(loc\(\"([^\"]*)\":(\d+):)");
+  static const std::regex alias(R"(^#(loc\d*) = loc\((.*)\)\s*$)");
+  static const std::regex fileLine(R"(^\"([^\"]*)\":(\d+):)");
+  static const std::regex inlineLoc(R"(loc\((\"[^\"]*\":\d+:[^)]*)\))");
   static const std::regex ref(R"(loc\((#loc\d*)\))");
+  static const std::regex constant(R"(= arith\.constant )");
   std::vector<std::string> lines;
   {
     std::istringstream in(ir);
     std::string l;
     while (std::getline(in, l)) lines.push_back(l);
   }
-  std::map<std::string, std::pair<std::string, int>> aliases;
+  std::map<std::string, std::string> aliases; // #locN -> its location's text
   for (const auto &l : lines)
-    if (std::smatch m; std::regex_search(l, m, alias)) aliases["#" + m[1].str()] = {m[2].str(), std::stoi(m[3])};
+    if (std::smatch m; std::regex_search(l, m, alias)) aliases["#" + m[1].str()] = m[2].str();
   json out = json::array();
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string &l = lines[i];
     if (l.rfind("#loc", 0) == 0) continue;
     std::smatch m;
-    std::pair<std::string, int> at;
-    if (std::regex_search(l, m, inlineLoc)) at = {m[1].str(), std::stoi(m[2])};
-    else if (std::regex_search(l, m, ref) && aliases.count(m[1])) at = aliases[m[1]];
-    if (!at.first.empty() && fs::path(at.first).filename().string() != base)
-      out.push_back({{"irLine", i}, {"file", at.first}, {"line", at.second}});
+    std::string loc;
+    if (std::regex_search(l, m, inlineLoc)) loc = m[1].str();
+    else if (std::regex_search(l, m, ref) && aliases.count(m[1])) loc = aliases[m[1]];
+    std::smatch f;
+    if (loc.empty() || !std::regex_search(loc, f, fileLine)) continue;
+    if (fs::path(f[1].str()).filename().string() == base) continue;
+    // `loc` tells one source expression from another (line and columns): a copy of an
+    // inlined `fn` repeats the locations of the copy before it. Constants can be hoisted
+    // and shared between copies, so they say nothing about where a copy starts.
+    out.push_back({{"irLine", i}, {"file", f[1].str()}, {"line", std::stoi(f[2])}, {"loc", loc},
+                   {"constant", std::regex_search(l, constant)}});
   }
   return out;
 }

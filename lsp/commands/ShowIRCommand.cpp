@@ -118,19 +118,60 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
   // .ph line or null), `map` lists the mapped lines as {irLine, sourceLine} pairs.
   json pairs = driver::irLineMap(text, file);
   // The frontend inlines `fn` calls without call-site locations: an IR line from a std
-  // function maps to the lines of the user's file that call it.
+  // function maps to the line of the user's file that calls it.
   if (snap && snap->analysis) {
-    std::map<std::pair<std::string, int>, std::set<uint32_t>> memo;
+    const Analysis &a = *snap->analysis;
+    // Calls in another kernel of the file are not this IR's.
+    const SourceFile &main = a.sources.file(a.mainFile);
+    std::vector<std::pair<uint32_t, uint32_t>> others; // 0-based line ranges of the other kernels
+    for (const KernelSummary &k : a.kernels)
+      if (k.name != kernel && k.declRange.file == a.mainFile)
+        others.push_back({main.lineCol(k.declRange.begin).line - 1, main.lineCol(k.declRange.end).line - 1});
+    auto inOther = [&](uint32_t line) {
+      return std::any_of(others.begin(), others.end(), [&](auto &r) { return r.first <= line && line <= r.second; });
+    };
+    std::map<std::pair<std::string, int>, std::vector<uint32_t>> memo;
+    // A fn called on several lines is inlined once per call, the copies in the order of
+    // the calls. A copy repeats the locations of the copy before it, so a location seen
+    // again (not on the line right after: one expression can print several ops) starts
+    // the next copy. Per set of call lines: the copy now, and the locations it has shown.
+    struct Copies {
+      size_t copy = 0;
+      std::set<std::string> seen;
+      std::string last;
+      std::vector<std::pair<size_t, size_t>> lines; // {irLine, copy}
+    };
+    std::map<std::vector<uint32_t>, Copies> groups;
     for (const json &f : driver::irForeignLines(text, file)) {
       auto key = std::make_pair(f["file"].get<std::string>(), f["line"].get<int>());
       auto it = memo.find(key);
       if (it == memo.end()) {
         std::set<uint32_t> lines;
-        userCallLines(*snap->analysis, fnAt(*snap->analysis, key.first, key.second), lines);
-        it = memo.emplace(key, std::move(lines)).first;
+        userCallLines(a, fnAt(a, key.first, key.second), lines);
+        std::vector<uint32_t> mine;
+        for (uint32_t l : lines)
+          if (!inOther(l)) mine.push_back(l);
+        it = memo.emplace(key, std::move(mine)).first;
       }
-      // The IR line shows the first call; the source side finds every IR line of each call.
-      if (!it->second.empty()) pairs.push_back({{"irLine", f["irLine"]}, {"sourceLine", *it->second.begin()}});
+      if (it->second.empty()) continue;
+      Copies &g = groups[it->second];
+      std::string loc = f["loc"].get<std::string>();
+      if (!f["constant"].get<bool>()) {
+        if (g.seen.count(loc) && loc != g.last) {
+          ++g.copy;
+          g.seen.clear();
+        }
+        g.seen.insert(loc);
+        g.last = loc;
+      }
+      g.lines.push_back({f["irLine"].get<size_t>(), g.copy});
+    }
+    for (const auto &[calls, g] : groups) {
+      // More copies than calls: the stage moved or duplicated ops (pipelining); the copies
+      // cannot be told apart, and every line shows the first call.
+      bool byCopy = g.copy < calls.size();
+      for (const auto &[irLine, copy] : g.lines)
+        pairs.push_back({{"irLine", irLine}, {"sourceLine", calls[byCopy ? copy : 0]}});
     }
   }
   size_t irLines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;

@@ -25,6 +25,29 @@
   (find-file file)
   (apply #'eglot (eglot--guess-contact))   ; eglot-ensure waits for a command loop in batch
   (eglot-current-server))
+(defun ph-lens-line (re)
+  "The lens text drawn above the first line matching RE, and whether it is drawn there."
+  (save-excursion
+    (goto-char (point-min))
+    (when (re-search-forward re nil t)
+      (let ((bol (line-beginning-position)))
+        (seq-some (lambda (o) (and (= (overlay-start o) bol) (overlay-get o 'before-string)))
+                  (overlays-in bol (1+ bol)))))))
+(defun ph-lens-click (re title)
+  "Click (mouse-1) the lens TITLE drawn above the first line matching RE."
+  (let* ((s (ph-lens-line re))
+         (at (and s (string-match (regexp-quote title) s) (match-beginning 0)))
+         (fn (and at (lookup-key (get-text-property at 'keymap s) [mouse-1]))))
+    (if fn (funcall fn) (error "no lens %S above %S in %S" title re s))))
+(defun ph-goto-line-of (re)
+  (goto-char (point-min)) (re-search-forward re) (beginning-of-line)
+  (run-hooks 'post-command-hook))
+(defun ph-ir-lines-text (buf)
+  "The highlighted lines of the IR buffer BUF, as text."
+  (with-current-buffer buf
+    (mapcar (lambda (l) (save-excursion (goto-char (point-min)) (forward-line l)
+                                        (string-trim (buffer-substring (point) (line-end-position)))))
+            (ph-ir-highlighted-lines))))
 
 (condition-case err
     (let* ((tmp (make-temp-file "ph-eglot" t))
@@ -104,6 +127,78 @@
              (lines (with-current-buffer "*ph results*" (split-string (buffer-string) "\n"))))
         (ph-check (and (eq (plist-get r :ok) t) (string-match-p "^kernel +| " (nth 1 lines)))
                   (format "ph-bench cpu: %s / %s" (nth 0 lines) (nth 3 lines))))
+;; Code lenses, drawn by ph-mode (Eglot 1.9 shows none): the actions above the first decorator,
+      ;; the grid above the last one.
+      (ph-check (ph-wait (lambda () (> ph-lens-generation 0)) 60) "code lenses drawn")
+      (let ((actions (ph-lens-line "^@autotune"))
+            (info (ph-lens-line "^@aligned")))
+        (ph-check (and actions (string-match-p "^▶ Run on CPU | Benchmark | Compile | Show MLIR\n\\'" actions))
+                  (format "lens line above @autotune: %S" (and actions (substring-no-properties actions))))
+        (ph-check (and info (string-match-p "^grid .* · 128 threads\n\\'" info))
+                  (format "lens line above @aligned: %S" (and info (substring-no-properties info))))
+        (ph-check (and actions (get-text-property 0 'keymap actions)
+                       (null (get-text-property (1- (length info)) 'keymap info)))
+                  "the actions are clickable, the grid is text"))
+      ;; An edit moves them with the kernel (asked for again after the change).
+      (let ((gen ph-lens-generation))
+        (goto-char (point-min)) (insert "// a new first line\n")
+        (ph-check (and (ph-wait (lambda () (> ph-lens-generation gen)) 60)
+                       (ph-wait (lambda () (ph-lens-line "^@autotune")) 5)
+                       (equal (caar ph-lenses) 2))
+                  (format "after an edit the lenses are asked for again, at 0-based line %S" (caar ph-lenses)))
+        (setq gen ph-lens-generation)
+        (goto-char (point-min)) (delete-region (point) (line-beginning-position 2))
+        (ph-wait (lambda () (> ph-lens-generation gen)) 60))
+      ;; "▶ Run on CPU" clicked: the same table as M-x ph-run (the CPU was chosen above, always).
+      (let ((ph-run-sizes '((N . 64))) (ph-no-gpu "cpu"))
+        (with-current-buffer (get-buffer-create "*ph results*") (let ((inhibit-read-only t)) (erase-buffer)))
+        (ph-lens-click "^@autotune" "▶ Run on CPU")
+        (let ((lines (with-current-buffer "*ph results*" (split-string (buffer-string) "\n"))))
+          (ph-check (and (string-prefix-p "── ph.run on cpu sizes N=64" (nth 0 lines))
+                         (string-match-p "^causal_attention | .*| cpu +| N=64 .*| passed" (or (nth 3 lines) "")))
+                    (format "the Run lens: %s / %s" (nth 0 lines) (nth 3 lines)))))
+      ;; "Show MLIR" clicked: the tile IR beside the source, and the cursor map both ways.
+      (let ((src (current-buffer)))
+        (ph-lens-click "^@autotune" "Show MLIR")
+        (let ((ir (get-buffer "*ph-ir causal_attention.tile*")))
+          (ph-check (and ir (with-current-buffer ir (and (derived-mode-p 'ph-ir-mode) buffer-read-only
+                                                          (string-match-p "func.func @causal_attention" (buffer-string))
+                                                          (not (string-match-p "tile.dot.* loc(" (buffer-string))))))
+                    "Show MLIR: *ph-ir causal_attention.tile*, read-only, without the locations")
+          (when ir
+            (ph-goto-line-of "dot_t(q, k)")
+            (let ((hl (ph-ir-lines-text ir)))
+              (ph-check (and hl (seq-every-p (lambda (l) (string-match-p "tile.dot" l)) hl))
+                        (format "point on the dot_t line highlights its IR: %S" hl)))
+            (ph-goto-line-of "online_softmax(acc")
+            (let ((hl (ph-ir-lines-text ir)))
+              (ph-check (seq-some (lambda (l) (string-match-p "tile.rowmax" l)) hl)
+                        (format "point on the online_softmax call highlights the inlined IR (%d lines)" (length hl))))
+            (with-current-buffer ir
+              (goto-char (point-min)) (re-search-forward "tile.dot") (run-hooks 'post-command-hook))
+            (ph-check (equal (ph-ir-highlighted-lines src)
+                             (with-current-buffer src (save-excursion (goto-char (point-min)) (re-search-forward "dot_t(q, k)")
+                                                                      (list (1- (line-number-at-pos))))))
+                      (format "point on tile.dot highlights source line %S" (ph-ir-highlighted-lines src))))))
+      ;; A fn called on two lines: each inlined copy maps to its own call.
+      (let ((two (expand-file-name "rotary_qk.ph" tmp)))
+        (with-temp-file two
+          (insert "// Rotary embeddings of queries and keys: one fn called on two lines.\n"
+                  "kernel rotary_qk(Q: tensor<f32>[T, 128], K: tensor<f32>[T, 128], Cos: tensor<f32>[T, 64],\n"
+                  "                 Sin: tensor<f32>[T, 64], QO: tensor<f32>[T, 128], KO: tensor<f32>[T, 128]) {\n"
+                  "  let t = ctx.block.x * 8\n  var q = Q[t :+ 8, :]\n  var k = K[t :+ 8, :]\n"
+                  "  rope(q, Cos[t :+ 8, :], Sin[t :+ 8, :])\n  rope(k, Cos[t :+ 8, :], Sin[t :+ 8, :])\n"
+                  "  QO[t :+ 8, :] = q\n  KO[t :+ 8, :] = k\n}\n"))
+        (ph-open two)
+        (goto-char (point-min)) (forward-line 4)
+        (let ((ir (ph-show-mlir)))
+          (ph-goto-line-of "rope(q")
+          (let ((a (with-current-buffer ir (ph-ir-highlighted-lines))))
+            (ph-goto-line-of "rope(k")
+            (let ((b (with-current-buffer ir (ph-ir-highlighted-lines))))
+              (ph-check (and a b (null (seq-intersection a b)) (< (apply #'max a) (apply #'min b)))
+                        (format "rope on two lines: the first call's IR lines %S, the second's %S" a b))))))
+      (find-file (expand-file-name "examples/causal_attention.ph" ph-test-root))
       ;; Compile on save: its figures in the echo area (ph/compiled).
       (let ((msgs nil)
             (good (expand-file-name "good.ph" tmp)))
@@ -118,6 +213,10 @@
           (ph-wait (lambda () ph-last-compiled) 120))
         (ph-check (and ph-last-compiled (seq-some (lambda (m) (string-match-p "^ph: .*regs" m)) msgs))
                   (format "compile on save: the echo area says %S" (seq-find (lambda (m) (string-prefix-p "ph: " m)) msgs)))
+        ;; The build's figures: a lens line of their own above the `kernel' line.
+        (ph-check (ph-wait (lambda () (let ((l (ph-lens-line "^kernel"))) (and l (string-match-p "regs" l)))) 60)
+                  (format "after the save the figures are a lens above `kernel': %S"
+                          (let ((l (ph-lens-line "^kernel"))) (and l (substring-no-properties l)))))
         (jsonrpc-notify (eglot-current-server) :workspace/didChangeConfiguration '(:settings (:ph (:compileOnSave :json-false)))))
       ;; M-x eglot-shutdown: Eglot 1.9 sends `shutdown' with "params": null.
       (dolist (s (hash-table-values eglot--servers-by-project))

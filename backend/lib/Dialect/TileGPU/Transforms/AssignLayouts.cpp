@@ -405,6 +405,16 @@ LogicalResult Assigner::check() {
       d.emitWarning() << "a dot over K = " << k << " cannot run on mma.sync m16n8k16: K must be a multiple of 16";
       ok = failure();
     }
+    // ldmatrix.x4 reads mma.sync's B operand two 8-column blocks at a time (SharedToNVVM):
+    // N = 24 over one warp column (three blocks) had no lowering (differential bug 9).
+    int64_t n = cast<RankedTensorType>(d.getResult().getType()).getDimSize(1);
+    int64_t wn = mma_ ? int64_t(mma_.getWarpsPerCTA()[1]) : 1;
+    if (mma_ && mma_.getVersion() == 2 && (n / (8 * wn)) % 2) {
+      d.emitWarning() << "a dot with N = " << n << " over " << wn
+                      << " warp column(s) cannot run on mma.sync: each warp's columns must be an even number of "
+                         "8-column blocks (ldmatrix reads B two at a time)";
+      ok = failure();
+    }
   });
   return ok;
 }
