@@ -421,7 +421,9 @@ grid and the last build's figures), as VS Code and Neovim do."
   (interactive
    (let ((choices (ph--lens-choices)))
      (unless choices (user-error "No code lens here (is ph-lsp running?)"))
-     (list (cdr (assoc (completing-read "Lens: " choices nil t nil nil (caar choices)) choices)))))
+     (list (cdr (assoc (completing-read (format "Lens (default %s): " (caar choices)) choices nil t nil nil
+                                        (caar choices))
+                       choices)))))
   (let* ((cmd (plist-get lens :command))
          (name (plist-get cmd :command))
          (args (let ((a (plist-get cmd :arguments))) (and (> (length a) 0) (aref a 0))))

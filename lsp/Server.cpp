@@ -36,9 +36,12 @@ static AnalysisResult toResult(IncrementalAnalyzer::Result r, std::shared_ptr<co
     items->cache = cache;
     out.items = std::move(items);
   }
+  // What is left, next on the document's strand unless an edit comes first: the callers
+  // of an edited fn that kept their previous check (their first configuration), then
+  // every configuration.
   if (!r.complete && !r.cancelled)
-    out.rest = [file, analyzer, cache, slices](const std::function<bool()> &stale) {
-      return toResult(analyzer->update(file, stale, true), file, analyzer, cache, slices);
+    out.rest = [file, analyzer, cache, slices, all = !r.staleItems](const std::function<bool()> &stale) {
+      return toResult(analyzer->update(file, stale, all), file, analyzer, cache, slices);
     };
   return out;
 }

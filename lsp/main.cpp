@@ -2,6 +2,7 @@
 #include "Server.h"
 #include "Transport.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -27,13 +28,14 @@ static const char *usage =
     "  --version, --help\n";
 
 int main(int argc, char **argv) {
-  // One malloc arena: the analysis threads would each keep their own, with its freed
-  // pages (6 MiB more peak RSS on a 5,000-line file, bench/lsp --scale), for no speed
-  // that matters here.
-  // PH_LSP_MALLOC_ARENAS=N gives the analysis threads arenas of their own (a first
-  // analysis of a large file runs on up to 8: one arena serialises their allocations
-  // on a many-core host; docs/lsp.md, Performance).
-  int arenas = 1;
+  // Malloc arenas: as many as the analysis has threads, at most 8. The first analysis
+  // of a large file lexes, parses and checks its items on up to 8 threads; with one
+  // arena their allocations queue on its lock (5,040 lines on an idle 16-core host:
+  // 174 ms with one arena, 23.5 ms with eight; docs/lsp.md, Performance). Each arena
+  // costs a few MiB of peak RSS and reserves 64 MiB of address space it does not use,
+  // which is why the hostile-input test caps data (RLIMIT_DATA), not address space.
+  // PH_LSP_MALLOC_ARENAS=N overrides it (1: the smallest footprint).
+  int arenas = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
   if (const char *e = std::getenv("PH_LSP_MALLOC_ARENAS"); e && std::atoi(e) > 0) arenas = std::atoi(e);
   mallopt(M_ARENA_MAX, arenas);
   // A client that closes the pipe must not kill us with SIGPIPE mid-write.

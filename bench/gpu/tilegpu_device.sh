@@ -11,6 +11,11 @@
 #   tilegpu_device.sh build-gemm PH OUT   the GEMM part only, with A/B variants of the wgmma
 #   tilegpu_device.sh run-gemm OUT [LOGS] knobs (gemm90a_noraster, gemm90a_s3, gemm90a_s5), and
 #                                         gemm_relu/ for shared/tools/ph_vs_torch.py --only gemm
+#   tilegpu_device.sh build-attn PH OUT   attention on wgmma (sm_90a): every configuration of
+#   tilegpu_device.sh run-attn OUT [LOGS] mha.ph and attention_tc.ph against the interpreter,
+#                                         the examples and kvcache built for sm_90a, sanitizers,
+#                                         SASS, bench_prefill.py on wgmma / 2-stage rings /
+#                                         legacy, shared/tools/ph_vs_torch.py --only prefill
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -63,7 +68,89 @@ check_gemm() { # RUN T LOGS: every configuration of every GEMM kernel against th
   echo "gemm90a SASS: $(grep -c HGMMA "$3/gemm90a-sass.txt") HGMMA, $(grep -c LDGSTS "$3/gemm90a-sass.txt") LDGSTS, $(grep -c 'BAR.SYNC' "$3/gemm90a-sass.txt") BAR.SYNC, $(grep -c 'WARPGROUP.DEPBAR\|WARPGROUP.ARRIVE' "$3/gemm90a-sass.txt") WARPGROUP"
 }
 
+start_run() { # T: sets R, logs, fails; exits 77 without a GPU
+  R=$T/ph-run
+  mkdir -p "$logs"
+  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
+  fails=0
+}
+
+vs_torch() { # ONLY: shared/tools/ph_vs_torch.py on $T/vs, if it was copied in
+  if [ -f "$T/ph_vs_torch.py" ]; then
+    (cd "$T" && timeout "${2:-150}" python3 ph_vs_torch.py "$T/vs" --only "$1" --out "$logs/ph_vs_torch-$1.jsonl") > "$logs/ph_vs_torch-$1.log" 2>&1
+    grep -E 'gemm relu|prefill|FAILED' "$logs/ph_vs_torch-$1.log"
+  fi
+}
+
+check_one() { # LABEL DIR ARGS...: ph-run --check, one line of verdict
+  label=$1 dir=$2; shift 2
+  if "$R" "$dir" "$@" --check > "$logs/one.log" 2>&1
+  then echo "ok   $label: $(grep -o 'rel L2 error [^,]*' "$logs/one.log" | head -1)"
+  else echo "FAIL $label"; tail -6 "$logs/one.log"; fails=$((fails+1)); fi
+}
+
+build_attn() { # PH ROOT OUT LABEL: mha.ph and attention_tc.ph for sm_90a into OUT/LABEL
+  mkdir -p "$3/$4/prefill"
+  for k in mha_f16 mha_causal_f16 mha_bf16; do
+    "$1" build "$2/examples/mha.ph" --kernel $k --target sm_90a -o "$3/$4/prefill/$k" > "$3/$4/prefill/$k.log" 2>&1 || { cat "$3/$4/prefill/$k.log"; exit 1; }
+  done
+  "$1" build "$2/bench/gpu/attention_tc.ph" --target sm_90a -o "$3/$4/attention_tc" > "$3/$4/attention_tc.log" 2>&1 || { cat "$3/$4/attention_tc.log"; exit 1; }
+}
+
 case $mode in
+build-attn)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  build_attn "$ph" "$root" "$out" wg
+  PH_TILEGPU_WGMMA_STAGES=2 build_attn "$ph" "$root" "$out" wg_s2
+  PH_GPU_LOWERING=legacy build_attn "$ph" "$root" "$out" legacy
+  mkdir -p "$out/ex" "$out/kv" "$out/vs"
+  PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex" > "$out/ex.build.log" 2>&1 || { cat "$out/ex.build.log"; exit 1; }
+  PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv" > "$out/kv.build.log" 2>&1 || { tail -20 "$out/kv.build.log"; exit 1; }
+  "$ph" build "$root/examples/mha.ph" --target sm_90a -o "$out/vs/mha" > "$out/vs/mha.log" 2>&1 || { cat "$out/vs/mha.log"; exit 1; }
+  grep -h -o '"lowering": *"[^"]*"\|wgmma[^"]*' "$out"/wg/prefill/*/manifest.json | sort | uniq -c | head
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-attn)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  # Every configuration against the fp64 interpreter at N = 256 (the causal kernels
+  # meet a diagonal block in every row of CTAs).
+  for k in mha_f16 mha_causal_f16 mha_bf16; do
+    for d in 64 128; do for br in 64 128; do
+      check_one "wg $k D=$d BR=$br" "$T/wg/prefill/$k" --kernel $k --config D=$d,BR=$br,BC=32 --size B=1 --size H=3 --size N=256 --seed 5
+    done; done
+  done
+  for k in attn_w4 causal_w4 attn_w8 causal_w8; do
+    for d in 64 128; do for br in 64 128; do for bc in 32 64 128; do
+      case $k in *w8) [ $br = 128 ] || continue ;; esac
+      check_one "wg $k D=$d BR=$br BC=$bc" "$T/wg/attention_tc" --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=256 --seed 6
+    done; done; done
+  done
+  check_one "wg_s2 attn_w8 D=128 BC=64" "$T/wg_s2/attention_tc" --kernel attn_w8 --config D=128,BR=128,BC=64 --size B=1 --size H=2 --size N=256 --seed 6
+  sh "$T/check_examples.sh" run "$R" "$T/ex" > "$logs/examples-90a.log" 2>&1 || fails=$((fails+1))
+  echo "examples (sm_90a): $(grep -c '^ok' "$logs/examples-90a.log") ok, $(grep -c '^FAIL' "$logs/examples-90a.log") failed"
+  grep FAIL -A6 "$logs/examples-90a.log" | head -40
+  sh "$T/check_kvcache.sh" run "$R" "$T/kv" > "$logs/kv-90a.log" 2>&1 || fails=$((fails+1))
+  echo "kvcache (sm_90a): $(grep -c 'vs interpreter: ok' "$logs/kv-90a.log") ok; $(grep failures "$logs/kv-90a.log")"
+  for tool in memcheck racecheck synccheck; do
+    for run in "$T/wg/attention_tc --kernel attn_w8 --config D=128,BR=128,BC=64 --size B=1 --size H=1 --size N=512" \
+               "$T/ex/flash_attention --kernel flash_attention --size Nq=128 --size Nk=200"; do
+      # shellcheck disable=SC2086
+      compute-sanitizer --tool $tool --error-exitcode 3 "$R" $run --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+      echo "$tool $(echo $run | awk '{print $1 " " $3 " " $5}'): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+    done
+  done
+  cuobjdump -sass "$(ls "$T"/wg/attention_tc/*attn_w8*D128*BC64*.cubin | head -1)" > "$logs/attn-sass.txt" 2>&1
+  echo "attn_w8 D128 BC64 SASS: $(grep -c HGMMA "$logs/attn-sass.txt") HGMMA, $(grep -c HMMA "$logs/attn-sass.txt") HMMA, $(grep -c LDGSTS "$logs/attn-sass.txt") LDGSTS, $(grep -c 'BAR.SYNC' "$logs/attn-sass.txt") BAR.SYNC, $(grep -c 'WARPGROUP' "$logs/attn-sass.txt") WARPGROUP"
+  for v in wg wg_s2 legacy; do
+    (cd "$T" && timeout 200 python3 bench_prefill.py "$R" "$T/$v/prefill" --out "$logs/prefill-$v.jsonl") > "$logs/prefill-$v.log" 2>&1 || fails=$((fails+1))
+    echo "prefill ($v):"; tail -8 "$logs/prefill-$v.log"
+  done
+  vs_torch prefill 240
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
 build-gemm)
   ph=$1 out=$2
   root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -77,17 +164,11 @@ build-gemm)
   ;;
 run-gemm)
   T=$(cd "$1" && pwd) logs=${2:-$1/logs}
-  R=$T/ph-run
-  mkdir -p "$logs"
-  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
-  fails=0
+  start_run
   check_gemm "$R" "$T" "$logs"
   (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/gemm90a" "$T/gemm90a_noraster" "$T/gemm90a_s3" "$T/gemm90a_s5" --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
   tail -44 "$logs/gemm-bench.log"
-  if [ -f "$T/ph_vs_torch.py" ]; then
-    (cd "$T" && timeout 150 python3 ph_vs_torch.py "$T/vs" --only gemm --out "$logs/ph_vs_torch.jsonl") > "$logs/ph_vs_torch.log" 2>&1
-    grep -E 'gemm relu|FAILED' "$logs/ph_vs_torch.log"
-  fi
+  vs_torch gemm
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;
@@ -113,10 +194,7 @@ build-checks)
   ;;
 run-checks)
   T=$(cd "$1" && pwd) logs=${2:-$1/logs}
-  R=$T/ph-run
-  mkdir -p "$logs"
-  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
-  fails=0
+  start_run
   sh "$T/check_examples.sh" run "$R" "$T/auto/ex" > "$logs/examples-auto.log" 2>&1 || fails=$((fails+1))
   echo "examples: $(grep -c '^ok' "$logs/examples-auto.log") ok, $(grep -c '^FAIL' "$logs/examples-auto.log") failed"
   grep FAIL -A6 "$logs/examples-auto.log" | head -40
@@ -135,10 +213,7 @@ run-checks)
     (cd "$T" && python3 bench_prefill.py "$R" "$T/$low/prefill" --out "$logs/prefill-$low.jsonl") > "$logs/prefill-$low.log" 2>&1 || fails=$((fails+1))
     echo "prefill ($low):"; tail -8 "$logs/prefill-$low.log"
   done
-  if [ -f "$T/ph_vs_torch.py" ]; then
-    (cd "$T" && timeout 150 python3 ph_vs_torch.py "$T/vs" --only gemm --out "$logs/ph_vs_torch.jsonl") > "$logs/ph_vs_torch.log" 2>&1
-    grep -E 'gemm relu|FAILED' "$logs/ph_vs_torch.log"
-  fi
+  vs_torch gemm
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;
@@ -165,10 +240,7 @@ build)
   ;;
 run)
   T=$(cd "$1" && pwd) logs=${2:-$1/logs}
-  R=$T/ph-run
-  mkdir -p "$logs"
-  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
-  fails=0
+  start_run
   for low in auto legacy; do
     sh "$T/check_examples.sh" run "$R" "$T/$low/ex" > "$logs/examples-$low.log" 2>&1 || fails=$((fails+1))
     echo "examples ($low): $(grep -c '^ok' "$logs/examples-$low.log") ok, $(grep -c '^FAIL' "$logs/examples-$low.log") failed"

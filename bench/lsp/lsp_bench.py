@@ -26,6 +26,7 @@
 import argparse
 import json
 import os
+import select
 import statistics
 import subprocess
 import sys
@@ -46,7 +47,8 @@ class Server:
         body = json.dumps(msg).encode("utf-8")
         self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
-    def read(self):
+    def read(self, timeout=None):
+        """The next message; None when `timeout` seconds pass without one."""
         while True:
             end = self.buf.find(b"\r\n\r\n")
             if end >= 0:
@@ -55,6 +57,8 @@ class Server:
                     body = self.buf[end + 4:end + 4 + n]
                     self.buf = self.buf[end + 4 + n:]
                     return json.loads(body)
+            if timeout is not None and not select.select([self.proc.stdout], [], [], timeout)[0]:
+                return None
             data = os.read(self.proc.stdout.fileno(), 1 << 20)
             if not data:
                 raise RuntimeError("server exited")
@@ -83,6 +87,21 @@ class Server:
             if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri and m["params"].get("version") == version:
                 return m
             self.notes.append(m)
+
+    def publishes(self, uri, version, t0, quiet=0.5):
+        """The arrival times (ms after t0) of every publishDiagnostics of `version`: the
+        first, then each until none comes for `quiet` seconds: an edit of a fn many kernels call is published in
+        stages (its nearest callers, every caller's first configuration, all of them)."""
+        self.wait_diagnostics(uri, version)
+        times = [(time.perf_counter() - t0) * 1e3]
+        while True:
+            m = self.read(timeout=quiet)
+            if m is None:
+                return times
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri and m["params"].get("version") == version:
+                times.append((time.perf_counter() - t0) * 1e3)
+            else:
+                self.notes.append(m)
 
     def initialize(self):
         r = self.request("initialize", {"processId": os.getpid(), "rootUri": None,
@@ -298,6 +317,19 @@ def scale_case(argv, name, uri, text, language, edit_line, hover_at, iterations,
                 assert "result" in r, (m, r)
         feats.append((time.perf_counter() - t) * 1e3)
     cpu_feats = (srv.cpu_ms() - c3) / max(1, len(feats))
+    # Each edit left to finish (no edit follows until the server is quiet for 0.5 s): when
+    # its first diagnostics come, and its last (the final ones, equal to `ph check`'s).
+    settled_first, settled_last, c4 = [], [], srv.cpu_ms()
+    for i in range(max(4, iterations // 10)):
+        version += 1
+        t = time.perf_counter()
+        srv.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                             "contentChanges": [ins if i % 2 == 0 else rem]})
+        times = srv.publishes(uri, version, t)
+        assert times, "no diagnostics for version %d" % version
+        settled_first.append(times[0])
+        settled_last.append(times[-1])
+    cpu_settled = (srv.cpu_ms() - c4) / max(1, len(settled_first))
     peak = srv.rss_mb("VmHWM")
     srv.close()
     d = summary(lat)
@@ -310,7 +342,9 @@ def scale_case(argv, name, uri, text, language, edit_line, hover_at, iterations,
             "hover_p99_ms": h["p99_ms"], "peak_rss_mib": round(peak, 1), "server_cpu_per_edit_ms": round(cpu_edit, 2),
             "hints_after_edit_p99_ms": ih["p99_ms"], "server_cpu_per_edit_and_hints_ms": round(cpu_hints, 2),
             "features_after_edit_p50_ms": fe["p50_ms"], "features_after_edit_p99_ms": fe["p99_ms"],
-            "server_cpu_per_edit_and_features_ms": round(cpu_feats, 2)}
+            "server_cpu_per_edit_and_features_ms": round(cpu_feats, 2),
+            "settled_first_p50_ms": summary(settled_first)["p50_ms"], "settled_last_p50_ms": summary(settled_last)["p50_ms"],
+            "settled_last_p99_ms": summary(settled_last)["p99_ms"], "server_cpu_per_settled_edit_ms": round(cpu_settled, 2)}
 
 
 def scale_batch(args):
@@ -345,13 +379,14 @@ def scale_batch(args):
     print("load average %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     print("| case | lines | first diagnostics (server CPU) | edit -> diagnostics p50 / p99 | server CPU per edit | "
           "inlay hints after an edit p99 (CPU per edit + hints) | tokens+symbols+folding+lenses+hover after an edit "
-          "p50 / p99 (CPU per edit + them) | hover p99 | peak RSS |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "p50 / p99 (CPU per edit + them) | an edit left to finish: first / last diagnostics p50, last p99 (CPU) | hover p99 | peak RSS |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        print("| %s | %d | %.1f ms (%.0f ms) | %.2f / %.2f ms | %.2f ms | %.2f ms (%.2f ms) | %.2f / %.2f ms (%.2f ms) | %.2f ms | %.1f MiB |" %
+        print("| %s | %d | %.1f ms (%.0f ms) | %.2f / %.2f ms | %.2f ms | %.2f ms (%.2f ms) | %.2f / %.2f ms (%.2f ms) | %.2f / %.2f ms, %.2f ms (%.1f ms) | %.2f ms | %.1f MiB |" %
               (r["case"], r["lines"], r["first_diagnostics_ms"], r["first_diagnostics_cpu_ms"], r["edit_p50_ms"], r["edit_p99_ms"],
                r["server_cpu_per_edit_ms"], r["hints_after_edit_p99_ms"], r["server_cpu_per_edit_and_hints_ms"],
                r["features_after_edit_p50_ms"], r["features_after_edit_p99_ms"], r["server_cpu_per_edit_and_features_ms"],
+               r["settled_first_p50_ms"], r["settled_last_p50_ms"], r["settled_last_p99_ms"], r["server_cpu_per_settled_edit_ms"],
                r["hover_p99_ms"], r["peak_rss_mib"]))
     return rows
 

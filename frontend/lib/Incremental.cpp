@@ -85,6 +85,9 @@ struct Item {
   std::shared_ptr<const ItemSummary> summary;
   std::shared_ptr<const CheckedItem> checked;
   std::vector<size_t> deps; // indices of the fn items it reaches, in document order
+  /// `checked` is the previous version's: the item's text is unchanged but a fn it calls
+  /// changed, and it is not among the callers checked first (Result::staleItems).
+  bool stale = false;
 };
 
 /// The prelude, parsed and resolved once.
@@ -256,6 +259,7 @@ struct IncrementalAnalyzer::Impl {
     std::vector<std::shared_ptr<const ItemSummary>> against;
   };
   std::unordered_map<std::string, CheckEntry> checks;
+  std::string lastFnTable; // the fn table `checks` was made under
   mutable std::mutex statsMu;
   std::mutex updateMu;
   IncrementalStats stats;
@@ -543,7 +547,7 @@ std::vector<const FactGroup *> factGroups(const std::vector<Item> &items) {
   for (size_t i = 0; i < items.size(); ++i) groups[i] = &items[i].checked->own;
   std::vector<bool> taken(items.size(), false);
   for (size_t k = 0; k < items.size(); ++k)
-    for (size_t j = 0; j < items[k].deps.size(); ++j) {
+    for (size_t j = 0; j < items[k].deps.size() && !items[k].stale; ++j) {
       size_t f = items[k].deps[j];
       const FactGroup &g = items[k].checked->deps[j];
       if (taken[f] || g.symbols.size() != items[f].checked->own.symbols.size() || g.exprFacts.empty()) continue;
@@ -745,6 +749,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   std::vector<uint32_t> starts = splitPoints(text);
   std::vector<Item> items;
   std::vector<Parsed> parsed; // parallel to items: the trees parsed by this update
+  std::vector<bool> changed;  // parallel to items: its text is not the last version's
   std::unordered_map<std::string_view, std::shared_ptr<const ItemSummary>> usedSummaries;
   auto keyOf = [&](size_t i, size_t j) {
     uint32_t b = starts[i], e = j < starts.size() ? starts[j] : static_cast<uint32_t>(text.size());
@@ -789,8 +794,10 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
       std::string key = keyOf(i, j);
       std::shared_ptr<const ItemSummary> s;
       Parsed tree;
+      bool known = false;
       if (auto it = I.summaries.find(key); it != I.summaries.end()) {
         s = it->second;
+        known = true;
       } else if (auto f = fresh.find(key); f != fresh.end()) {
         s = f->second.summary;
         tree = std::move(f->second.tree); // a text met twice parses once; the second check re-parses
@@ -808,6 +815,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
         it.summary = s;
         items.push_back(std::move(it));
         parsed.push_back(std::move(tree));
+        changed.push_back(!known);
         break;
       }
       ++j; // the parse ran into the next item: join them
@@ -876,6 +884,41 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
       if (auto f = I.checks.find(checkKey(it, false)); f != I.checks.end()) it.checked = f->second.checked;
     if (!it.checked) todo.push_back(i);
   }
+  // An edit of a fn many kernels call (a large lazy batch): its callers are checked
+  // nearest first. The edited items and the `focusItems` callers closest to them (the
+  // kernel being read, those on screen) are checked now; the others keep their previous
+  // check (their text is the same) until the next update (Result::staleItems). Only under
+  // the same fn table (the previous checks saw the same names and arities).
+  std::unordered_map<size_t, std::pair<std::string, Impl::CheckEntry>> staleEntries; // item -> its previous entry
+  if (lazy && fnTable == I.lastFnTable) {
+    std::unordered_map<const ItemSummary *, const std::pair<const std::string, Impl::CheckEntry> *> previous;
+    for (auto &kv : I.checks) {
+      auto &p = previous[kv.second.against[0].get()];
+      if (!p || (kv.second.checked->complete && !p->second.checked->complete)) p = &kv;
+    }
+    std::vector<uint32_t> edited;
+    for (size_t i : todo)
+      if (changed[i]) edited.push_back(items[i].start);
+    std::vector<std::pair<uint32_t, size_t>> callers; // (distance to the nearest edited item, item)
+    for (size_t i : todo) {
+      if (changed[i] || !previous.count(items[i].summary.get())) continue;
+      uint32_t d = UINT32_MAX;
+      for (uint32_t e : edited) d = std::min(d, e > items[i].start ? e - items[i].start : items[i].start - e);
+      callers.emplace_back(d, i);
+    }
+    if (!edited.empty() && callers.size() > focusItems) {
+      std::sort(callers.begin(), callers.end());
+      for (size_t c = focusItems; c < callers.size(); ++c) {
+        size_t i = callers[c].second;
+        const auto &prev = *previous.at(items[i].summary.get());
+        items[i].checked = prev.second.checked;
+        items[i].stale = true;
+        staleEntries.emplace(i, prev);
+      }
+      todo.erase(std::remove_if(todo.begin(), todo.end(), [&](size_t i) { return items[i].stale; }), todo.end());
+      stats.itemsStale = staleEntries.size();
+    }
+  }
   // The items to check are independent: a large batch (a first analysis, an edit of a
   // fn every kernel calls) runs on a few threads.
   std::atomic<size_t> variants{0};
@@ -901,6 +944,14 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   stats.itemsChecked = todo.size();
   for (size_t i = 0; i < items.size(); ++i) {
     const auto &c = items[i].checked;
+    if (items[i].stale) {
+      // Kept under its old key (whose summaries the entry keeps alive, so no new check
+      // can have it), so that the next update still finds it as the previous check.
+      result.complete = false;
+      result.staleItems = true;
+      usedChecks.emplace(staleEntries.at(i));
+      continue;
+    }
     if (!c->complete) result.complete = false;
     Impl::CheckEntry e{c, {items[i].summary}};
     for (size_t d : items[i].deps) e.against.push_back(items[d].summary);
@@ -923,9 +974,22 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   for (auto &d : I.canonical->resolveDiags) diags.push_back(d);
   for (auto &it : items)
     for (auto &d : it.checked->resolveDiags) diags.push_back(translate(d, P, {it.start}));
+  // A stale item's findings inside the fns it calls were made on their previous text:
+  // left out (the callers checked first report what the new text gives).
+  auto inOwnText = [P](const Diagnostic &d) {
+    auto own = [P](const SourceRange &r) { return r.file == UINT32_MAX || r.file <= P + 1; };
+    if (!own(d.range)) return false;
+    for (auto &n : d.notes)
+      if (!own(n.range)) return false;
+    for (auto &f : d.fixes)
+      for (auto &e : f.edits)
+        if (!own(e.range)) return false;
+    return true;
+  };
   for (auto &it : items) {
     auto bases = basesOf(it);
-    for (auto &d : it.checked->elabDiags) diags.push_back(translate(d, P, bases));
+    for (auto &d : it.checked->elabDiags)
+      if (!it.stale || inOwnText(d)) diags.push_back(translate(d, P, bases));
   }
   auto unique = std::make_shared<std::vector<Diagnostic>>(check::finishDiagnostics(std::move(diags)));
   limits::capDiagnostics(*unique, P); // W0601, as analyze() does
@@ -968,6 +1032,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   // 6. The cache keeps this version's items only: what an edit replaced goes.
   I.summaries = std::move(usedSummaries);
   I.checks = std::move(usedChecks);
+  I.lastFnTable = fnTable;
   stats.items = shared->size();
   stats.cachedItems = I.summaries.size() + I.checks.size();
   for (auto &[k, s] : I.summaries) stats.cacheBytes += s->bytes;

@@ -31,7 +31,6 @@ json lensesOf(const Snapshot &s, const FeatureOptions &o) {
     checkpoint(6);
     json nameRange = toJson(s.lines.range(k.nameRange.begin, k.nameRange.end));
     Position top = s.lines.position(std::min(k.declRange.begin, k.nameRange.begin));
-    json actionRange = toJson(Range{top, top});
     // The last decorator's line, when it is not the first's.
     json infoRange = nameRange;
     if (auto d = decls.find(k.name); d != decls.end() && k.nameRange.file == s.analysis->mainFile) {
@@ -44,14 +43,20 @@ json lensesOf(const Snapshot &s, const FeatureOptions &o) {
       if (!arguments.is_null()) c["arguments"] = std::move(arguments);
       out.push_back({{"range", range}, {"command", std::move(c)}});
     };
-    lens(actionRange, "▶ Run on " + o.runTarget, "ph.run", args);
+    // One column more per action: Neovim orders a line's lenses by their start column with
+    // an unstable sort, and showed "Run | Compile | Benchmark" when all four started at 0.
+    auto at = [&](uint32_t i) {
+      Position p{top.line, top.character + i};
+      return toJson(Range{p, p});
+    };
+    lens(at(0), "▶ Run on " + o.runTarget, "ph.run", args);
     json benchArgs = args;
     benchArgs[0]["bench"] = true;
-    lens(actionRange, "Benchmark", "ph.run", benchArgs);
-    lens(actionRange, "Compile", "ph.compile", args);
+    lens(at(1), "Benchmark", "ph.run", benchArgs);
+    lens(at(2), "Compile", "ph.compile", args);
     json irArgs = args;
     irArgs[0]["stage"] = "tile";
-    lens(actionRange, "Show MLIR", "ph.showIR", irArgs);
+    lens(at(3), "Show MLIR", "ph.showIR", irArgs);
     // Information lenses: the empty command makes clients show them as text.
     std::string info = "grid " + k.grid + " · " + std::to_string(k.threads) + " threads";
     if (k.configs.size() > 1) info += " · " + std::to_string(k.configs.size()) + " configs";

@@ -181,11 +181,11 @@ class Client:
     def alive(self):
         return self.proc.poll() is None
 
-    def rss_kb(self):
+    def rss_kb(self, field="VmRSS"):
         try:
             with open("/proc/%d/status" % self.proc.pid) as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(field + ":"):
                         return int(line.split()[1])
         except OSError:
             pass

@@ -24,6 +24,15 @@ const GpuArch *findGpuArch(std::string_view name) {
   return nullptr;
 }
 
+std::string archForDevice(std::string_view deviceArch) {
+  // Code built on the machine that runs it may use the device's own features:
+  // sm_90's `a` variant adds wgmma and setmaxnreg, and its cubins run only on
+  // compute capability 9.0, which is what the device is.
+  std::string specific = std::string(deviceArch) + "a";
+  if (const GpuArch *a = findGpuArch(specific); a && a->archSpecific) return specific;
+  return std::string(deviceArch);
+}
+
 std::string supportedGpuArchs() {
   std::string s;
   for (const GpuArch &a : table()) s += (s.empty() ? "" : ", ") + a.name;

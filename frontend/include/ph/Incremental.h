@@ -13,9 +13,11 @@
 // shadowing a builtin or std function, the analysed file being a std file) goes
 // through `analyze` whole.
 //
-// A large first analysis (or an edit of a fn every kernel calls) can run in two
-// stages: the first configuration of each changed kernel at once (the editor's
-// diagnostics), the other configurations on the next call with `allConfigs`.
+// A large first analysis (or an edit of a fn every kernel calls) can run in stages:
+// the first configuration of each changed kernel at once (the editor's diagnostics),
+// the other configurations on the next call with `allConfigs`. An edit of a fn that
+// many kernels call adds a stage before those: the fn and its callers nearest to the
+// edit, the other callers keeping their previous check (Result::staleItems).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -34,6 +36,7 @@ struct IncrementalStats {
   size_t itemsParsed = 0;    // lexed and parsed afresh by the last update
   size_t itemsChecked = 0;   // resolved and elaborated afresh by the last update
   size_t variants = 0;       // kernel configurations elaborated by the last update
+  size_t itemsStale = 0;     // shown with their previous check by the last update (Result::staleItems)
   size_t cachedItems = 0;    // entries kept in the cache
   size_t cacheBytes = 0;     // their approximate size
   bool whole = false;        // the last update went through `analyze` whole
@@ -83,6 +86,11 @@ public:
     /// False when some kernels were elaborated for their first configuration only:
     /// call `update` again with `allConfigs` for the final diagnostics.
     bool complete = true;
+    /// Some items that call an edited fn show their previous version's check (its
+    /// diagnostics, less those inside the fns it calls, and its facts): the edited items
+    /// and the `focusItems` callers nearest to them were checked, the others wait for
+    /// the next `update` without `allConfigs`. Implies !complete.
+    bool staleItems = false;
     bool cancelled = false;
   };
 
@@ -97,6 +105,11 @@ public:
   /// Above this many configurations to elaborate, an update without `allConfigs`
   /// elaborates the first configuration of each kernel only.
   size_t lazyVariants = 64;
+  /// In a lazy update that must check more items than this because a fn they call
+  /// changed, only the edited items and this many of those callers, the nearest to an
+  /// edited item in the file first, are checked; the rest keep their previous check
+  /// (Result::staleItems).
+  size_t focusItems = 8;
 
 private:
   struct Impl;

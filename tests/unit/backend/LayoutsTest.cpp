@@ -130,4 +130,30 @@ TEST(Layouts, ArchTable) {
   EXPECT_EQ(findGpuArch("sm_70"), nullptr);
 }
 
+TEST(Layouts, ADeviceCompilesForItsArchSpecificVariant) {
+  using ph::backend::archForDevice;
+  EXPECT_EQ(archForDevice("sm_90"), "sm_90a"); // an H100 or H200: wgmma
+  EXPECT_EQ(archForDevice("sm_80"), "sm_80");
+  EXPECT_EQ(archForDevice("sm_89"), "sm_89");
+  EXPECT_EQ(archForDevice("sm_90a"), "sm_90a");
+}
+
+// A dot_op A operand of a wgmma accumulator is mma.sync's A fragment (wgmma's
+// register A form), warp by warp; its B has no register form.
+TEST(Layouts, WgmmaRegisterAOperandIsMmaSyncs) {
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<ph::tilegpu::TileGPUDialect>();
+  auto v2 = ph::tilegpu::MmaEncodingAttr::get(&ctx, 2, {4, 1}, {16, 8});
+  auto v3 = ph::tilegpu::MmaEncodingAttr::get(&ctx, 3, {4, 1}, {64, 8});
+  auto a2 = ph::tilegpu::registerLayout(ph::tilegpu::DotOperandEncodingAttr::get(&ctx, 0, v2, 2, false), {128, 64});
+  auto a3 = ph::tilegpu::registerLayout(ph::tilegpu::DotOperandEncodingAttr::get(&ctx, 0, v3, 2, false), {128, 64});
+  ASSERT_TRUE(a2 && a3);
+  EXPECT_EQ(a3->numRegs(), a2->numRegs());
+  for (int64_t r = 0; r < a3->numRegs(); ++r)
+    for (unsigned d = 0; d < 2; ++d) EXPECT_EQ(a3->offset(r, d), a2->offset(r, d));
+  std::string why;
+  EXPECT_FALSE(ph::tilegpu::registerLayout(ph::tilegpu::DotOperandEncodingAttr::get(&ctx, 1, v3, 2, false), {64, 64}, &why));
+  EXPECT_NE(why.find("shared memory"), std::string::npos) << why;
+}
+
 } // namespace

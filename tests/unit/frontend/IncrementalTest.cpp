@@ -295,3 +295,102 @@ TEST(Incremental, SlicesCarryTheWholeAnalysisOfTheirItems) {
   auto end = r2.slice(UINT32_MAX, UINT32_MAX, {});
   EXPECT_NE(showFactsIn(*end, sp.back().begin, sp.back().end), "");
 }
+
+TEST(Incremental, AnEditOfAFnManyKernelsCallChecksTheNearestCallersFirst) {
+  // 12 kernels call `finish` (at the top); the last one has an error of its own.
+  std::string text = manyKernels(3);
+  size_t lastKernel = text.rfind("kernel ");
+  size_t typo = text.find("causal_mask(", lastKernel);
+  ASSERT_NE(typo, std::string::npos);
+  text.replace(typo, 12, "causal_msk(");
+  IncrementalAnalyzer inc(prelude());
+  inc.lazyVariants = 8; // 12 first configurations to elaborate: lazy
+  inc.focusItems = 3;
+  auto r = inc.update(file(text), {}, false);
+  EXPECT_FALSE(r.staleItems); // a first analysis has no previous checks to show
+  r = inc.update(file(text), {}, true);
+  ASSERT_TRUE(r.complete);
+  // A line inserted into the fn (everything after it moves) and its body changed.
+  std::string edited = text;
+  edited.replace(edited.find("  acc = acc * l\n"), 16, "  // scaled\n  acc = acc * l * 2.0\n");
+  auto r0 = inc.update(file(edited), {}, false);
+  EXPECT_TRUE(r0.staleItems);
+  EXPECT_FALSE(r0.complete);
+  EXPECT_EQ(inc.stats().itemsChecked, 4u); // the fn and its 3 nearest callers
+  EXPECT_EQ(inc.stats().itemsStale, 9u);
+  // The stale kernel's own error, moved with its text: what analyze finds.
+  auto whole = analyze(file(edited), prelude(), editorOptions());
+  ASSERT_FALSE(whole->diagnostics.empty());
+  EXPECT_EQ(show(r0.diagnostics->diagnostics), show(whole->diagnostics));
+  expectSlicesMatch(r0, "stage 0");
+  // The fn's facts never come from a stale caller (its were taken on the fn's previous
+  // text, before the inserted line): the same as once every caller is checked again.
+  auto fnSlice = r0.slice(0, 0, {});
+  auto r1 = inc.update(file(edited), {}, false);
+  const auto &fnSpan = r1.items->front();
+  EXPECT_EQ(showFactsIn(*fnSlice, fnSpan.begin, fnSpan.end), showFactsIn(*r1.slice(0, 0, {}), fnSpan.begin, fnSpan.end));
+  EXPECT_FALSE(r1.staleItems);
+  EXPECT_EQ(inc.stats().itemsChecked, 9u); // the rest of the callers, first configuration
+  EXPECT_EQ(inc.stats().itemsStale, 0u);
+  auto r2 = inc.update(file(edited), {}, true);
+  EXPECT_TRUE(r2.complete);
+  EXPECT_EQ(show(r2.diagnostics->diagnostics), show(whole->diagnostics));
+  EXPECT_EQ(showFacts(*r2.materialize({})), showFacts(*whole));
+  // An error inside the fn: reported at once through the callers checked first, with
+  // the stale kernel's own error; the final diagnostics are analyze's.
+  std::string bad = edited;
+  bad.replace(bad.find("acc = acc * l * 2.0"), 19, "acc = rowmax(acc, l)");
+  auto b0 = inc.update(file(bad), {}, false);
+  EXPECT_TRUE(b0.staleItems);
+  auto badWhole = analyze(file(bad), prelude(), editorOptions());
+  std::string all = show(badWhole->diagnostics), first = show(b0.diagnostics->diagnostics);
+  EXPECT_NE(first.find("causal_msk"), std::string::npos) << first;
+  size_t fnEnd = bad.find("\n}\n");
+  bool inFn = false;
+  for (const Diagnostic &d : b0.diagnostics->diagnostics)
+    inFn = inFn || (d.range.file == b0.diagnostics->mainFile && d.range.begin < fnEnd);
+  EXPECT_TRUE(inFn) << first;
+  for (size_t p = 0, q; (q = first.find('\n', p)) != std::string::npos; p = q + 1)
+    if (first.compare(p, 7, "  note ") != 0) {
+      EXPECT_NE(all.find(first.substr(p, q - p)), std::string::npos) << first.substr(p, q - p);
+    }
+  auto b1 = inc.update(file(bad), {}, false);
+  auto b2 = b1.complete ? b1 : inc.update(file(bad), {}, true);
+  EXPECT_EQ(show(b2.diagnostics->diagnostics), all);
+}
+
+TEST(Incremental, RandomEditsThroughTheStagesKeepDiagnosticsExact) {
+  // Every stage an editor goes through (the nearest callers of an edited fn first, then
+  // the others' first configuration, then every configuration) ends on analyze's
+  // diagnostics; half the edits land in the fn every kernel calls.
+  const char *snippets[] = {"(", ")", "{", "}", " + ", " * 2.0", "let ", "\n", "rowmax(", "x", "0", "\n  // c\n",
+                            "acc = acc * l\n", "finish(acc, 2.0)\n", "\nfn g(x) {\n  x = x * 2.0\n}\n"};
+  std::mt19937 rng(20261202);
+  std::string original = manyKernels(2), text = original;
+  IncrementalAnalyzer inc(prelude());
+  inc.lazyVariants = 2;
+  inc.focusItems = 2;
+  int staged = 0;
+  for (int i = 0; i < 160; ++i) {
+    size_t fnEnd = text.find("\n}\n");
+    size_t a = rng() % 2 && fnEnd != std::string::npos ? rng() % (fnEnd + 1) : rng() % (text.size() + 1);
+    size_t len = std::min<size_t>(text.size() - a, rng() % 3 == 0 ? rng() % 6 : 0);
+    std::string ins = rng() % 5 < 3 ? snippets[rng() % (sizeof(snippets) / sizeof(*snippets))] : "";
+    text = text.substr(0, a) + ins + text.substr(a + len);
+    if (text.size() < 100 || text.size() > 40000 || i % 8 == 0) text = original; // a fn still intact, often
+    auto r = inc.update(file(text), {}, false);
+    if (r.staleItems) {
+      ++staged;
+      if (i % 10 == 0) {
+        ASSERT_TRUE(r.materialize) << "step " << i;
+        ASSERT_TRUE(r.materialize({})) << "step " << i;
+      }
+    }
+    for (int stage = 0; r.staleItems && stage < 3; ++stage) r = inc.update(file(text), {}, false);
+    ASSERT_FALSE(r.staleItems) << "step " << i;
+    if (!r.complete) r = inc.update(file(text), {}, true);
+    auto whole = analyze(file(text), prelude(), editorOptions());
+    ASSERT_EQ(show(r.diagnostics->diagnostics), show(whole->diagnostics)) << "step " << i << " text:\n" << text;
+  }
+  EXPECT_GT(staged, 10);
+}

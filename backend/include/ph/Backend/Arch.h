@@ -33,6 +33,10 @@ struct GpuArch {
 
 /// The architecture called `name`, or null (then `supportedGpuArchs()` lists the names).
 const GpuArch *findGpuArch(std::string_view name);
+
+/// The architecture to compile for on a machine whose GPU is `deviceArch`:
+/// its arch-specific variant when there is one (sm_90 -> sm_90a), else itself.
+std::string archForDevice(std::string_view deviceArch);
 /// "sm_80, sm_86, sm_89, sm_90, sm_90a" for messages.
 std::string supportedGpuArchs();
 

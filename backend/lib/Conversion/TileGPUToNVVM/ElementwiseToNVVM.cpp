@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternBase.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "../TileToGPU/CodegenShared.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -117,7 +119,11 @@ struct BlockIdPattern : OpConversionPattern<tile::BlockIdOp> {
   }
 };
 
-/// mask_cols(s, n, v) and causal_mask(s, row, col): a select per register on its position.
+/// mask_cols(s, n, v) and causal_mask(s, row, col): a select per register on its
+/// position, under a branch that skips them all when the tile has no masked
+/// element (n covers every column; the last column lies on or left of the first
+/// row's diagonal): attention's full key blocks, all but the diagonal ones.
+/// The condition is uniform over the CTA, so the branch does not diverge.
 template <typename MaskOp>
 struct MaskPattern : OpConversionPattern<MaskOp> {
   using OpConversionPattern<MaskOp>::OpConversionPattern;
@@ -125,6 +131,18 @@ struct MaskPattern : OpConversionPattern<MaskOp> {
   LogicalResult matchAndRewrite(MaskOp op, Adaptor a, ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     Type resTy = this->getTypeConverter()->convertType(op.getType());
+    auto tt = cast<RankedTensorType>(op.getType());
+    Value lastCol = arith::ConstantOp::create(rw, loc, rw.getI32IntegerAttr(int32_t(tt.getDimSize(1) - 1)));
+    Value none;
+    if constexpr (std::is_same_v<MaskOp, tile::MaskColsOp>)
+      none = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sgt, a.getN(), lastCol);
+    else
+      none = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sle, arith::AddIOp::create(rw, loc, a.getCol(), lastCol),
+                                   a.getRow());
+    auto branch = scf::IfOp::create(rw, loc, TypeRange{resTy}, none, /*withElseRegion=*/true);
+    rw.setInsertionPointToStart(branch.thenBlock());
+    scf::YieldOp::create(rw, loc, a.getSource());
+    rw.setInsertionPointToStart(branch.elseBlock());
     RegisterLayout rl = layoutOfType(op.getType());
     SmallVector<Value> base = threadBase(rw, loc, cast<RankedTensorType>(op.getType()).getEncoding(), rl);
     SmallVector<Value> regs = unpack(rw, loc, a.getSource()), out;
@@ -144,7 +162,8 @@ struct MaskPattern : OpConversionPattern<MaskOp> {
       }
       out.push_back(arith::SelectOp::create(rw, loc, masked, fill, regs[r]));
     }
-    rw.replaceOp(op, pack(rw, loc, resTy, out));
+    scf::YieldOp::create(rw, loc, pack(rw, loc, resTy, out));
+    rw.replaceOp(op, branch.getResults());
     return success();
   }
 };

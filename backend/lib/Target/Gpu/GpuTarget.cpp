@@ -64,7 +64,7 @@ namespace ph::backend {
 std::string defaultGpuArch() {
   if (const char *a = std::getenv("PH_GPU_ARCH")) return a;
   rt::Cuda &cu = rt::Cuda::get();
-  if (cu.available() && isSupportedGpuArch(cu.device().arch())) return cu.device().arch();
+  if (cu.available() && isSupportedGpuArch(cu.device().arch())) return archForDevice(cu.device().arch());
   return "sm_90";
 }
 
@@ -150,13 +150,23 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
     // The legacy emitters refuse `if` and column reductions: TileGPU takes those kernels.
     if (isa<scf::IfOp, tile::ColMaxOp, tile::ColSumOp>(op)) legacyCannot = true;
   });
-  if (lowering == GpuLowering::Auto && reducesRows && !legacyCannot) {
+  // On sm_90a such a kernel runs on wgmma when the policy can take it (attention
+  // with P from registers); mma.sync attention stays on the legacy emitter.
+  const GpuArch *ga = findGpuArch(arch);
+  bool wgmmaOnly = lowering == GpuLowering::Auto && reducesRows && !legacyCannot;
+  if (wgmmaOnly && !(ga && ga->wgmma)) {
     why = "kernels that reduce rows stay on the legacy tensor-core emitter by default (PH_GPU_LOWERING=tilegpu takes them)";
     return true;
   }
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
   std::string tgErr;
   bool lowered = runTileGpu(*copy, arch, /*lower=*/true, tg, tgErr);
+  if (wgmmaOnly && !(lowered && tg.policy == "wgmma")) {
+    why = "kernels that reduce rows stay on the legacy tensor-core emitter unless they run on wgmma "
+          "(PH_GPU_LOWERING=tilegpu takes them)";
+    tg = TileGpuResult();
+    return true;
+  }
   if (lowered && tg.tensorCores() && tg.sharedBytes <= sharedMemoryLimit(arch)) {
     // The lowered copy replaces the module's body.
     m.getBody()->clear();

@@ -77,7 +77,9 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
       int64_t stages = 1;
       for (Operation *u : alloc.getResult().getUsers())
         if (auto l = dyn_cast<tilegpu::LocalLoadOp>(u); l && l.getStage()) stages = shape.front();
-        else if (auto w = dyn_cast<tilegpu::WarpgroupDotOp>(u); w && (w.getAStage() || w.getBStage())) stages = shape.front();
+        else if (auto w = dyn_cast<tilegpu::WarpgroupDotOp>(u);
+                 w && ((w.getA() == alloc.getResult() && w.getAStage()) || (w.getB() == alloc.getResult() && w.getBStage())))
+          stages = shape.front();
       if (stages > 1) shape = shape.drop_front();
       std::string w = where(op->getLoc());
       res.placements.push_back("`" + text(RankedTensorType::get(shape, t.getElementType())) + "`" +

@@ -53,18 +53,20 @@ def TileGPU_DotOp : TileGPU_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> 
 
 def TileGPU_WarpgroupDotOp : TileGPU_Op<"warpgroup_dot", [AttrSizedOperandSegments,
     AllTypesMatch<["acc", "result"]>, MemoryEffects<[MemRead<SharedMemoryResource>]>]> {
-  let summary = "D = A·B + C by wgmma, both operands read from shared memory";
+  let summary = "D = A·B + C by wgmma, B (and A, or A from registers) read from shared memory";
   let description = [{
     The Hopper form of `tilegpu.dot` (sm_90a): the warpgroups of the CTA
     multiply A and B where they lie, in swizzled shared buffers (stage
     `aStage` / `bStage` of a ring), into C in the `#tilegpu.mma` version 3
-    layout, and wait for the result. With `transB`, B is [N, K] (`dot_t`,
+    layout, and wait for the result. A may instead be a tile in registers,
+    in the `#tilegpu.dot_op<{opIdx = 0}>` layout of that accumulator (P of
+    attention's P·V, converted from S's registers). With `transB`, B is [N, K] (`dot_t`,
     K-major); otherwise [K, N] (N-major, wgmma's transposed B). With `async`
     the wgmmas are committed as one group and not waited for: the result may
     only feed the next `warpgroup_dot` on the same accumulator (the hardware
     chains them) until a `tilegpu.warpgroup_wait` retires the group.
   }];
-  let arguments = (ins TileGPU_MemDescType:$a, Optional<Index>:$aStage, TileGPU_MemDescType:$b,
+  let arguments = (ins AnyTypeOf<[TileGPU_MemDescType, TileGPU_Tensor]>:$a, Optional<Index>:$aStage, TileGPU_MemDescType:$b,
                        Optional<Index>:$bStage, TileGPU_Tensor:$acc, UnitAttr:$transB, UnitAttr:$async);
   let results = (outs TileGPU_Tensor:$result);
   let assemblyFormat = [{

@@ -14,11 +14,17 @@
 // buffer these wgmmas read. An `async` dot is committed only: the pipeline's
 // tilegpu.warpgroup_wait retires it one iteration later.
 //
+// An A operand in registers (attention's P) is mma.sync's A fragment warp by
+// warp, packed in pairs: the wgmma form that takes it ("RS") has no NVVM op in
+// MLIR 22 (nvvm.wgmma.mma_async takes a descriptor for A), so it is written
+// as PTX, with the accumulator's registers tied in and out.
+//
 //===----------------------------------------------------------------------===//
 #include "../PatternBase.h"
 #include "../SharedLayout.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -31,20 +37,83 @@ uint64_t descriptorBits(const BufferShape &s) {
   return (lbo & 0x3FFF) << 16 | (sbo & 0x3FFF) << 32 | uint64_t(s.swizzleMode()) << 62;
 }
 
+/// An empty asm that takes and gives back `regs`: placed after a wait, no
+/// read of them can move above it (an intrinsic orders memory, not values).
+void tieAfterWait(OpBuilder &rw, Location loc, MutableArrayRef<Value> regs) {
+  constexpr size_t kChunk = 32;
+  for (size_t at = 0; at < regs.size(); at += kChunk) {
+    size_t n = std::min(kChunk, regs.size() - at);
+    SmallVector<Type> types;
+    std::string constraints;
+    for (size_t i = 0; i < n; ++i) {
+      Type e = regs[at + i].getType();
+      types.push_back(e);
+      constraints += std::string(i ? "," : "") + (e.isF32() ? "=f" : e.isF64() ? "=d" : e.isInteger(64) ? "=l" : "=r");
+    }
+    for (size_t i = 0; i < n; ++i) constraints += "," + std::to_string(i);
+    Type res = n == 1 ? types[0] : LLVM::LLVMStructType::getLiteral(rw.getContext(), types);
+    auto tie = LLVM::InlineAsmOp::create(rw, loc, res, ValueRange(regs).slice(at, n), "", constraints,
+                                         /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                         LLVM::tailcallkind::TailCallKind::None,
+                                         LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    for (size_t i = 0; i < n; ++i)
+      regs[at + i] = n == 1 ? tie.getResult(0)
+                            : LLVM::ExtractValueOp::create(rw, loc, tie.getResult(0), int64_t(i)).getResult();
+  }
+}
+
+/// wgmma.mma_async m64nNk16 with A in four registers of 16-bit pairs and B by
+/// descriptor; `acc` (N / 2 f32 in wgmma's order) in and out.
+Value wgmmaRegisterA(OpBuilder &rw, Location loc, Type accStruct, Value acc, ArrayRef<Value> a4, Value descB, int64_t n,
+                     Type in, bool transB) {
+  int64_t p = n / 2;
+  std::string t = in.isF16() ? "f16" : "bf16";
+  std::string asmText = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * p + 5) +
+                        ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + t + "." + t + " {";
+  std::string constraints;
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < p; ++i) {
+    asmText += (i ? ", $" : "$") + std::to_string(i);
+    constraints += std::string(i ? "," : "") + "=f";
+  }
+  for (int64_t i = 0; i < p; ++i) {
+    operands.push_back(LLVM::ExtractValueOp::create(rw, loc, acc, i));
+    constraints += "," + std::to_string(i);
+  }
+  asmText += "}, {";
+  for (int i = 0; i < 4; ++i) {
+    asmText += (i ? ", $" : "$") + std::to_string(2 * p + i);
+    constraints += ",r";
+    operands.push_back(a4[i]);
+  }
+  // imm-trans-b: 1 for an N-major B ([K, N], `dot`), 0 for K-major (`dot_t`).
+  asmText += "}, $" + std::to_string(2 * p + 4) + ", p, 1, 1, " + (transB ? "0" : "1") + ";\n}";
+  constraints += ",l,r";
+  operands.push_back(descB);
+  operands.push_back(LLVM::ConstantOp::create(rw, loc, rw.getI32Type(), rw.getI32IntegerAttr(1)));
+  return LLVM::InlineAsmOp::create(rw, loc, accStruct, operands, asmText, constraints, /*has_side_effects=*/true,
+                                   /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+                                   LLVM::AsmDialectAttr::get(rw.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr())
+      .getResult(0);
+}
+
 struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(WarpgroupDotOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto accTy = cast<RankedTensorType>(op.getAcc().getType());
     auto m = cast<MmaEncodingAttr>(accTy.getEncoding());
-    Type in = op.getA().getType().getElementType();
+    auto aReg = dyn_cast<RankedTensorType>(op.getA().getType());
+    auto aMem = dyn_cast<MemDescType>(op.getA().getType());
+    Type in = aReg ? aReg.getElementType() : aMem.getElementType();
     if (in != op.getB().getType().getElementType() || !(in.isF16() || in.isBF16()) || !accTy.getElementType().isF32())
       return rw.notifyMatchFailure(op, "wgmma here takes f16 or bf16 operands into f32");
-    BufferShape sa = bufferShape(op.getA().getType(), 2), sb = bufferShape(op.getB().getType(), 2);
-    if (!sa.swizzled() || !sb.swizzled() || sa.dims[0] % 8 || sb.dims[0] % 8)
+    BufferShape sb = bufferShape(op.getB().getType(), 2), sa;
+    if (aMem) sa = bufferShape(aMem, 2);
+    if ((aMem && (!sa.swizzled() || sa.dims[0] % 8)) || !sb.swizzled() || sb.dims[0] % 8)
       return rw.notifyMatchFailure(op, "wgmma reads swizzled buffers of whole 8-row groups");
     RegisterLayout lc = layoutOfType(accTy);
-    int64_t warps = m.getWarpsPerCTA()[0], n = accTy.getDimSize(1), k = sa.dims[1];
+    int64_t warps = m.getWarpsPerCTA()[0], n = accTy.getDimSize(1), k = aReg ? aReg.getDimSize(1) : sa.dims[1];
     if (warps % 4 || m.getWarpsPerCTA()[1] != 1 || n > 256 || n % 8 || k % 16)
       return rw.notifyMatchFailure(op, "a wgmma layout needs warps [4g, 1], N <= 256 and K a multiple of 16");
     auto i64 = rw.getI64Type();
@@ -60,9 +129,20 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
     Value tid = threadId(rw, loc);
     Value group = arith::DivUIOp::create(rw, loc, tid, cIndex(rw, loc, 128));
     Value groupRows = arith::MulIOp::create(rw, loc, group, cIndex(rw, loc, 64));
-    Value baseA = addressField(a.getA(), a.getAStage(), sa, groupRows);
+    Value baseA = aMem ? addressField(a.getA(), a.getAStage(), sa, groupRows) : Value();
     Value baseB = addressField(a.getB(), a.getBStage(), sb, Value());
-    uint64_t bitsA = descriptorBits(sa), bitsB = descriptorBits(sb);
+    uint64_t bitsA = aMem ? descriptorBits(sa) : 0, bitsB = descriptorBits(sb);
+    // A in registers: per 16-row strip and 16-deep K block, its four pairs.
+    SmallVector<Value> A;
+    RegisterLayout la;
+    if (aReg) {
+      A = unpack(rw, loc, a.getA());
+      la = layoutOfType(aReg);
+    }
+    auto pair = [&](Value lo, Value hi) {
+      Value v = vector::FromElementsOp::create(rw, loc, VectorType::get({2}, in), ValueRange{lo, hi});
+      return LLVM::BitcastOp::create(rw, loc, rw.getI32Type(), v).getResult();
+    };
     bool transB = op.getTransB();
 
     SmallVector<Value> C = unpack(rw, loc, a.getAcc());
@@ -86,6 +166,14 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
       int64_t offB = transB ? unswizzledOffset(sb, 0, 16 * kk) : unswizzledOffset(sb, 16 * kk, 0);
       Value descB = LLVM::AddOp::create(rw, loc, baseB, c64(bitsB + (uint64_t(offB) >> 4)));
       for (int64_t r = 0; r < strips; ++r) {
+        if (aReg) {
+          // a0: row g, k 2t..; a1: row g + 8; a2: k 2t + 8..; a3: both (mma.sync's A fragment).
+          int64_t ab = la.compose({r, kk}, {0, 0});
+          Value a4[] = {pair(A[ab + 0], A[ab + 1]), pair(A[ab + 4], A[ab + 5]), pair(A[ab + 2], A[ab + 3]),
+                        pair(A[ab + 6], A[ab + 7])};
+          acc[r] = wgmmaRegisterA(rw, loc, accStruct, acc[r], a4, descB, n, in, transB);
+          continue;
+        }
         int64_t offA = unswizzledOffset(sa, 16 * warps * r, 16 * kk);
         Value descA = LLVM::AddOp::create(rw, loc, baseA, c64(bitsA + (uint64_t(offA) >> 4)));
         acc[r] = NVVM::WgmmaMmaAsyncOp::create(
@@ -100,6 +188,7 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
       for (int64_t j = 0; j < n / 8; ++j)
         for (int64_t i = 0; i < 4; ++i)
           C[lc.compose({r, j}, {i / 2, i % 2})] = LLVM::ExtractValueOp::create(rw, loc, acc[r], 4 * j + i);
+    if (!op.getAsync()) tieAfterWait(rw, loc, C);
     rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(accTy), C));
     return success();
   }
@@ -117,25 +206,7 @@ struct WarpgroupWaitPattern : OpConversionPattern<WarpgroupWaitOp> {
     SmallVector<Value> results;
     for (auto [v, t] : llvm::zip(a.getValues(), op.getResultTypes())) {
       SmallVector<Value> regs = unpack(rw, loc, v);
-      constexpr size_t kChunk = 32;
-      for (size_t at = 0; at < regs.size(); at += kChunk) {
-        size_t n = std::min(kChunk, regs.size() - at);
-        SmallVector<Type> types;
-        std::string constraints;
-        for (size_t i = 0; i < n; ++i) {
-          types.push_back(regs[at + i].getType());
-          Type e = regs[at + i].getType();
-          constraints += std::string(i ? "," : "") + (e.isF32() ? "=f" : e.isF64() ? "=d" : e.isInteger(64) ? "=l" : "=r");
-        }
-        for (size_t i = 0; i < n; ++i) constraints += "," + std::to_string(i);
-        Type res = n == 1 ? types[0] : LLVM::LLVMStructType::getLiteral(op.getContext(), types);
-        auto tie = LLVM::InlineAsmOp::create(
-            rw, loc, res, ValueRange(regs).slice(at, n), "", constraints, /*has_side_effects=*/true,
-            /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-            LLVM::AsmDialectAttr::get(op.getContext(), LLVM::AsmDialect::AD_ATT), ArrayAttr());
-        for (size_t i = 0; i < n; ++i)
-          regs[at + i] = n == 1 ? tie.getResult(0) : LLVM::ExtractValueOp::create(rw, loc, tie.getResult(0), int64_t(i)).getResult();
-      }
+      tieAfterWait(rw, loc, regs);
       results.push_back(pack(rw, loc, getTypeConverter()->convertType(t), regs));
     }
     rw.replaceOp(op, results);

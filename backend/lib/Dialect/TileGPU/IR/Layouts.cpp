@@ -114,8 +114,11 @@ std::optional<RegisterLayout> registerLayout(Attribute layout, ArrayRef<int64_t>
     l.elemOffset = {{0, 8}, {0, 1}};
   } else if (auto o = dyn_cast_or_null<DotOperandEncodingAttr>(layout)) {
     auto m = dyn_cast<MmaEncodingAttr>(o.getParent());
-    if (!m || shape.size() != 2 || m.getVersion() != 2) {
-      if (why) *why = m && m.getVersion() == 3 ? "a wgmma operand lives in shared memory, not in registers"
+    // wgmma's A may come from registers, in mma.sync's A fragment warp by warp
+    // (P of P·V); its B is always read from shared memory.
+    bool v3A = m && m.getVersion() == 3 && o.getOpIdx() == 0;
+    if (!m || shape.size() != 2 || (m.getVersion() != 2 && !v3A)) {
+      if (why) *why = m && m.getVersion() == 3 ? "a wgmma B operand lives in shared memory, not in registers"
                                                : "a dot operand layout other than mma.sync's";
       return std::nullopt;
     }

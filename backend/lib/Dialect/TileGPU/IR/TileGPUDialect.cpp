@@ -287,20 +287,31 @@ LogicalResult DotOp::verify() {
 }
 
 LogicalResult WarpgroupDotOp::verify() {
-  auto a = getA().getType(), b = getB().getType();
+  auto b = getB().getType();
   auto c = cast<RankedTensorType>(getAcc().getType());
   auto m = dyn_cast_or_null<MmaEncodingAttr>(c.getEncoding());
   if (!m || m.getVersion() != 3) return emitOpError("the accumulator must be in an mma version 3 (wgmma) layout");
-  auto tail = [](MemDescType t) { return t.getShape().take_back(2); };
-  if (a.getShape().size() < 2 || b.getShape().size() < 2 || c.getRank() != 2) return emitOpError("takes 2-D tiles");
-  if (bool(getAStage()) != (a.getShape().size() == 3) || bool(getBStage()) != (b.getShape().size() == 3))
+  auto aMem = dyn_cast<MemDescType>(getA().getType());
+  auto aReg = dyn_cast<RankedTensorType>(getA().getType());
+  ArrayRef<int64_t> aShape = aMem ? aMem.getShape() : aReg.getShape();
+  if (aShape.size() < 2 || b.getShape().size() < 2 || c.getRank() != 2) return emitOpError("takes 2-D tiles");
+  if (aReg) {
+    auto op = dyn_cast_or_null<DotOperandEncodingAttr>(aReg.getEncoding());
+    if (aReg.getRank() != 2 || !op || op.getOpIdx() != 0 || op.getParent() != m)
+      return emitOpError("an A operand in registers must be in the accumulator's dot_op layout (opIdx 0)");
+    if (getAStage()) return emitOpError("an A operand in registers takes no stage index");
+  }
+  if ((aMem && bool(getAStage()) != (aShape.size() == 3)) || bool(getBStage()) != (b.getShape().size() == 3))
     return emitOpError("a ring buffer needs a stage index, a single buffer none");
-  int64_t k = tail(a)[1];
-  int64_t bk = getTransB() ? tail(b)[1] : tail(b)[0], bn = getTransB() ? tail(b)[0] : tail(b)[1];
-  if (bk != k) return emitOpError("A is ") << tail(a)[0] << "x" << k << " but B's K is " << bk;
-  if (c.getDimSize(0) != tail(a)[0] || c.getDimSize(1) != bn)
-    return emitOpError("the accumulator must be ") << tail(a)[0] << "x" << bn;
-  for (MemDescType t : {a, b}) {
+  ArrayRef<int64_t> ta = aShape.take_back(2), tb = b.getShape().take_back(2);
+  int64_t k = ta[1];
+  int64_t bk = getTransB() ? tb[1] : tb[0], bn = getTransB() ? tb[0] : tb[1];
+  if (bk != k) return emitOpError("A is ") << ta[0] << "x" << k << " but B's K is " << bk;
+  if (c.getDimSize(0) != ta[0] || c.getDimSize(1) != bn)
+    return emitOpError("the accumulator must be ") << ta[0] << "x" << bn;
+  SmallVector<MemDescType, 2> bufs = {b};
+  if (aMem) bufs.push_back(aMem);
+  for (MemDescType t : bufs) {
     auto enc = dyn_cast_or_null<SharedEncodingAttr>(t.getEncoding());
     if (!enc || enc.getMaxPhase() < 2 || enc.getPad() != 0)
       return emitOpError("wgmma reads swizzled shared buffers (maxPhase > 1, no padding)");

@@ -153,7 +153,6 @@ private:
   std::string policy_;
   int64_t threads_;
   MmaEncodingAttr mma_;
-  bool rowsOnly_ = false;
   DenseMap<Value, Attribute> layout_;
   DenseMap<std::pair<Value, Attribute>, Value> converted_;
   bool changed_ = false;
@@ -216,7 +215,6 @@ LogicalResult Assigner::chooseMma() {
       bestWm = wm;
     }
   }
-  rowsOnly_ = rowsOnly;
   if (bestWm < 0) {
     tile::DotOp first;
     f_.walk([&](tile::DotOp d) {
@@ -242,32 +240,68 @@ int64_t swizzleBytes(int64_t bytes) {
   return bytes == 64 || bytes == 32 ? bytes : 0;
 }
 
-/// On sm_90a, a GEMM-shaped kernel (every dot reads both operands straight
-/// from global memory, nothing reduces its rows, no dot feeds another) runs
-/// on wgmma: its warpgroups multiply out of swizzled shared buffers, so the
-/// operands never pass through registers. Attention keeps mma.sync until
-/// its P operand can come from registers (issue 15).
+/// Whether `v` is computed in registers from a dot's result (through ops
+/// that keep the layout): attention's P, which feeds P·V.
+bool fromDotResult(Value v) {
+  SmallVector<Value> work = {v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second) continue;
+    Operation *def = x.getDefiningOp();
+    if (!def) continue;
+    if (isa<tile::DotOp>(def)) return true;
+    if (sharesLayout(def))
+      for (Value o : def->getOperands()) work.push_back(o);
+  }
+  return false;
+}
+
+/// On sm_90a, a `@tensorcore` kernel whose dots all fit wgmma runs on it: its
+/// warpgroups multiply out of swizzled shared buffers, so operands loaded
+/// from global memory never pass through registers. Each dot's B is a load
+/// in the dot's block (a K block of a GEMM, attention's K or V); its A is a
+/// load there or above it (attention's Q, loaded once), or a tile computed
+/// in registers from a dot's result (attention's P), which wgmma takes from
+/// registers in mma.sync's A fragment. The accumulators share one layout:
+/// its registers do not depend on N, which each dot takes from its tile.
 bool Assigner::chooseWgmma() {
-  if (!arch_.wgmma || (policy_ != "auto" && policy_ != "wgmma") || rowsOnly_) return false;
+  if (!arch_.wgmma || (policy_ != "auto" && policy_ != "wgmma")) return false;
   int64_t warps = threads_ / 32;
   if (threads_ % 128) return false;
-  bool ok = true;
-  int64_t n0 = -1;
+  bool ok = true, sameN = true, reducesRows = false;
+  int64_t n0 = -1, maxN = 0;
+  f_.walk([&](Operation *op) {
+    if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) reducesRows = true;
+  });
   f_.walk([&](tile::DotOp d) {
     auto a = cast<RankedTensorType>(d.getA().getType()), b = cast<RankedTensorType>(d.getB().getType());
     auto r = cast<RankedTensorType>(d.getResult().getType());
     int64_t m = r.getDimSize(0), n = r.getDimSize(1), k = a.getDimSize(1), e = elemBytes(a.getElementType());
     if (n0 < 0) n0 = n;
-    for (Value v : {d.getA(), d.getB()}) {
-      auto ld = v.getDefiningOp<tile::LoadOp>();
-      if (!ld || !v.hasOneUse() || ld->getBlock() != d->getBlock()) ok = false;
+    sameN = sameN && n == n0;
+    maxN = std::max(maxN, n);
+    auto ldB = d.getB().getDefiningOp<tile::LoadOp>();
+    if (!ldB || !d.getB().hasOneUse() || ldB->getBlock() != d->getBlock()) ok = false;
+    bool aShared = false;
+    if (auto ldA = d.getA().getDefiningOp<tile::LoadOp>()) {
+      aShared = true;
+      if (!d.getA().hasOneUse() || !ldA->getBlock()->findAncestorOpInBlock(*d)) ok = false;
+    } else if (!fromDotResult(d.getA())) {
+      ok = false;
     }
     int64_t bRow = b.getDimSize(1); // the contiguous extent: N of [K, N], K of dot_t's [N, K]
-    ok = ok && n == n0 && m % (16 * warps) == 0 && n % 8 == 0 && n <= 256 && k % 16 == 0 &&
-         swizzleBytes(k * e) && swizzleBytes(bRow * e);
+    ok = ok && m % (16 * warps) == 0 && n % 8 == 0 && n <= 256 && k % 16 == 0 &&
+         (!aShared || swizzleBytes(k * e)) && swizzleBytes(bRow * e);
   });
   if (!ok || n0 < 0) return false;
-  mma_ = MmaEncodingAttr::get(ctx_, 3, {unsigned(warps), 1}, {64, unsigned(n0)});
+  // Measured on the H200 (docs/tilegpu.md): attention on wgmma with every
+  // wgmma waited for is 1.1-1.3x the mma.sync emitter at D = 128 and 0.8-0.95x
+  // at D = 64, where the softmax, which the wgmma does not overlap, is a larger
+  // share. `auto` takes wgmma for a kernel that reduces rows only when a dot's
+  // N reaches 128; `policy=wgmma` takes it whenever it fits.
+  if (policy_ == "auto" && reducesRows && maxN < 128) return false;
+  mma_ = MmaEncodingAttr::get(ctx_, 3, {unsigned(warps), 1}, {64, unsigned(sameN ? n0 : 8)});
   return true;
 }
 

@@ -140,7 +140,7 @@ private:
   }
   void stageOnce(Staged s, bool inLoop);
   void pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads);
-  int64_t stagesFor(MutableArrayRef<Staged> loads) const;
+  int64_t stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) const;
   void toWarpgroupDots();
   void keepOneGroupInFlight(WarpgroupDotOp dot);
 
@@ -150,10 +150,29 @@ private:
   DenseSet<Operation *> asyncLoops_;
 };
 
-/// The ring depth of a loop: wgmma operands get a deeper ring (the tensor
-/// cores read it directly, no registers are spent on it), as deep as fits.
-int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads) const {
+/// Whether a dot of `loop` carries its accumulator from one iteration to the
+/// next and nothing else reads it (a GEMM's K loop): such a dot can be left in
+/// flight (keepOneGroupInFlight). Attention's P V reads a rescaled accumulator.
+bool chainsAccumulator(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (Operation &op : *loop.getBody()) {
+    auto d = dyn_cast<DotOp>(op);
+    auto arg = d ? dyn_cast<BlockArgument>(d.getAcc()) : BlockArgument();
+    if (!arg || arg.getOwner() != loop.getBody() || arg == loop.getInductionVar() || !arg.hasOneUse()) continue;
+    unsigned idx = arg.getArgNumber() - loop.getNumInductionVars();
+    if (d.getResult().hasOneUse() && yield.getOperand(idx) == d.getResult()) return true;
+  }
+  return false;
+}
+
+/// The ring depth of a loop: wgmma operands of a dot left in flight get a
+/// deeper ring (the tensor cores read it directly, no registers are spent on
+/// it), as deep as fits. Where every wgmma is waited for (attention), the ring
+/// keeps the mma.sync depth: measured on the H200, a smaller ring that lets
+/// two CTAs share an SM beats a deeper one (docs/tilegpu.md).
+int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) const {
   if (!llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); })) return stages_;
+  if (!chainsAccumulator(loop)) return std::max<int64_t>(stages_, 2);
   int64_t perStage = 0;
   for (Staged &s : loads) perStage += bufferType(s.load, 1, true).getStageBytes(unsigned(s.load.getType().getRank()));
   int64_t S = std::max<int64_t>(wgmmaStages_, 2);
@@ -182,8 +201,9 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
 
 void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Location loc = loop.getLoc();
-  int64_t S = stagesFor(loads);
-  bool async = S >= 3 && llvm::all_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); });
+  int64_t S = stagesFor(loads, loop);
+  bool async = S >= 3 && chainsAccumulator(loop) &&
+               llvm::all_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); });
   if (async) asyncLoops_.insert(loop);
   // How many iterations ahead the copies run: with one wgmma group left in
   // flight, the buffer read two iterations before is the one free.
@@ -275,18 +295,22 @@ void Pipeliner::toWarpgroupDots() {
     if (forWgmma(d.getA().getType()) && forWgmma(d.getB().getType())) dots.push_back(d);
   });
   for (DotOp d : dots) {
+    // A is read in place when it was loaded into shared memory, else (P of
+    // P·V, computed in registers) taken from its registers.
     auto la = d.getA().getDefiningOp<LocalLoadOp>(), lb = d.getB().getDefiningOp<LocalLoadOp>();
-    if (!la || !lb) {
-      d.emitError() << "a wgmma operand that is not in shared memory";
+    if (!lb) {
+      d.emitError() << "a wgmma B operand that is not in shared memory";
       continue;
     }
     OpBuilder b(d);
-    auto w = WarpgroupDotOp::create(b, d.getLoc(), d.getType(), la.getBuffer(), la.getStage(), lb.getBuffer(),
-                                    lb.getStage(), d.getAcc(), d.getTransB(), /*async=*/false);
+    Value a = la ? Value(la.getBuffer()) : Value(d.getA());
+    Value aStage = la ? la.getStage() : Value();
+    auto w = WarpgroupDotOp::create(b, d.getLoc(), d.getType(), a, aStage, lb.getBuffer(), lb.getStage(), d.getAcc(),
+                                    d.getTransB(), /*async=*/false);
     d.getResult().replaceAllUsesWith(w.getResult());
     d.erase();
     for (LocalLoadOp l : {la, lb})
-      if (l->use_empty()) l.erase();
+      if (l && l->use_empty()) l.erase();
     keepOneGroupInFlight(w);
   }
 }
