@@ -38,20 +38,6 @@ std::string where(Location loc) {
   return out;
 }
 
-/// The op's source range (the frontend's FileLineColRange), or an empty span.
-rt::SourceSpan span(Location loc) {
-  rt::SourceSpan out;
-  loc->walk([&](Location l) {
-    if (auto r = dyn_cast<FileLineColRange>(l)) {
-      out = {r.getFilename().str(), int(r.getStartLine()), int(r.getStartColumn()), int(r.getEndLine()),
-             int(r.getEndColumn())};
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return out;
-}
-
 /// The register layout's name, the detail of a "registers" placement.
 std::string layoutDetail(Attribute a) {
   if (isa<tilegpu::MmaEncodingAttr>(a)) return "mma";
@@ -85,7 +71,7 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
       res.placements.push_back("`" + text(RankedTensorType::get(shape, t.getElementType())) + "`" +
                                (w.empty() ? "" : " at " + w) + ": shared memory" +
                                (stages > 1 ? " (" + std::to_string(stages) + " stages)" : ""));
-      res.tiles.push_back({text(RankedTensorType::get(shape, t.getElementType())), span(op->getLoc()), "shared memory",
+      res.tiles.push_back({text(RankedTensorType::get(shape, t.getElementType())), spanOf(op->getLoc()), "shared memory",
                            stages > 1 ? std::to_string(stages) + " stages" : ""});
       ++res.sharedTiles;
       return;
@@ -96,7 +82,7 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
     std::string w = where(op->getLoc());
     res.placements.push_back("`" + text(RankedTensorType::get(rt.getShape(), rt.getElementType())) + "`" +
                              (w.empty() ? "" : " at " + w) + ": " + layoutName(rt.getEncoding()));
-    res.tiles.push_back({text(RankedTensorType::get(rt.getShape(), rt.getElementType())), span(op->getLoc()),
+    res.tiles.push_back({text(RankedTensorType::get(rt.getShape(), rt.getElementType())), spanOf(op->getLoc()),
                          "registers", layoutDetail(rt.getEncoding())});
     ++res.registerTiles;
   });

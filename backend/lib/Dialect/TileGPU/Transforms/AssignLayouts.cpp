@@ -123,6 +123,23 @@ bool sharesLayout(Operation *op) {
              tile::ColMaxOp, tile::ColSumOp, tile::InsertOp>(op);
 }
 
+/// Whether `v` is computed in registers from a dot's result (through ops
+/// that keep the layout): attention's P, which feeds P·V.
+bool fromDotResult(Value v) {
+  SmallVector<Value> work = {v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second) continue;
+    Operation *def = x.getDefiningOp();
+    if (!def) continue;
+    if (isa<tile::DotOp>(def)) return true;
+    if (sharesLayout(def))
+      for (Value o : def->getOperands()) work.push_back(o);
+  }
+  return false;
+}
+
 class Assigner {
 public:
   Assigner(func::FuncOp f, const GpuArch &arch, StringRef policy, int64_t threads)
@@ -184,20 +201,9 @@ LogicalResult Assigner::chooseMma() {
     if (auto d = dyn_cast<tile::DotOp>(op)) {
       auto rt = cast<RankedTensorType>(d.getResult().getType());
       shapes.push_back({rt.getDimSize(0), rt.getDimSize(1)});
-      for (Value operand : {d.getA(), d.getB()}) {
-        // A dot operand computed from another dot's result.
-        SmallVector<Value> work = {operand};
-        DenseSet<Value> seen;
-        while (!work.empty()) {
-          Value v = work.pop_back_val();
-          if (!seen.insert(v).second) continue;
-          Operation *def = v.getDefiningOp();
-          if (!def) continue;
-          if (isa<tile::DotOp>(def)) rowsOnly = true;
-          if (sharesLayout(def))
-            for (Value o : def->getOperands()) work.push_back(o);
-        }
-      }
+      // A dot operand computed from another dot's result.
+      for (Value operand : {d.getA(), d.getB()})
+        if (fromDotResult(operand)) rowsOnly = true;
     }
   });
   int64_t bestWm = -1, bestScore = -1;
@@ -238,23 +244,6 @@ LogicalResult Assigner::chooseMma() {
 int64_t swizzleBytes(int64_t bytes) {
   if (bytes >= 128) return bytes % 128 ? 0 : 128;
   return bytes == 64 || bytes == 32 ? bytes : 0;
-}
-
-/// Whether `v` is computed in registers from a dot's result (through ops
-/// that keep the layout): attention's P, which feeds P·V.
-bool fromDotResult(Value v) {
-  SmallVector<Value> work = {v};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    if (!seen.insert(x).second) continue;
-    Operation *def = x.getDefiningOp();
-    if (!def) continue;
-    if (isa<tile::DotOp>(def)) return true;
-    if (sharesLayout(def))
-      for (Value o : def->getOperands()) work.push_back(o);
-  }
-  return false;
 }
 
 /// On sm_90a, a `@tensorcore` kernel whose dots all fit wgmma runs on it: its
