@@ -1,5 +1,5 @@
 // An op the TileGPU conversion has no pattern for (here the ldmatrix of a B operand one
-// 8-column block wide per warp) is E0502 at that op: the B slice's range, from the
+// 8-column block wide per warp) is E0504 at that op: the B slice's range, from the
 // location the op carries, under PH_GPU_LOWERING=tilegpu. Without it, the legacy
 // tensor-core emitter takes the kernel (the second build).
 // REQUIRES: mlir
@@ -14,7 +14,7 @@ kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], O: tensor<f32>[M, N]) {
   let col = ctx.block.y * 8
   var acc: tile<f32>[64, 8] = 0.0
   for k in range(0, K, 32) {
-    // CHECK: E0502 narrow-b.ph:[[@LINE+3]]:39-[[@LINE+3]]:{{[0-9]+}} the GPU lowering cannot lower this: failed to legalize operation 'tilegpu.local_load'
+    // CHECK: E0504 narrow-b.ph:[[@LINE+3]]:39-[[@LINE+3]]:{{[0-9]+}} the GPU lowering cannot lower this: failed to legalize operation 'tilegpu.local_load'
     // CHECK-NEXT: note narrow-b.ph:10:1-{{.*}} in kernel `g`
     // CHECK-NOT: {{^E0}}
     acc += dot(A[row :+ 64, k :+ 32], B[k :+ 32, col :+ 8])
