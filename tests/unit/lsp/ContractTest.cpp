@@ -189,7 +189,7 @@ TEST(Contract, AGpuLoweringErrorReachesTheEditorAtTheOpThatFailed) {
   EXPECT_FALSE(doc.ok);
   ASSERT_EQ(doc.diagnostics.size(), 1u) << r.out.substr(0, 800);
   const report::Diag &d = doc.diagnostics[0];
-  EXPECT_EQ(d.code, "E0502");
+  EXPECT_EQ(d.code, "E0503");
   EXPECT_EQ(d.severity, "error");
   EXPECT_EQ(d.range.start.line, 17); // `dot(a, K[0 :+ 16, :])`, the tile the policy cannot place
   EXPECT_EQ(d.range.start.col, 30);

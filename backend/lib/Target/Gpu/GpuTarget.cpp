@@ -368,8 +368,7 @@ void loweringFailed(GpuBinary &out, const std::vector<LoweringDiag> &diags, cons
   const LoweringDiag *d = firstLocated(diags, sources, warnings);
   if (!d) return;
   out.diagnostics.push_back(loweringDiagnostic(
-      d->error ? "the GPU lowering cannot lower this: " : "the TileGPU lowering cannot lay out this tile: ", *d, k,
-      sources));
+      d->error ? DiagKind::GpuLoweringFailed : DiagKind::LayoutUnsupported, *d, k, sources));
   if (!context.empty()) out.diagnostics.back().notes.push_back({k.loc, context});
 }
 

@@ -97,9 +97,9 @@ void kernelNotes(Diagnostic &d, const kir::Kernel &k) {
 
 } // namespace
 
-Diagnostic loweringDiagnostic(const std::string &what, const LoweringDiag &ld, const kir::Kernel &k,
+Diagnostic loweringDiagnostic(DiagKind kind, const LoweringDiag &ld, const kir::Kernel &k,
                               const SourceManager *sources) {
-  Diagnostic d = make(DiagKind::BackendError, rangeOf(ld.at, sources).value_or(k.loc), {what + ld.message});
+  Diagnostic d = make(kind, rangeOf(ld.at, sources).value_or(k.loc), {ld.message});
   for (auto &[at, msg] : ld.notes)
     // MLIR's "see current operation: %6 = tile.dot ..." is IR, for a compiler developer.
     if (msg.rfind("see current operation", 0) != 0) d.notes.push_back({rangeOf(at, sources).value_or(d.range), msg});
@@ -123,8 +123,7 @@ Diagnostic ptxasDiagnostic(const std::string &log, const std::string &arch, cons
     errors += (errors.empty() ? "" : "; ") + line.substr(at + 10);
   }
   if (errors.empty()) errors = last.empty() ? "it failed without a message" : last;
-  Diagnostic d = make(DiagKind::BackendError, k.loc,
-                      {"ptxas cannot assemble kernel `" + k.name + "` for " + arch + ": " + errors});
+  Diagnostic d = make(DiagKind::PtxasFailed, k.loc, {k.name, arch, errors});
   kernelNotes(d, k);
   return d;
 }

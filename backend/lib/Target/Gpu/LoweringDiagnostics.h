@@ -4,8 +4,8 @@
 // and the NVPTX backend report through MLIR's diagnostics, at the location of
 // the op that failed: the frontend's range as a FileLineColRange (KirToTile).
 // Here those become data (LoweringDiag, captured by a ScopedDiagnosticHandler,
-// never re-read from text), and then the frontend's Diagnostic (E0502,
-// BackendError) with the op's SourceRange, so that `ph build`, ph-lsp and every
+// never re-read from text), and then the frontend's Diagnostic (E0503
+// LayoutUnsupported, E0504 GpuLoweringFailed, E0505 PtxasFailed) with the op's SourceRange, so that `ph build`, ph-lsp and every
 // client see where the lowering stopped instead of the kernel's whole range.
 //
 //===----------------------------------------------------------------------===//
@@ -60,12 +60,13 @@ std::optional<SourceRange> rangeOf(const rt::SourceSpan &s, const SourceManager 
 const LoweringDiag *firstLocated(const std::vector<LoweringDiag> &diags, const SourceManager *sources,
                                  bool warnings = false);
 
-/// E0502 (BackendError: `what` then MLIR's message) at the op that failed, with
-/// MLIR's notes, then "in kernel `k`" and the configuration as notes at the kernel.
-Diagnostic loweringDiagnostic(const std::string &what, const LoweringDiag &d, const kir::Kernel &k,
+/// `kind` (E0503 LayoutUnsupported or E0504 GpuLoweringFailed, with MLIR's message as
+/// its argument) at the op that failed, with MLIR's notes, then "in kernel `k`" and the
+/// configuration as notes at the kernel.
+Diagnostic loweringDiagnostic(DiagKind kind, const LoweringDiag &d, const kir::Kernel &k,
                               const SourceManager *sources);
 
-/// E0502 for a failed ptxas run: its `error` lines (the rest of its -v report is
+/// E0505 (PtxasFailed) for a failed ptxas run: its `error` lines (the rest of its -v report is
 /// the kernel's resources), at the kernel, with the configuration as a note.
 Diagnostic ptxasDiagnostic(const std::string &log, const std::string &arch, const kir::Kernel &k);
 

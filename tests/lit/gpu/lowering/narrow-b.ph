@@ -1,7 +1,8 @@
 // A dot whose B operand is one 8-column block wide per warp (ldmatrix reads two) is refused
 // by the mma.sync layout policy (before it reached the conversion as an unlowerable ldmatrix):
-// E0502 at the dot's range, from the location the op carries, under PH_GPU_LOWERING=tilegpu.
-// Without it, the kernel is built another way (the second build).
+// E0503 (LayoutUnsupported) at the dot's range, from the location the op carries, under
+// PH_GPU_LOWERING=tilegpu. Without it, the kernel is built another way (the second build).
+// The conversion's own legalization failure (E0504) is tests/lit/gpu/lowering/unlowerable-op.mlir.
 // REQUIRES: mlir
 // RUN: env PH_GPU_LOWERING=tilegpu not ph build %s --target sm_80 -o %t --no-cache --json > %t.json
 // RUN: python3 %S/../Inputs/diag_ranges.py < %t.json | %FileCheck %s
@@ -14,7 +15,7 @@ kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], O: tensor<f32>[M, N]) {
   let col = ctx.block.y * 8
   var acc: tile<f32>[64, 8] = 0.0
   for k in range(0, K, 32) {
-    // CHECK: E0502 narrow-b.ph:[[@LINE+3]]:12-[[@LINE+3]]:{{[0-9]+}} the TileGPU lowering cannot lay out this tile: a dot with N = 8 over 1 warp column(s) cannot run on mma.sync
+    // CHECK: E0503 narrow-b.ph:[[@LINE+3]]:12-[[@LINE+3]]:{{[0-9]+}} the TileGPU lowering cannot lay out this tile: a dot with N = 8 over 1 warp column(s) cannot run on mma.sync
     // CHECK-NEXT: note narrow-b.ph:10:1-{{.*}} in kernel `g`
     // CHECK-NOT: {{^E0}}
     acc += dot(A[row :+ 64, k :+ 32], B[k :+ 32, col :+ 8])

@@ -1,5 +1,5 @@
 // A tile the TileGPU mma policy cannot lay out (24 rows: no split of 4 warps into 16-row
-// blocks) is E0502 at the dot that makes it, under PH_GPU_LOWERING=tilegpu (no fallback
+// blocks) is E0503 at the dot that makes it, under PH_GPU_LOWERING=tilegpu (no fallback
 // to the legacy emitters); issue 18: the op's range, not the kernel's.
 // REQUIRES: mlir
 // RUN: env PH_GPU_LOWERING=tilegpu not ph build %s --target sm_90 -o %t --no-cache --json > %t.json
@@ -11,11 +11,11 @@
 kernel small_dot(Q: tensor<f16>[N, 16], K: tensor<f16>[16, 24], O: tensor<f32>[N, 24]) {
   let r = ctx.block.x * 24
   let a = Q[r :+ 24, :]
-  // CHECK: E0502 small-dot.ph:[[@LINE+3]]:30-[[@LINE+3]]:51 the TileGPU lowering cannot lay out this tile: tile 'tensor<24x24xf32>' cannot take the mma.sync register layout: no split of the 4 warps into 16-row and 8-column blocks fits every dot
+  // CHECK: E0503 small-dot.ph:[[@LINE+3]]:30-[[@LINE+3]]:51 the TileGPU lowering cannot lay out this tile: tile 'tensor<24x24xf32>' cannot take the mma.sync register layout: no split of the 4 warps into 16-row and 8-column blocks fits every dot
   // CHECK-NEXT: note small-dot.ph:10:1-{{.*}} in kernel `small_dot`
   // CHECK-NEXT: note small-dot.ph:10:1-{{.*}} PH_GPU_LOWERING=tilegpu: the legacy emitters may not take it instead
   var s: tile<f32>[24, 24] = dot(a, K[0 :+ 16, :])
-  // TEXT: small-dot.ph:[[@LINE-1]]:30: error[E0502]: the TileGPU lowering cannot lay out this tile
+  // TEXT: small-dot.ph:[[@LINE-1]]:30: error[E0503]: the TileGPU lowering cannot lay out this tile
   // TEXT-NOT: error[
   O[r :+ 24, :] = s
 }
