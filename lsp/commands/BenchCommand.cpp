@@ -57,8 +57,14 @@ void Server::benchOnCpu(const json &args, const Reply &reply, const json &token,
     ProcessResult r = runProcess(argv, "", cancel);
     driver::renameCopy(r, file, meta.value("userFile", std::string()));
     if (r.cancelled) break;
-    if (!r.started) failure = r.error + " (set `ph.path`)";
-    else if (rt::report::Document doc; driver::readDocument(r, "run", doc).empty() && doc.runResult) {
+    if (!r.started) {
+      failure = r.error + " (set `ph.path`)";
+      continue;
+    }
+    rt::report::Document doc;
+    bool read = driver::readDocument(r, "run", doc).empty();
+    driver::renameCopy(doc, file, meta.value("userFile", std::string()));
+    if (read && doc.runResult) {
       runs.push_back(*doc.runResult);
       variants.push_back(json::parse(doc.run.dump())); // the run's own keys
       if (!doc.ok) failure = driver::runSummary(kernel, target, *doc.runResult); // the check failed

@@ -51,6 +51,7 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
     if (r.exitCode != 0) throw driver::driverError("`ph build`", r);
     throw RpcError{ErrorCode::RequestFailed, why, nullptr};
   }
+  driver::renameCopy(doc, file, path);
   if (!doc.ok || r.exitCode != 0) throw driver::buildError(doc, r);
   json figs = json::object();
   {

@@ -113,6 +113,7 @@ void Server::compileOnSave(const std::string &uri) {
       endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", false}, {"message", name + ": not compiled (" + why + ")"}});
       return;
     }
+    driver::renameCopy(doc, file, path);
     // The build's diagnostics (W0502 for spills among them) are the driver's own.
     json diags = json::array();
     if (auto snap = scheduler_->latest(uri)) diags = driver::diagnosticsOf(doc, *snap, featureOptions(), path);

@@ -45,9 +45,15 @@ RpcError driverError(const std::string &what, const ProcessResult &r);
 /// Reads `ph COMMAND --json`'s document (docs/output.md) from the driver's stdout
 /// through the runtime's reader; "" or why there is none.
 std::string readDocument(const ProcessResult &r, const std::string &command, rt::report::Document &doc);
-/// The driver read `copy` (a temporary copy of an unsaved buffer): its messages name
-/// `userFile` instead, the file the user has open.
+/// The driver read `copy` (a temporary copy of an unsaved buffer): its stderr (text
+/// for people) names `userFile` instead, the file the user has open. Its stdout, the
+/// JSON document, is never rewritten as text (a `"` or a backslash in a path is escaped there):
+/// read it, then rename in the typed document (below).
 void renameCopy(ProcessResult &r, const std::string &copy, const std::string &userFile);
+/// The same for a document read from the driver: every range's file (diagnostics,
+/// notes, fixes, tiles), the source file, the messages, the emitted text and the
+/// string values of a run's or bench's own keys.
+void renameCopy(rt::report::Document &doc, const std::string &copy, const std::string &userFile);
 std::string argvForLog(const std::vector<std::string> &argv);
 /// One line for window/showMessage: a run's time, configuration and check
 /// ("k on cpu: 1.5 ms, BR=64, check passed"), or a benchmark's fastest row.

@@ -193,12 +193,18 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
   // (the envelope is not a column of the editors' tables).
   rt::report::Document doc;
   std::string why = driver::readDocument(r, bench ? "bench" : "run", doc);
+  driver::renameCopy(doc, meta.value("copy", std::string()), meta.value("userFile", std::string()));
   bool ok = why.empty() && r.exitCode == 0 && doc.ok;
   json result = {{"ok", ok}, {"kernel", kernel}, {"target", target}, {"exitCode", r.exitCode},
                  {"result", why.empty() ? json::parse((bench ? doc.bench : doc.run).dump()) : json(nullptr)}};
   for (const char *k : {"defaultSizes", "note", "requestedTarget"})
     if (meta.contains(k)) result[k] = meta[k];
-  if (!why.empty()) result["stdout"] = r.out;
+  if (!why.empty()) { // no document: what the driver printed, for people
+    ProcessResult said{};
+    said.err = r.out;
+    driver::renameCopy(said, meta.value("copy", std::string()), meta.value("userFile", std::string()));
+    result["stdout"] = said.err;
+  }
   if (!r.err.empty()) result["stderr"] = r.err;
   std::string summary;
   if (ok) summary = driver::runSummary(kernel, target, doc);

@@ -78,6 +78,8 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     ProcessResult b = runProcess({driverPath(), "build", file, "--kernel", kernel, "-o", outDir, "--json"}, "", cancel);
     rt::report::Document doc;
     std::string why = b.started ? driver::readBuild(b, doc) : b.error;
+    driver::renameCopy(doc, file, uriToPath(args["uri"].get<std::string>()));
+    driver::renameCopy(b, file, uriToPath(args["uri"].get<std::string>()));
     if (b.exitCode != 0 || !b.started || !why.empty() || !doc.ok) {
       fs::remove_all(outDir);
       finish("failed");
@@ -115,6 +117,7 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     // the diagnostics that explain a failure.
     rt::report::Document doc;
     std::string why = driver::readDocument(r, "emit", doc);
+    driver::renameCopy(doc, file, uriToPath(args["uri"].get<std::string>()));
     if (r.exitCode != 0 || !why.empty() || !doc.ok) {
       finish("failed");
       // The document's first error (or its `error`: a stage this `ph` lacks says so there).

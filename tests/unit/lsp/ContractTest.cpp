@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -237,6 +238,58 @@ TEST(Contract, RunAndEmitDocumentsReadBackThroughTheServersReader) {
   EXPECT_EQ(emitted.stage, "tile");
   EXPECT_NE(emitted.text.find("func.func"), std::string::npos);
   EXPECT_FALSE(driver::irLineMap(emitted.text, kSource + "/examples/rotary_pairs.ph").empty());
+}
+
+// The server builds and runs a temporary copy of an unsaved buffer; what the driver says
+// about it must name the user's file. JSON escapes a `"` in a path, so rewriting
+// stdout's text (as the server did) misses the copy's name; the typed document does not.
+TEST(Contract, AnUnsavedCopyIsRenamedInTheTypedDocument) {
+  std::string dir = scratch("rename");
+  std::string copy = dir + "/copy \"of\" k.ph";
+  std::string user = "/home/u/k \"draft\".ph";
+  {
+    std::ofstream f(copy);
+    f << "kernel k(X: tensor<f32>[N]) {\n  X[0] = missing\n}\n";
+  }
+  ProcessResult r = ph({"build", copy, "-o", dir + "/out", "--json"});
+  SKIP_WITHOUT_BACKEND(r);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_EQ(r.out.find(copy), std::string::npos) << "the document's text holds the path escaped";
+  report::Document doc;
+  ASSERT_EQ(driver::readBuild(r, doc), "") << r.out.substr(0, 400);
+  driver::renameCopy(doc, copy, user);
+  ASSERT_EQ(doc.diagnostics.size(), 1u);
+  const report::Diag &d = doc.diagnostics[0];
+  EXPECT_EQ(d.code, "E0201");
+  EXPECT_EQ(d.range.file, user);
+  EXPECT_EQ(d.range.start.line, 2);
+  EXPECT_EQ(d.range.start.col, 10);
+  std::string first = driver::firstError(doc, r);
+  EXPECT_EQ(first.rfind(user + ":2:10: error[E0201]", 0), 0u) << first;
+  EXPECT_EQ(first.find(copy), std::string::npos) << first;
+  fs::remove_all(dir);
+
+  // Every place a path travels: notes, fixes, tiles, the emitted text, a run's own keys.
+  report::Document all;
+  report::Diag w;
+  w.range.file = "/tmp/c.ph";
+  w.message = "in /tmp/c.ph";
+  w.notes.push_back({"see /tmp/c.ph", {"/tmp/c.ph", {3, 1}, {3, 2}}});
+  w.fixes.push_back({"fix", {{{"/tmp/c.ph", {3, 1}, {3, 2}}, "x"}}});
+  all.diagnostics.push_back(w);
+  all.variants.emplace_back().tiles.push_back({"tensor<4xf32>", {"/tmp/c.ph", {4, 1}, {4, 5}}, "registers", ""});
+  all.text = "loc(\"/tmp/c.ph\":3:1)";
+  all.run = {{"outputs", {{"Y", "/tmp/c.ph.y.npy"}}}, {"threads", 128}};
+  driver::renameCopy(all, "/tmp/c.ph", "/w/k.ph");
+  EXPECT_EQ(all.diagnostics[0].range.file, "/w/k.ph");
+  EXPECT_EQ(all.diagnostics[0].message, "in /w/k.ph");
+  EXPECT_EQ(all.diagnostics[0].notes[0].range.file, "/w/k.ph");
+  EXPECT_EQ(all.diagnostics[0].notes[0].message, "see /w/k.ph");
+  EXPECT_EQ(all.diagnostics[0].fixes[0].edits[0].range.file, "/w/k.ph");
+  EXPECT_EQ(all.variants[0].tiles[0].range.file, "/w/k.ph");
+  EXPECT_EQ(all.text, "loc(\"/w/k.ph\":3:1)");
+  EXPECT_EQ(all.run["outputs"]["Y"], "/w/k.ph.y.npy");
+  EXPECT_EQ(all.run["threads"], 128);
 }
 
 } // namespace
