@@ -546,7 +546,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu, &ranPtxas);
     clock.mark("ptxas", ptxasCpu);
     if (!assembled) {
-      if (ranPtxas) out.diagnostics.push_back(ptxasDiagnostic(log, arch, k));
+      if (ranPtxas) out.diagnostics.push_back(ptxasDiagnostic(log, out.ptx, arch, k));
       return false;
     }
     if (opts.ptxasCache) opts.ptxasCache->keep(what, out.cubin, log);

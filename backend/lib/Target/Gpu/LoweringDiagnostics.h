@@ -66,8 +66,20 @@ const LoweringDiag *firstLocated(const std::vector<LoweringDiag> &diags, const S
 Diagnostic loweringDiagnostic(DiagKind kind, const LoweringDiag &d, const kir::Kernel &k,
                               const SourceManager *sources);
 
-/// E0505 (PtxasFailed) for a failed ptxas run: its `error` lines (the rest of its -v report is
-/// the kernel's resources), at the kernel, with the configuration as a note.
-Diagnostic ptxasDiagnostic(const std::string &log, const std::string &arch, const kir::Kernel &k);
+/// One `error` line of a failed ptxas run: the PTX line it names (0: none) and its words.
+struct PtxasError {
+  int ptxLine = 0;
+  std::string message;
+};
+
+/// The `error` lines of ptxas's log (the rest of its -v report is the kernel's resources);
+/// its first `fatal` line when it has none. Never empty.
+std::vector<PtxasError> ptxasErrors(const std::string &log);
+
+/// E0505 (PtxasFailed) for a failed ptxas run on `ptx`, at the kernel (PTX carries no
+/// source lines): the first error in the message; a note per error with ptxas's words,
+/// the PTX line it names and that line's text; the configuration as a note.
+Diagnostic ptxasDiagnostic(const std::string &log, const std::string &ptx, const std::string &arch,
+                           const kir::Kernel &k);
 
 } // namespace ph::backend

@@ -1,12 +1,16 @@
 // A dot whose B operand is one 8-column block wide per warp (ldmatrix reads two) is refused
 // by the mma.sync layout policy (before it reached the conversion as an unlowerable ldmatrix):
 // E0503 (LayoutUnsupported) at the dot's range, from the location the op carries, under
-// PH_GPU_LOWERING=tilegpu. Without it, the kernel is built another way (the second build).
-// The conversion's own legalization failure (E0504) is tests/lit/gpu/lowering/unlowerable-op.mlir.
+// PH_GPU_LOWERING=tilegpu. Without it, the kernel is built another way (the AUTO build).
+// With the test-only PH_TEST_TILEGPU_UNCHECKED_B=1 the policy keeps the dot, and the op the
+// TileGPU conversion has no pattern for (the ldmatrix of that B slice) is E0504 at that op:
+// the conversion's legalization failure, at the B slice's range (the UNLOWERED build).
 // REQUIRES: mlir
 // RUN: env PH_GPU_LOWERING=tilegpu not ph build %s --target sm_80 -o %t --no-cache --json > %t.json
 // RUN: python3 %S/../Inputs/diag_ranges.py < %t.json | %FileCheck %s
 // RUN: ph build %s --target sm_80 -o %t.auto --no-cache 2>&1 | %FileCheck %s --check-prefix=AUTO
+// RUN: env PH_GPU_LOWERING=tilegpu PH_TEST_TILEGPU_UNCHECKED_B=1 not ph build %s --target sm_80 -o %t.u --no-cache --json > %t.u.json
+// RUN: python3 %S/../Inputs/diag_ranges.py < %t.u.json | %FileCheck %s --check-prefix=UNLOWERED
 // AUTO: g []: sm_80
 @tensorcore
 @aligned(M = 64, N = 8, K = 32)
@@ -15,9 +19,12 @@ kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], O: tensor<f32>[M, N]) {
   let col = ctx.block.y * 8
   var acc: tile<f32>[64, 8] = 0.0
   for k in range(0, K, 32) {
-    // CHECK: E0503 narrow-b.ph:[[@LINE+3]]:12-[[@LINE+3]]:{{[0-9]+}} the TileGPU lowering cannot lay out this tile: a dot with N = 8 over 1 warp column(s) cannot run on mma.sync
-    // CHECK-NEXT: note narrow-b.ph:10:1-{{.*}} in kernel `g`
+    // CHECK: E0503 narrow-b.ph:[[@LINE+6]]:12-[[@LINE+6]]:{{[0-9]+}} the TileGPU lowering cannot lay out this tile: a dot with N = 8 over 1 warp column(s) cannot run on mma.sync
+    // CHECK-NEXT: note narrow-b.ph:15:1-{{.*}} in kernel `g`
     // CHECK-NOT: {{^E0}}
+    // UNLOWERED: E0504 narrow-b.ph:[[@LINE+3]]:39-[[@LINE+3]]:{{[0-9]+}} the GPU lowering cannot lower this: failed to legalize operation 'tilegpu.local_load'
+    // UNLOWERED-NEXT: note narrow-b.ph:15:1-{{.*}} in kernel `g`
+    // UNLOWERED-NOT: {{^E0}}
     acc += dot(A[row :+ 64, k :+ 32], B[k :+ 32, col :+ 8])
   }
   O[row :+ 64, col :+ 8] = acc
