@@ -149,21 +149,21 @@ Diagnostic ptxasDiagnostic(const std::string &log, const std::string &ptx, const
     pos = eol + 1;
   }
   for (const PtxasError &e : errors) {
-    std::string where = "ptxas";
+    std::string said = "ptxas";
     if (e.ptxLine > 0) {
-      where += ", line " + std::to_string(e.ptxLine) + " of the PTX";
+      said += ", line " + std::to_string(e.ptxLine) + " of the PTX";
       if (size_t(e.ptxLine) <= lines.size()) {
         std::string text = lines[size_t(e.ptxLine) - 1];
         size_t b = text.find_first_not_of(" \t"), t = text.find_last_not_of(" \t\r");
-        if (b != std::string::npos) where += " (`" + text.substr(b, t - b + 1) + "`)";
+        if (b != std::string::npos) said += " (`" + text.substr(b, t - b + 1) + "`)";
       }
     }
-    d.notes.push_back({k.loc, where + ": " + e.message});
+    d.notes.push_back({k.loc, said + ": " + e.message});
   }
   if (std::any_of(errors.begin(), errors.end(), [](const PtxasError &e) { return e.ptxLine > 0; }))
     d.notes.push_back({k.loc, "`ph emit --stage ptx --target " + arch + " --kernel " + k.name +
                                   (k.configName().empty() ? "" : " --config " + k.configName()) +
-                                  "` prints the PTX these lines count"});
+                                  "` prints that PTX, with the same line numbers"});
   kernelNotes(d, k);
   return d;
 }

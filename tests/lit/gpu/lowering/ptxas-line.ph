@@ -7,9 +7,12 @@
 // RUN: env PH_PTXAS=%S/../Inputs/ptxas-broken-ret.sh not ph build %s --target sm_90 -o %t --no-cache --json > %t.json
 // RUN: python3 %S/../Inputs/diag_ranges.py < %t.json | %FileCheck %s
 // RUN: env PH_PTXAS=%S/../Inputs/ptxas-broken-ret.sh not ph build %s --target sm_90 -o %t.text --no-cache 2>&1 | %FileCheck %s --check-prefix=TEXT
+// RUN: ph emit %s --stage ptx --target sm_90 --kernel scale --config BR=32 > %t.ptx
+// RUN: python3 %S/../Inputs/ptx_line.py %t.json %t.ptx | %FileCheck %s --check-prefix=EMIT
+// EMIT: emitted line {{[0-9]+}}: ret;{{$}}
 // CHECK: E0505 ptxas-line.ph:[[@LINE+8]]:1-[[@LINE+12]]:2 ptxas cannot assemble kernel `scale` for sm_90: Unknown modifier '.bogus'{{$}}
 // CHECK-NEXT: note ptxas-line.ph:[[@LINE+7]]:1-[[@LINE+11]]:2 ptxas, line {{[1-9][0-9]*}} of the PTX (`ret;`): Unknown modifier '.bogus'
-// CHECK-NEXT: note {{.*}} `ph emit --stage ptx --target sm_90 --kernel scale --config BR=32` prints the PTX these lines count
+// CHECK-NEXT: note {{.*}} `ph emit --stage ptx --target sm_90 --kernel scale --config BR=32` prints that PTX, with the same line numbers
 // CHECK-NEXT: note {{.*}} in configuration BR=32
 // CHECK-NOT: {{^E0}}
 // TEXT: ptxas-line.ph:[[@LINE+3]]:1: error[E0505]: ptxas cannot assemble kernel `scale` for sm_90: Unknown modifier '.bogus'
