@@ -5,7 +5,6 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -28,57 +27,6 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "ph/Dialect/Tile/TileOps.cpp.inc"
       >();
-}
-
-//===----------------------------------------------------------------------===//
-// The kernel function's attributes (discardableAttrs in TileDialect.td).
-//===----------------------------------------------------------------------===//
-
-LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
-  StringRef name = attr.getName().getValue();
-  Attribute value = attr.getValue();
-  // Each describes one kernel: it sits on a function (func.func, then gpu.func
-  // and llvm.func as the lowerings rewrite it), never on an op inside one.
-  auto onFunction = [&]() -> LogicalResult {
-    if (isa<FunctionOpInterface>(op)) return success();
-    return op->emitOpError() << "carries `" << name << "`, which belongs on a kernel function";
-  };
-  if (name == ThreadsAttrHelper::getNameStr()) {
-    auto i = dyn_cast<IntegerAttr>(value);
-    if (!i || !i.getType().isInteger(32))
-      return op->emitOpError() << "`" << name << "` must be an i32 integer, found " << value;
-    int64_t t = i.getInt();
-    if (t < 32 || t > 1024 || t % 32 != 0)
-      return op->emitOpError() << "`" << name << "` must be a multiple of 32 from 32 to 1024 (`@launch`), found " << t;
-    return onFunction();
-  }
-  if (name == TensorcoreAttrHelper::getNameStr()) {
-    if (!isa<UnitAttr>(value))
-      return op->emitOpError() << "`" << name << "` is a unit attribute, found " << value;
-    return onFunction();
-  }
-  if (name == DivisibilityAttrHelper::getNameStr()) {
-    auto d = dyn_cast<DenseI64ArrayAttr>(value);
-    if (!d) return op->emitOpError() << "`" << name << "` must be an array<i64> (one divisor per argument), found " << value;
-    for (int64_t x : d.asArrayRef())
-      if (x < 1) return op->emitOpError() << "`" << name << "` holds divisors, which are positive; found " << x;
-    if (failed(onFunction())) return failure();
-    // Lowerings may add arguments (the CPU target's block ids), never remove any.
-    auto f = cast<FunctionOpInterface>(op);
-    if (d.size() > static_cast<int64_t>(f.getNumArguments()))
-      return op->emitOpError() << "`" << name << "` has " << d.size() << " entries for " << f.getNumArguments()
-                               << " arguments";
-    return success();
-  }
-  if (name == SharedBytesAttrHelper::getNameStr()) {
-    auto i = dyn_cast<IntegerAttr>(value);
-    if (!i || i.getInt() < 0)
-      return op->emitOpError() << "`" << name << "` must be a non-negative integer (bytes), found " << value;
-    return onFunction();
-  }
-  return op->emitOpError() << "unknown attribute `" << name
-                           << "` of the tile dialect (it has tile.threads, tile.tensorcore, tile.divisibility and "
-                              "tile.shared_bytes)";
 }
 
 //===----------------------------------------------------------------------===//

@@ -127,9 +127,6 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   PassManager pm(ctx);
   tilegpu::TileGPUAssignLayoutsOptions lo;
   lo.arch = arch;
-  // Test only (tests/lit/gpu/lowering/narrow-b.ph): the policy keeps a dot whose B
-  // operand ldmatrix cannot read, so the conversion's legalization failure is reached.
-  if (const char *e = std::getenv("PH_TEST_TILEGPU_UNCHECKED_B")) lo.checkBBlocks = std::string(e) != "1";
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
   if (failed(pm.run(m))) return false;
   for (auto f : m.getOps<func::FuncOp>()) {

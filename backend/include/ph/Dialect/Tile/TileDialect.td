@@ -24,19 +24,6 @@ def Tile_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
-  // What a kernel function carries beside its body (docs/backend.md), registered
-  // so that each has one spelling and one type, checked by
-  // verifyOperationAttribute (TileDialect.cpp) wherever it appears:
-  // `tile.threads` (`@launch`: a multiple of 32 from 32 to 1024), `tile.tensorcore`
-  // (`@tensorcore`), `tile.divisibility` (`@aligned`: a positive divisor per
-  // argument), `tile.shared_bytes` (the dynamic shared memory a GPU lowering chose).
-  let discardableAttrs = (ins
-    "::mlir::IntegerAttr":$threads,
-    "::mlir::UnitAttr":$tensorcore,
-    "::mlir::DenseI64ArrayAttr":$divisibility,
-    "::mlir::IntegerAttr":$shared_bytes
-  );
-  let hasOperationAttrVerify = 1;
 }
 
 class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>

@@ -23,9 +23,6 @@ def TileGPUAssignLayouts : Pass<"tilegpu-assign-layouts", "::mlir::ModuleOp"> {
     Option<"policy", "policy", "std::string", /*default=*/"\"auto\"",
            "auto (wgmma for @tensorcore GEMMs on sm_90a, mma for @tensorcore kernels with a 16-bit dot, else simt), simt, mma or wgmma">,
     Option<"threads", "threads", "int", /*default=*/"0", "threads per CTA (0: the kernel's tile.threads, else 128)">,
-    Option<"checkBBlocks", "check-b-blocks", "bool", /*default=*/"true",
-           "refuse a mma.sync dot whose warps hold an odd number of B's 8-column blocks (ldmatrix.x4 reads two); "
-           "false only in tests, to reach the conversion's legalization failure (PH_TEST_TILEGPU_UNCHECKED_B)">,
   ];
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
 }
