@@ -26,6 +26,9 @@ kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], O: tensor<f32>[M, N]) {
     // UNLOWERED-NEXT: note narrow-b.ph:15:1-{{.*}} in kernel `g`
     // UNLOWERED-NOT: {{^E0}}
     acc += dot(A[row :+ 64, k :+ 32], B[k :+ 32, col :+ 8])
+    // The same failure as `ph build` prints it for people (one more build: the lines above stay put).
+    // RUN: env PH_GPU_LOWERING=tilegpu PH_TEST_TILEGPU_UNCHECKED_B=1 not ph build %s --target sm_80 -o %t.ut --no-cache 2>&1 | %FileCheck %s --check-prefix=UNLOWERED-TEXT
+    // UNLOWERED-TEXT: narrow-b.ph:[[@LINE-3]]:39: error[E0504]: the GPU lowering cannot lower this: failed to legalize operation 'tilegpu.local_load'
   }
   O[row :+ 64, col :+ 8] = acc
 }
