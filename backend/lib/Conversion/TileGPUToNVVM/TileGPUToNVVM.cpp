@@ -23,6 +23,8 @@ namespace ph::tilegpu {
 void populateScalarLoadPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
 // ColReduceToNVVM.cpp: colsum, colmax.
 void populateColReducePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
+// MBarrierToNVVM.cpp: the mbarriers of a ring.
+void populateMBarrierPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
 
 namespace {
 
@@ -104,6 +106,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     populateDotFMAPatterns(tc, patterns);
     populateScalarLoadPatterns(tc, patterns);
     populateColReducePatterns(tc, patterns);
+    populateMBarrierPatterns(tc, patterns);
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect, gpu::GPUDialect,
                            vector::VectorDialect, memref::MemRefDialect>();

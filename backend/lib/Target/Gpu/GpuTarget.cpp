@@ -442,7 +442,9 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     return false;
   }
   OwningOpRef<ModuleOp> tileIr = usedTileGpu ? OwningOpRef<ModuleOp>() : OwningOpRef<ModuleOp>(cast<ModuleOp>((*m)->clone()));
-  bool lowered = usedTileGpu || toSimt(*m, k.threads, arch, res, err, &tc, &usedTc);
+  // PH_GPU_LOWERING=tilegpu takes every kernel to TileGPU, the SIMT ones to its SIMT policy.
+  bool tileGpuOnly = gpuLowering() == GpuLowering::TileGpu && !k.tensorcore;
+  bool lowered = usedTileGpu || (!tileGpuOnly && toSimt(*m, k.threads, arch, res, err, &tc, &usedTc));
   std::string legacyErr = err;
   std::vector<LoweringDiag> fallbackDiags;
   if (!lowered && !res.sharedExceeded && tileIr && simtFallback(*tileIr, arch, tg, err, &fallbackDiags)) {

@@ -57,6 +57,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
            "buffers in the ring of a loop whose dots are wgmmas (3 or more keeps one wgmma group in flight)">,
     Option<"ringBytes", "ring-bytes", "int64_t", /*default=*/"196608",
            "the most shared memory the rings of one loop may take; a wgmma ring gets fewer stages beyond it">,
+    Option<"mbarriers", "mbarriers", "bool", /*default=*/"false",
+           "synchronize a ring of 3 or more stages whose reads end within their iteration by a full and a "
+           "free mbarrier per stage instead of a CTA barrier per iteration (copies stages - 2 ahead)">,
   ];
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }

@@ -126,8 +126,8 @@ void copyInto(OpBuilder &b, tile::LoadOp ld, IRMapping &map, Value buffer, Value
 
 class Pipeliner {
 public:
-  Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes)
-      : f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes) {}
+  Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers)
+      : f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers) {}
   void run();
 
 private:
@@ -144,8 +144,18 @@ private:
   void toWarpgroupDots();
   void keepOneGroupInFlight(WarpgroupDotOp dot);
 
+  Value allocBarriers(Location loc, int64_t stages) {
+    OpBuilder b(f_.getContext());
+    b.setInsertionPointToStart(&f_.getBody().front());
+    MLIRContext *ctx = f_.getContext();
+    auto enc = SharedEncodingAttr::get(ctx, /*vec=*/1, /*perPhase=*/1, /*maxPhase=*/1, /*pad=*/0, {0u});
+    return LocalAllocOp::create(b, loc, MemDescType::get(ctx, {stages}, b.getI64Type(), enc), IntegerAttr()).getResult();
+  }
+  bool byMBarriers(scf::ForOp loop, bool async, int64_t stages) const;
+
   func::FuncOp f_;
   int64_t stages_, wgmmaStages_, ringBytes_;
+  bool mbarriers_;
   /// Loops whose copies run stages - 2 ahead: their wgmma dots wait for one group less.
   DenseSet<Operation *> asyncLoops_;
 };
@@ -199,15 +209,41 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
   s.load.erase();
 }
 
+/// Whether a loop's ring is synchronized by mbarriers: asked for, every read of
+/// a stage finished within its iteration (no wgmma left in flight), no
+/// accumulator chained from one iteration's dot to the next (a GEMM's K loop
+/// keeps its warps in step anyway and would only lose a stage of prefetch),
+/// and the loop not inside another loop (the barriers' phases follow its
+/// iterations from the first; a second run would start them again at 0).
+bool Pipeliner::byMBarriers(scf::ForOp loop, bool async, int64_t stages) const {
+  if (!mbarriers_ || async || stages < 3 || chainsAccumulator(loop)) return false;
+  for (Operation *p = loop->getParentOp(); p && p != f_; p = p->getParentOp())
+    if (!isa<scf::IfOp>(p)) return false;
+  return true;
+}
+
 void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Location loc = loop.getLoc();
   int64_t S = stagesFor(loads, loop);
   bool async = S >= 3 && chainsAccumulator(loop) &&
                llvm::all_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); });
   if (async) asyncLoops_.insert(loop);
+  bool mb = byMBarriers(loop, async, S);
   // How many iterations ahead the copies run: with one wgmma group left in
-  // flight, the buffer read two iterations before is the one free.
-  int64_t D = async ? S - 2 : S - 1;
+  // flight, the buffer read two iterations before is the one free. On
+  // mbarriers too: a stage is refilled once every thread has released it two
+  // iterations before, so one warp may run an iteration ahead of another
+  // (with a stage read one iteration before, every iteration would wait for
+  // the slowest warp, as a CTA barrier does).
+  int64_t D = async || mb ? S - 2 : S - 1;
+  int64_t threads = 128;
+  if (auto t = f_->getAttrOfType<IntegerAttr>("tile.threads")) threads = t.getInt();
+  bool wgmma = llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); });
+  Value full, free;
+  if (mb) {
+    full = allocBarriers(loc, S);
+    free = allocBarriers(loc, S);
+  }
   SmallVector<Value> bufs;
   SmallVector<SmallVector<Operation *>> slices;
   for (Staged &s : loads) {
@@ -222,39 +258,69 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     if (ivType.isIndex()) return constIndex(b, loc, v);
     return arith::ConstantOp::create(b, loc, ivType, b.getIntegerAttr(ivType, v));
   };
-  // Issue the copies of the iteration whose induction variable is `at`, into stage `stage`, if it exists.
-  auto issue = [&](OpBuilder &b, Value at, Value stage) {
+  Value cS;
+  // The parity of the phase that the n-th use of a stage completes: (n / S) % 2.
+  auto parityOf = [&](OpBuilder &b, Value n) {
+    return arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, n, cS), constIndex(b, loc, 2)).getResult();
+  };
+  // Issue the copies of the iteration whose induction variable is `at` (the
+  // n-th, null in the prologue, whose stages are fresh), into stage `stage`, if it exists.
+  auto issue = [&](OpBuilder &b, Value at, Value stage, Value n) {
     Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, loop.getUpperBound());
     auto guard = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
     OpBuilder in = guard.getThenBodyBuilder();
+    // On mbarriers: wait until every thread released the stage's previous use
+    // (the phase before this use's; a fresh barrier counts it complete).
+    if (mb && n)
+      MBarrierWaitOp::create(in, loc, free, stage,
+                             arith::XOrIOp::create(in, loc, parityOf(in, n), constIndex(in, loc, 1)));
     for (size_t i = 0; i < loads.size(); ++i) {
       IRMapping map;
       map.map(iv, at);
       for (Operation *op : slices[i]) in.clone(*op, map);
       copyInto(in, loads[i].load, map, bufs[i], stage);
     }
-    AsyncCommitGroupOp::create(b, loc);
+    if (mb)
+      MBarrierArriveOp::create(in, loc, full, stage, /*copies=*/true);
+    else
+      AsyncCommitGroupOp::create(b, loc);
   };
 
   // Prologue: iterations 0 .. D-1.
   OpBuilder pre(loop);
+  cS = constIndex(pre, loc, S);
+  if (mb) {
+    MBarrierInitOp::create(pre, loc, full, int32_t(threads));
+    MBarrierInitOp::create(pre, loc, free, int32_t(threads));
+  }
   for (int64_t s = 0; s < D; ++s) {
     Value at = arith::AddIOp::create(pre, loc, loop.getLowerBound(),
                                      arith::MulIOp::create(pre, loc, loop.getStep(), ivConst(pre, s)));
-    issue(pre, at, constIndex(pre, loc, s));
+    issue(pre, at, constIndex(pre, loc, s), Value());
   }
   // Each iteration: wait for its stage, publish it, issue D ahead, read.
   OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
   Value iter = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
   Value iterIdx = indexOf(b, loc, iter);
-  Value cS = constIndex(b, loc, S);
   Value stage = arith::RemSIOp::create(b, loc, iterIdx, cS);
-  AsyncWaitOp::create(b, loc, int32_t(D - 1));
-  if (llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); })) FenceAsyncSharedOp::create(b, loc);
-  BarrierOp::create(b, loc);
+  if (mb) {
+    MBarrierWaitOp::create(b, loc, full, stage, parityOf(b, iterIdx));
+    // The copies landed through the generic proxy; wgmma reads through the async one.
+    if (wgmma) FenceAsyncSharedOp::create(b, loc);
+  } else {
+    AsyncWaitOp::create(b, loc, int32_t(D - 1));
+    if (wgmma) FenceAsyncSharedOp::create(b, loc);
+    BarrierOp::create(b, loc);
+  }
   Value ahead = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), ivConst(b, D)));
-  Value aheadStage = arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, D)), cS);
-  issue(b, ahead, aheadStage);
+  Value aheadIter = arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, D));
+  Value aheadStage = arith::RemSIOp::create(b, loc, aheadIter, cS);
+  issue(b, ahead, aheadStage, aheadIter);
+  // The stage's reads are done (nothing of it is left in flight): release it.
+  if (mb) {
+    OpBuilder end(loop.getBody()->getTerminator());
+    MBarrierArriveOp::create(end, loc, free, stage, /*copies=*/false);
+  }
   for (size_t i = 0; i < loads.size(); ++i) {
     OpBuilder at(loads[i].convert);
     auto read = LocalLoadOp::create(at, loads[i].load.getLoc(), loads[i].convert.getType(), bufs[i], stage);
@@ -264,7 +330,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   }
   // Drain: the empty groups of the last iterations, and shared memory free for what follows.
   OpBuilder post(loop->getBlock(), std::next(Block::iterator(loop)));
-  AsyncWaitOp::create(post, loc, 0);
+  if (!mb) AsyncWaitOp::create(post, loc, 0);
   BarrierOp::create(post, loc);
 }
 
@@ -361,7 +427,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
       getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes, mbarriers).run(); });
   }
 };
 
