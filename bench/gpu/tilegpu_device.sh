@@ -16,6 +16,9 @@
 #                                         the examples and kvcache built for sm_90a, sanitizers,
 #                                         SASS, bench_prefill.py on wgmma / 2-stage rings /
 #                                         legacy, shared/tools/ph_vs_torch.py --only prefill
+#   tilegpu_device.sh build-ws PH OUT      a producer warpgroup (PH_TILEGPU_WARPSPEC=1) against the
+#   tilegpu_device.sh run-ws OUT [LOGS]    default on sm_90a: every configuration checked,
+#                                         sanitizers, SASS, bench_prefill.py and bench_tensorcore.py
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -185,6 +188,55 @@ run-attn)
     echo "decode (default vs all on TileGPU):"; tail -12 "$logs/decode.log"
   fi
   vs_torch prefill 240
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-ws)
+  # A producer warpgroup (PH_TILEGPU_WARPSPEC=1) against the default, sm_90a: mha.ph's
+  # prefill kernels and attention_tc.ph's kernels one folder each (bench_tensorcore.py's layout).
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  for v in wg ws ws2; do
+    case $v in wg) e= ;; ws) e="PH_TILEGPU_WARPSPEC=1" ;; ws2) e="PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_WS_REGS=232,40" ;; esac
+    mkdir -p "$out/$v/prefill" "$out/$v/tc"
+    for k in mha_f16 mha_causal_f16 mha_bf16; do
+      env $e "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a -o "$out/$v/prefill/$k" > "$out/$v/prefill/$k.log" 2>&1 || { cat "$out/$v/prefill/$k.log"; exit 1; }
+    done
+    for k in attn_w4 attn_w8 causal_w4 causal_w8; do
+      env $e "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --target sm_90a -o "$out/$v/tc/$k" > "$out/$v/tc/$k.log" 2>&1 || { cat "$out/$v/tc/$k.log"; exit 1; }
+    done
+  done
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-ws)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  for k in mha_f16 mha_causal_f16 mha_bf16; do
+    for d in 64 128; do for br in 64 128; do
+      check_one "ws $k D=$d BR=$br" "$T/ws/prefill/$k" --kernel $k --config D=$d,BR=$br,BC=32 --size B=1 --size H=3 --size N=256 --seed 5
+    done; done
+  done
+  for k in attn_w4 causal_w4 attn_w8 causal_w8; do
+    for d in 64 128; do for br in 64 128; do for bc in 32 64 128; do
+      case $k in *w8) [ $br = 128 ] || continue ;; esac
+      check_one "ws $k D=$d BR=$br BC=$bc" "$T/ws/tc/$k" --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=256 --seed 6
+      check_one "ws $k D=$d BR=$br BC=$bc N=200" "$T/ws/tc/$k" --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=$((br * 2)) --seed 7
+    done; done; done
+  done
+  for tool in memcheck racecheck synccheck; do
+    for k in attn_w8 causal_w8; do
+      compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/ws/tc/$k" --kernel $k --config D=128,BR=128,BC=64 --size B=1 --size H=1 --size N=512 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+      echo "$tool ws $k D=128 BC=64: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+    done
+  done
+  cuobjdump -sass "$(ls "$T"/ws/tc/attn_w8/*D128*BC64*.cubin | head -1)" > "$logs/ws-sass.txt" 2>&1
+  echo "ws attn_w8 D128 BC64 SASS: $(grep -c HGMMA "$logs/ws-sass.txt") HGMMA, $(grep -c LDGSTS "$logs/ws-sass.txt") LDGSTS, $(grep -c 'BAR.SYNC\|BAR.SYNC.DEFER' "$logs/ws-sass.txt") BAR.SYNC, $(grep -c 'SYNCS' "$logs/ws-sass.txt") SYNCS, $(grep -c USETMAXREG "$logs/ws-sass.txt") USETMAXREG"
+  for v in wg ws ws2; do
+    (cd "$T" && timeout 200 python3 bench_prefill.py "$R" "$T/$v/prefill" --out "$logs/prefill-$v.jsonl") > "$logs/prefill-$v.log" 2>&1 || fails=$((fails+1))
+    echo "prefill ($v):"; tail -5 "$logs/prefill-$v.log"
+    (cd "$T" && timeout 200 python3 bench_tensorcore.py "$R" "$T/$v/tc" --iters 20 --no-flex) > "$logs/tc-$v.log" 2>&1 || fails=$((fails+1))
+    echo "attention_tc ($v):"; tail -14 "$logs/tc-$v.log"
+  done
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;

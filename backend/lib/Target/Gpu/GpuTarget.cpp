@@ -511,6 +511,10 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   }
   out.meta.symbol = res.kernelName;
   out.meta.dynamicShared = int(res.sharedBytes);
+  // A warp-specialized kernel launches its producer warpgroup beside the threads it was written for.
+  m->walk([&](Operation *op) {
+    if (auto t = op->getAttrOfType<IntegerAttr>("tilegpu.launch_threads")) out.meta.sig.threads = int(t.getInt());
+  });
   // MLIR's pass timing, printed as text into passTiming when asked for.
   std::optional<DefaultTimingManager> tm;
   std::optional<TimingScope> root;

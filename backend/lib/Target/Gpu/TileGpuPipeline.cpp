@@ -170,6 +170,20 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // PH_TILEGPU_MBARRIERS=0|1 overrides.
   po.mbarriers = res.policy == "mma";
   if (const char *e = std::getenv("PH_TILEGPU_MBARRIERS")) po.mbarriers = std::string(e) == "1";
+  // A producer warpgroup for wgmma loops (measuring: off by default).
+  if (const char *e = std::getenv("PH_TILEGPU_WARPSPEC")) {
+    po.warpSpecialize = std::string(e) == "1";
+    if (po.warpSpecialize) po.mbarriers = true;
+  }
+  // "consumer,producer" registers after setmaxnreg.
+  if (const char *e = std::getenv("PH_TILEGPU_WS_REGS")) {
+    std::string v = e;
+    size_t comma = v.find(',');
+    if (comma != std::string::npos) {
+      po.consumerRegs = std::atoi(v.substr(0, comma).c_str());
+      po.producerRegs = std::atoi(v.substr(comma + 1).c_str());
+    }
+  }
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());

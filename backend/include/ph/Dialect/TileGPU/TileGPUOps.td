@@ -212,6 +212,25 @@ def TileGPU_MBarrierWaitOp : TileGPU_Op<"mbarrier_wait", [
   let hasVerifier = 1;
 }
 
+def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "the CTA split into consumer warps and a producer warpgroup";
+  let description = [{
+    Threads [0, consumerThreads) run the `consumer` region (the kernel as
+    written, its layouts over those threads), threads [consumerThreads,
+    consumerThreads + 128) the `producer` region (the copies of the rings,
+    completed on their full mbarriers; its `async_copy`s spread their chunks
+    over its 128 threads). Each side first moves its register budget with
+    `setmaxnreg` (the producer gives `producerRegs` back, the consumers grow
+    to `consumerRegs`), as FlashAttention-3's warp-specialized kernels do.
+    CTA barriers inside the consumer region synchronize the consumer threads
+    only (a named barrier).
+  }];
+  let arguments = (ins I32Attr:$consumerThreads, I32Attr:$consumerRegs, I32Attr:$producerRegs);
+  let regions = (region SizedRegion<1>:$consumer, SizedRegion<1>:$producer);
+  let assemblyFormat = "attr-dict `consumer` $consumer `producer` $producer";
+}
+
 def TileGPU_FmaDotOp : TileGPU_Op<"fma_dot", [MemoryEffects<[MemRead<SharedMemoryResource>]>,
                                                AllTypesMatch<["acc", "result"]>]> {
   let summary = "D = A·B + C on the FMA units, A and B read from shared buffers";
