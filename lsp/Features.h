@@ -52,27 +52,42 @@ struct ItemFacts {
 /// `s` with the analysis of the items overlapping [from, to] only, when the whole
 /// analysis is not built yet; else `s` itself. Building it is an interruption point.
 Snapshot sliceOf(const Snapshot &s, uint32_t from, uint32_t to);
-/// A full-document feature item by item: `compute` runs on each item's slice (only for
-/// items not seen before: the results of the others come from the cache, under their
-/// identity and `variant`, e.g. options that shape the result) and returns entries in
-/// document lines; `lineOf` says where an entry starts (entries outside the item are
-/// dropped: a slice also holds the symbols of the fns it calls), `shift` moves an entry by
-/// some lines. Returns the entries of every item in document order, or null when the
-/// version has no items (it went through the whole analysis).
-std::optional<json> perItem(const Snapshot &s, const std::string &feature, const std::string &variant,
-                            const std::function<json(const Snapshot &item)> &compute,
-                            const std::function<int64_t(const json &entry)> &lineOf,
-                            const std::function<void(json &entry, int64_t lines)> &shift);
-/// perItem's parts, not copied: each item's first line and its entries counted from it.
-struct ItemEntries {
-  int64_t line = 0;
-  std::shared_ptr<const json> entries;
+/// A feature's entries, one at a time (a full-document answer is never held whole).
+using EmitEntry = std::function<void(json entry)>;
+/// A full-document feature item by item, each item computed on its own slice, which is
+/// dropped before the next (so the version's whole analysis is never built): `compute`
+/// emits the item's entries in document lines; `lineOf` says where an entry starts
+/// (entries outside the item are dropped: a slice also holds the symbols of the fns it
+/// calls). With the per-document ItemCache (ServerOptions::itemCache), an item seen
+/// before under `variant` (options that shape the result) gives back its earlier entries
+/// instead, kept counted from the item's first line and moved by `shift`. `sink` gets
+/// every entry in document order. Returns false, emitting nothing, when the version has
+/// no items (it went through the whole analysis) or its whole analysis is built already:
+/// read that then.
+bool eachItemEntry(const Snapshot &s, const std::string &feature, const std::string &variant,
+                   const std::function<void(const Snapshot &item, const EmitEntry &emit)> &compute,
+                   const std::function<int64_t(const json &entry)> &lineOf,
+                   const std::function<void(json &entry, int64_t lines)> &shift, const EmitEntry &sink);
+/// A result written as JSON text (Reply::raw): the large full-document answers.
+struct JsonText {
+  std::string text;
 };
-std::optional<std::vector<ItemEntries>> perItemEntries(const Snapshot &s, const std::string &feature,
-                                                       const std::string &variant,
-                                                       const std::function<json(const Snapshot &item)> &compute,
-                                                       const std::function<int64_t(const json &entry)> &lineOf,
-                                                       const std::function<void(json &entry, int64_t lines)> &shift);
+/// Writes a JSON array one element at a time, as json::dump would write the whole.
+class JsonArrayWriter {
+public:
+  JsonArrayWriter() { text_.push_back('['); }
+  void add(const json &e) {
+    if (text_.size() > 1) text_.push_back(',');
+    text_ += e.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  JsonText finish() {
+    text_.push_back(']');
+    return {std::move(text_)};
+  }
+
+private:
+  std::string text_;
+};
 /// Adds `lines` to the `line` of a range's start and end (documentSymbol, codeLens).
 void shiftRange(json &range, int64_t lines);
 
@@ -111,7 +126,8 @@ std::vector<std::pair<std::string, json>> diagnostics(const Snapshot &s, const F
 void mergeBuildDiagnostics(json &into, const json &build);
 json toLsp(const Snapshot &s, const Diagnostic &d, const FeatureOptions &o);
 
-// One function per request.
+// One function per request. The full-document ones also write their answer as text
+// (`...Text`, what the server sends); the json ones parse it back (tests).
 json hover(const Snapshot &s, const json &params, const FeatureOptions &o);
 json definition(const Snapshot &s, const json &params);
 json references(const Snapshot &s, const json &params);
@@ -120,14 +136,18 @@ json prepareRename(const Snapshot &s, const json &params);
 /// Throws RpcError when the symbol cannot be renamed or the name is invalid.
 json rename(const Snapshot &s, const json &params);
 json documentSymbol(const Snapshot &s, const json &params);
+JsonText documentSymbolText(const Snapshot &s, const json &params);
 json completion(const Snapshot &s, const json &params, const FeatureOptions &o);
 json signatureHelp(const Snapshot &s, const json &params);
 json semanticTokens(const Snapshot &s, const json &params);
+JsonText semanticTokensText(const Snapshot &s, const json &params);
 json semanticTokensLegend();
 json inlayHint(const Snapshot &s, const json &params);
 json foldingRange(const Snapshot &s, const json &params);
+JsonText foldingRangeText(const Snapshot &s, const json &params);
 json codeAction(const Snapshot &s, const json &params, const FeatureOptions &o);
 json codeLens(const Snapshot &s, const json &params, const FeatureOptions &o);
+JsonText codeLensText(const Snapshot &s, const json &params, const FeatureOptions &o);
 
 /// The kernel whose declaration contains `offset`, or the only kernel, or "".
 std::string kernelAt(const Snapshot &s, uint32_t offset);

@@ -56,6 +56,10 @@ struct Reply::State {
 void Reply::operator()(json result) const {
   if (state_) state_->answer(std::move(result), std::nullopt);
 }
+void Reply::raw(std::string resultJson) const {
+  if (!state_ || state_->answered.exchange(true)) return;
+  if (state_->alive.lock()) state_->endpoint->sendResponseText(state_->id, std::move(resultJson));
+}
 void Reply::error(RpcError e) const {
   if (state_) state_->answer(nullptr, std::move(e));
 }
@@ -126,6 +130,20 @@ void Endpoint::sendResponse(const json &id, const std::string &method, json resu
   json msg = {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
   // `replace` keeps one invalid UTF-8 byte in a document from killing the reply.
   send_(msg.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void Endpoint::sendResponseText(const json &id, std::string resultJson) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    inFlight_.erase(id.dump());
+  }
+  // The members in the order json::dump writes them (sorted), so both paths send alike.
+  std::string msg = "{\"id\":" + id.dump() + ",\"jsonrpc\":\"2.0\",\"result\":";
+  msg.reserve(msg.size() + resultJson.size() + 1);
+  msg += resultJson;
+  resultJson = std::string(); // one copy of a large answer at a time
+  msg += '}';
+  send_(std::move(msg));
 }
 
 void Endpoint::notify(const std::string &method, json params) {

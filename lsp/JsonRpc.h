@@ -47,6 +47,9 @@ class Reply {
 public:
   Reply() = default;
   void operator()(json result) const;
+  /// Answers with a result already written as JSON text (a large answer, e.g. the
+  /// semantic tokens of a big file, whose DOM would cost several times its text).
+  void raw(std::string resultJson) const;
   void error(RpcError e) const;
   void error(ErrorCode code, std::string message) const { error(RpcError{code, std::move(message), nullptr}); }
   /// Answers RequestCancelled if the request was cancelled; returns whether it did.
@@ -99,6 +102,7 @@ public:
 private:
   friend class Reply;
   void sendResponse(const json &id, const std::string &method, json result, std::optional<RpcError> err);
+  void sendResponseText(const json &id, std::string resultJson);
   void sendError(const json &id, RpcError err);
   void dispatchRequest(const json &msg);
   void dispatchNotification(const json &msg);

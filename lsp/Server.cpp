@@ -7,6 +7,7 @@
 #include "ph/Incremental.h"
 
 #include <filesystem>
+#include <type_traits>
 #include <unistd.h>
 
 namespace ph::lsp {
@@ -20,7 +21,7 @@ static AnalysisResult toResult(IncrementalAnalyzer::Result r, std::shared_ptr<co
                                bool slices) {
   if (!r.diagnostics) return AnalysisResult(std::make_shared<const Analysis>());
   if (!slices) r.slice = nullptr;              // ServerOptions::itemReads off
-  if (!slices || !cache) r.items = nullptr;    // ServerOptions::itemCache off
+  if (!slices) r.items = nullptr; // full-document features item by item, cached or not
   AnalysisResult out(r.materialize ? LazyAnalysis::interruptible(r.materialize) : LazyAnalysis(r.diagnostics));
   if (r.materialize) out.published = r.diagnostics;
   if (r.typeHints) {
@@ -170,7 +171,8 @@ template <typename Fn> void Server::withSnapshot(const json &params, Reply reply
     }
     RequestScope scope(budget.get());
     try {
-      reply(fn(*snap));
+      if constexpr (std::is_same_v<decltype(fn(*snap)), JsonText>) reply.raw(fn(*snap).text);
+      else reply(fn(*snap));
     } catch (const Interrupted &e) {
       if (e.reason == Interrupted::Cancelled) reply.error(ErrorCode::RequestCancelled, "request cancelled");
       else if (e.reason == Interrupted::TooLarge)
@@ -341,14 +343,14 @@ void Server::registerHandlers() {
   route("textDocument/documentHighlight", [](const Snapshot &s, const json &p) { return documentHighlight(s, p); });
   route("textDocument/prepareRename", [](const Snapshot &s, const json &p) { return prepareRename(s, p); });
   route("textDocument/rename", [](const Snapshot &s, const json &p) { return rename(s, p); });
-  route("textDocument/documentSymbol", [](const Snapshot &s, const json &p) { return documentSymbol(s, p); });
+  route("textDocument/documentSymbol", [](const Snapshot &s, const json &p) { return documentSymbolText(s, p); });
   route("textDocument/completion", [this](const Snapshot &s, const json &p) { return completion(s, p, featureOptions()); });
   route("textDocument/signatureHelp", [](const Snapshot &s, const json &p) { return signatureHelp(s, p); });
-  route("textDocument/semanticTokens/full", [](const Snapshot &s, const json &p) { return semanticTokens(s, p); });
+  route("textDocument/semanticTokens/full", [](const Snapshot &s, const json &p) { return semanticTokensText(s, p); });
   route("textDocument/inlayHint", [](const Snapshot &s, const json &p) { return inlayHint(s, p); });
-  route("textDocument/foldingRange", [](const Snapshot &s, const json &p) { return foldingRange(s, p); });
+  route("textDocument/foldingRange", [](const Snapshot &s, const json &p) { return foldingRangeText(s, p); });
   route("textDocument/codeAction", [this](const Snapshot &s, const json &p) { return codeAction(s, p, featureOptions()); });
-  route("textDocument/codeLens", [this](const Snapshot &s, const json &p) { return codeLens(s, p, featureOptions()); });
+  route("textDocument/codeLens", [this](const Snapshot &s, const json &p) { return codeLensText(s, p, featureOptions()); });
   e.onRequest("workspace/executeCommand", [this](const json &params, Reply reply) { executeCommand(params, reply); });
 }
 

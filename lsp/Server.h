@@ -44,13 +44,14 @@ struct ServerOptions {
   std::chrono::milliseconds requestTimeout{10000};
   size_t maxResultItems = 2000000;
   /// Features read the items of the incremental analysis (issue 21: a slice for a
-  /// request at a position, a per-item cache for a full-document one). Off: every
+  /// request at a position, each item's slice in turn for a full-document one). Off: every
   /// feature reads the version's whole analysis (tests compare the two).
   bool itemReads = true;
-  /// Semantic tokens, symbols, folding and lenses put together item by item from a
-  /// per-document cache (Items.cpp). Off by default: measured on the 5,040-line file, the
-  /// copies of the cached JSON cost as much CPU as building the whole analysis and the
-  /// answers (117 against 93 ms per edit) and 9 MiB more peak RSS (docs/lsp.md).
+  /// Semantic tokens, symbols, folding and lenses (always put together item by item, each
+  /// on its own slice, with itemReads) keep each item's entries in a per-document cache
+  /// (Items.cpp). Off by default: measured on the 5,040-line file, the copies of the
+  /// cached JSON cost as much CPU as computing the items again, for more peak RSS
+  /// (docs/lsp.md).
   bool itemCache = false;
   /// Tests: called at every interruption point of a feature request, with its method.
   std::function<void(const std::string &method, const RequestBudget &)> checkpointProbe;

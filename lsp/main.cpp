@@ -38,6 +38,9 @@ int main(int argc, char **argv) {
   int arenas = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
   if (const char *e = std::getenv("PH_LSP_MALLOC_ARENAS"); e && std::atoi(e) > 0) arenas = std::atoi(e);
   mallopt(M_ARENA_MAX, arenas);
+  // PH_LSP_MALLOC_MMAP_KB=N: blocks of N KiB and more are mapped on their own and given
+  // back when freed (glibc's threshold otherwise grows with the largest block freed).
+  if (const char *e = std::getenv("PH_LSP_MALLOC_MMAP_KB"); e && std::atoi(e) > 0) mallopt(M_MMAP_THRESHOLD, std::atoi(e) * 1024);
   // A client that closes the pipe must not kill us with SIGPIPE mid-write.
   std::signal(SIGPIPE, SIG_IGN);
   ServerOptions options;

@@ -16,6 +16,9 @@
 #                                         the examples and kvcache built for sm_90a, sanitizers,
 #                                         SASS, bench_prefill.py on wgmma / 2-stage rings /
 #                                         legacy, shared/tools/ph_vs_torch.py --only prefill
+#   tilegpu_device.sh build-ws PH OUT      a producer warpgroup (PH_TILEGPU_WARPSPEC=1) against the
+#   tilegpu_device.sh run-ws OUT [LOGS]    default on sm_90a: every configuration checked,
+#                                         sanitizers, SASS, bench_prefill.py and bench_tensorcore.py
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -89,12 +92,30 @@ check_one() { # LABEL DIR ARGS...: ph-run --check, one line of verdict
   else echo "FAIL $label"; tail -6 "$logs/one.log"; fails=$((fails+1)); fi
 }
 
-build_attn() { # PH ROOT OUT LABEL: mha.ph and attention_tc.ph for sm_90a into OUT/LABEL
+build_attn() { # PH ROOT OUT LABEL [TARGET]: mha.ph and attention_tc.ph for TARGET (sm_90a) into OUT/LABEL
   mkdir -p "$3/$4/prefill"
   for k in mha_f16 mha_causal_f16 mha_bf16; do
-    "$1" build "$2/examples/mha.ph" --kernel $k --target sm_90a -o "$3/$4/prefill/$k" > "$3/$4/prefill/$k.log" 2>&1 || { cat "$3/$4/prefill/$k.log"; exit 1; }
+    "$1" build "$2/examples/mha.ph" --kernel $k --target "${5:-sm_90a}" -o "$3/$4/prefill/$k" > "$3/$4/prefill/$k.log" 2>&1 || { cat "$3/$4/prefill/$k.log"; exit 1; }
   done
-  "$1" build "$2/bench/gpu/attention_tc.ph" --target sm_90a -o "$3/$4/attention_tc" > "$3/$4/attention_tc.log" 2>&1 || { cat "$3/$4/attention_tc.log"; exit 1; }
+  # On mma.sync (TileGPU forced) some of attention_tc's variants need more shared memory than
+  # there is: only mha.ph's kernels are built for it.
+  [ "${5:-sm_90a}" = sm_90a ] || return 0
+  "$1" build "$2/bench/gpu/attention_tc.ph" --target "${5:-sm_90a}" -o "$3/$4/attention_tc" > "$3/$4/attention_tc.log" 2>&1 || { cat "$3/$4/attention_tc.log"; exit 1; }
+}
+
+check_attn() { # VARIANT: every configuration of mha.ph and attention_tc.ph against the interpreter
+  for k in mha_f16 mha_causal_f16 mha_bf16; do
+    for d in 64 128; do for br in 64 128; do
+      check_one "$1 $k D=$d BR=$br" "$T/$1/prefill/$k" --kernel $k --config D=$d,BR=$br,BC=32 --size B=1 --size H=3 --size N=256 --seed 5
+    done; done
+  done
+  [ -d "$T/$1/attention_tc" ] || return 0
+  for k in attn_w4 causal_w4 attn_w8 causal_w8; do
+    for d in 64 128; do for br in 64 128; do for bc in 32 64 128; do
+      case $k in *w8) [ $br = 128 ] || continue ;; esac
+      check_one "$1 $k D=$d BR=$br BC=$bc" "$T/$1/attention_tc" --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=256 --seed 6
+    done; done; done
+  done
 }
 
 case $mode in
@@ -104,6 +125,18 @@ build-attn)
   build_attn "$ph" "$root" "$out" wg
   PH_TILEGPU_WGMMA_STAGES=2 build_attn "$ph" "$root" "$out" wg_s2
   PH_GPU_LOWERING=legacy build_attn "$ph" "$root" "$out" legacy
+  # Rings on mbarriers (PH_TILEGPU_MBARRIERS=1), on wgmma and on TileGPU's mma.sync (sm_90).
+  PH_TILEGPU_MBARRIERS=1 build_attn "$ph" "$root" "$out" wg_mb
+  PH_GPU_LOWERING=tilegpu build_attn "$ph" "$root" "$out" mma sm_90
+  PH_GPU_LOWERING=tilegpu PH_TILEGPU_MBARRIERS=1 build_attn "$ph" "$root" "$out" mma_mb sm_90
+  # Everything on TileGPU (PH_GPU_LOWERING=tilegpu: SIMT kernels on its SIMT policy too), for
+  # sm_90: the examples, the kvcache checks and decode next to the default lowering.
+  mkdir -p "$out/ex_tg" "$out/kv_tg" "$out/dec"
+  PH_GPU_LOWERING=tilegpu PH_TILEGPU_MBARRIERS=1 PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_tg" > "$out/ex_tg.build.log" 2>&1 || echo "examples on TileGPU: some did not build (ex_tg.build.log)"
+  PH_GPU_LOWERING=tilegpu PH_TILEGPU_MBARRIERS=1 PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv_tg" > "$out/kv_tg.build.log" 2>&1 || echo "kvcache on TileGPU: some did not build (kv_tg.build.log)"
+  "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/default" > "$out/dec/default.log" 2>&1 || cat "$out/dec/default.log"
+  PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tilegpu" > "$out/dec/tilegpu.log" 2>&1 || cat "$out/dec/tilegpu.log"
+  cp "$root/bench/gpu/bench_decode.py" "$out/"
   mkdir -p "$out/ex" "$out/kv" "$out/vs"
   PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex" > "$out/ex.build.log" 2>&1 || { cat "$out/ex.build.log"; exit 1; }
   PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv" > "$out/kv.build.log" 2>&1 || { tail -20 "$out/kv.build.log"; exit 1; }
@@ -115,18 +148,8 @@ run-attn)
   T=$(cd "$1" && pwd) logs=${2:-$1/logs}
   start_run
   # Every configuration against the fp64 interpreter at N = 256 (the causal kernels
-  # meet a diagonal block in every row of CTAs).
-  for k in mha_f16 mha_causal_f16 mha_bf16; do
-    for d in 64 128; do for br in 64 128; do
-      check_one "wg $k D=$d BR=$br" "$T/wg/prefill/$k" --kernel $k --config D=$d,BR=$br,BC=32 --size B=1 --size H=3 --size N=256 --seed 5
-    done; done
-  done
-  for k in attn_w4 causal_w4 attn_w8 causal_w8; do
-    for d in 64 128; do for br in 64 128; do for bc in 32 64 128; do
-      case $k in *w8) [ $br = 128 ] || continue ;; esac
-      check_one "wg $k D=$d BR=$br BC=$bc" "$T/wg/attention_tc" --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=256 --seed 6
-    done; done; done
-  done
+  # meet a diagonal block in every row of CTAs), for every variant but legacy and wg_s2.
+  for v in wg wg_mb mma_mb; do [ -d "$T/$v" ] && check_attn $v; done
   check_one "wg_s2 attn_w8 D=128 BC=64" "$T/wg_s2/attention_tc" --kernel attn_w8 --config D=128,BR=128,BC=64 --size B=1 --size H=2 --size N=256 --seed 6
   sh "$T/check_examples.sh" run "$R" "$T/ex" > "$logs/examples-90a.log" 2>&1 || fails=$((fails+1))
   echo "examples (sm_90a): $(grep -c '^ok' "$logs/examples-90a.log") ok, $(grep -c '^FAIL' "$logs/examples-90a.log") failed"
@@ -135,19 +158,85 @@ run-attn)
   echo "kvcache (sm_90a): $(grep -c 'vs interpreter: ok' "$logs/kv-90a.log") ok; $(grep failures "$logs/kv-90a.log")"
   for tool in memcheck racecheck synccheck; do
     for run in "$T/wg/attention_tc --kernel attn_w8 --config D=128,BR=128,BC=64 --size B=1 --size H=1 --size N=512" \
+               "$T/wg_mb/attention_tc --kernel causal_w8 --config D=128,BR=128,BC=64 --size B=1 --size H=1 --size N=512" \
+               "$T/mma_mb/prefill/mha_f16 --kernel mha_f16 --config D=64,BR=64,BC=32 --size B=1 --size H=1 --size N=512" \
                "$T/ex/flash_attention --kernel flash_attention --size Nq=128 --size Nk=200"; do
       # shellcheck disable=SC2086
       compute-sanitizer --tool $tool --error-exitcode 3 "$R" $run --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
       echo "$tool $(echo $run | awk '{print $1 " " $3 " " $5}'): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
     done
   done
-  cuobjdump -sass "$(ls "$T"/wg/attention_tc/*attn_w8*D128*BC64*.cubin | head -1)" > "$logs/attn-sass.txt" 2>&1
-  echo "attn_w8 D128 BC64 SASS: $(grep -c HGMMA "$logs/attn-sass.txt") HGMMA, $(grep -c HMMA "$logs/attn-sass.txt") HMMA, $(grep -c LDGSTS "$logs/attn-sass.txt") LDGSTS, $(grep -c 'BAR.SYNC' "$logs/attn-sass.txt") BAR.SYNC, $(grep -c 'WARPGROUP' "$logs/attn-sass.txt") WARPGROUP"
-  for v in wg wg_s2 legacy; do
+  for v in wg wg_mb; do
+    [ -d "$T/$v/attention_tc" ] || continue
+    cuobjdump -sass "$(ls "$T"/$v/attention_tc/*attn_w8*D128*BC64*.cubin | head -1)" > "$logs/attn-sass-$v.txt" 2>&1
+    echo "$v attn_w8 D128 BC64 SASS: $(grep -c HGMMA "$logs/attn-sass-$v.txt") HGMMA, $(grep -c HMMA "$logs/attn-sass-$v.txt") HMMA, $(grep -c LDGSTS "$logs/attn-sass-$v.txt") LDGSTS, $(grep -c 'BAR.SYNC' "$logs/attn-sass-$v.txt") BAR.SYNC, $(grep -c 'SYNCS' "$logs/attn-sass-$v.txt") SYNCS (mbarrier), $(grep -c 'WARPGROUP' "$logs/attn-sass-$v.txt") WARPGROUP"
+  done
+  for v in wg wg_mb mma mma_mb legacy; do
+    [ -d "$T/$v" ] || continue
     (cd "$T" && timeout 200 python3 bench_prefill.py "$R" "$T/$v/prefill" --out "$logs/prefill-$v.jsonl") > "$logs/prefill-$v.log" 2>&1 || fails=$((fails+1))
     echo "prefill ($v):"; tail -8 "$logs/prefill-$v.log"
   done
+  if [ -d "$T/ex_tg" ]; then
+    sh "$T/check_examples.sh" run "$R" "$T/ex_tg" > "$logs/examples-tg.log" 2>&1 || fails=$((fails+1))
+    echo "examples (all on TileGPU, sm_90): $(grep -c '^ok' "$logs/examples-tg.log") ok, $(grep -c '^FAIL' "$logs/examples-tg.log") failed"
+    grep FAIL -A6 "$logs/examples-tg.log" | head -30
+    sh "$T/check_kvcache.sh" run "$R" "$T/kv_tg" > "$logs/kv-tg.log" 2>&1 || fails=$((fails+1))
+    echo "kvcache (all on TileGPU, sm_90): $(grep -c 'vs interpreter: ok' "$logs/kv-tg.log") ok; $(grep failures "$logs/kv-tg.log")"
+  fi
+  if [ -d "$T/dec/tilegpu" ]; then
+    (cd "$T" && timeout 150 python3 bench_decode.py "$R" "$T/dec/default,$T/dec/tilegpu" --labels default,tilegpu --out "$logs/decode.jsonl") > "$logs/decode.log" 2>&1 || fails=$((fails+1))
+    echo "decode (default vs all on TileGPU):"; tail -12 "$logs/decode.log"
+  fi
   vs_torch prefill 240
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-ws)
+  # A producer warpgroup (PH_TILEGPU_WARPSPEC=1) against the default, sm_90a: mha.ph's
+  # prefill kernels and attention_tc.ph's kernels one folder each (bench_tensorcore.py's layout).
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  for v in wg ws ws2; do
+    case $v in wg) e= ;; ws) e="PH_TILEGPU_WARPSPEC=1" ;; ws2) e="PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_WS_REGS=232,40" ;; esac
+    mkdir -p "$out/$v/prefill" "$out/$v/tc"
+    for k in mha_f16 mha_causal_f16 mha_bf16; do
+      env $e "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a -o "$out/$v/prefill/$k" > "$out/$v/prefill/$k.log" 2>&1 || { cat "$out/$v/prefill/$k.log"; exit 1; }
+    done
+    for k in attn_w4 attn_w8 causal_w4 causal_w8; do
+      env $e "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --target sm_90a -o "$out/$v/tc/$k" > "$out/$v/tc/$k.log" 2>&1 || { cat "$out/$v/tc/$k.log"; exit 1; }
+    done
+  done
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-ws)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  for k in mha_f16 mha_causal_f16 mha_bf16; do
+    for d in 64 128; do for br in 64 128; do
+      check_one "ws $k D=$d BR=$br" "$T/ws/prefill/$k" --kernel $k --config D=$d,BR=$br,BC=32 --size B=1 --size H=3 --size N=256 --seed 5
+    done; done
+  done
+  for k in attn_w4 causal_w4 attn_w8 causal_w8; do
+    for d in 64 128; do for br in 64 128; do for bc in 32 64 128; do
+      case $k in *w8) [ $br = 128 ] || continue ;; esac
+      check_one "ws $k D=$d BR=$br BC=$bc" "$T/ws/tc/$k" --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=256 --seed 6
+      check_one "ws $k D=$d BR=$br BC=$bc N=200" "$T/ws/tc/$k" --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=$((br * 2)) --seed 7
+    done; done; done
+  done
+  for tool in memcheck racecheck synccheck; do
+    for k in attn_w8 causal_w8; do
+      compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/ws/tc/$k" --kernel $k --config D=128,BR=128,BC=64 --size B=1 --size H=1 --size N=512 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+      echo "$tool ws $k D=128 BC=64: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+    done
+  done
+  cuobjdump -sass "$(ls "$T"/ws/tc/attn_w8/*D128*BC64*.cubin | head -1)" > "$logs/ws-sass.txt" 2>&1
+  echo "ws attn_w8 D128 BC64 SASS: $(grep -c HGMMA "$logs/ws-sass.txt") HGMMA, $(grep -c LDGSTS "$logs/ws-sass.txt") LDGSTS, $(grep -c 'BAR.SYNC\|BAR.SYNC.DEFER' "$logs/ws-sass.txt") BAR.SYNC, $(grep -c 'SYNCS' "$logs/ws-sass.txt") SYNCS, $(grep -c USETMAXREG "$logs/ws-sass.txt") USETMAXREG"
+  for v in wg ws ws2; do
+    (cd "$T" && timeout 200 python3 bench_prefill.py "$R" "$T/$v/prefill" --out "$logs/prefill-$v.jsonl") > "$logs/prefill-$v.log" 2>&1 || fails=$((fails+1))
+    echo "prefill ($v):"; tail -5 "$logs/prefill-$v.log"
+    (cd "$T" && timeout 200 python3 bench_tensorcore.py "$R" "$T/$v/tc" --iters 20 --no-flex) > "$logs/tc-$v.log" 2>&1 || fails=$((fails+1))
+    echo "attention_tc ($v):"; tail -14 "$logs/tc-$v.log"
+  done
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;

@@ -18,9 +18,8 @@ namespace ph::lsp {
 
 namespace {
 
-json lensesOf(const Snapshot &s, const FeatureOptions &o) {
-  json out = json::array();
-  if (!s.analysis) return out;
+void lensesOf(const Snapshot &s, const FeatureOptions &o, const EmitEntry &emit) {
+  if (!s.analysis) return;
   // The main file's kernel declarations by name, once (a scan per kernel was quadratic).
   std::map<std::string_view, const ast::Decl *> decls;
   for (const auto &m : s.analysis->modules)
@@ -41,7 +40,7 @@ json lensesOf(const Snapshot &s, const FeatureOptions &o) {
     auto lens = [&](const json &range, const std::string &title, const char *command, json arguments) {
       json c = {{"title", title}, {"command", command}};
       if (!arguments.is_null()) c["arguments"] = std::move(arguments);
-      out.push_back({{"range", range}, {"command", std::move(c)}});
+      emit({{"range", range}, {"command", std::move(c)}});
     };
     // One column more per action: Neovim orders a line's lenses by their start column with
     // an unstable sort, and showed "Run | Compile | Benchmark" when all four started at 0.
@@ -64,21 +63,26 @@ json lensesOf(const Snapshot &s, const FeatureOptions &o) {
     if (auto it = o.compileFigures.find(k.name); it != o.compileFigures.end() && !it->second.empty())
       lens(nameRange, it->second, "", nullptr);
   }
-  return out;
 }
 
 } // namespace
 
-json codeLens(const Snapshot &s, const json &, const FeatureOptions &o) {
+JsonText codeLensText(const Snapshot &s, const json &, const FeatureOptions &o) {
+  JsonArrayWriter out;
+  auto sink = [&](json l) { out.add(l); };
   // Item by item (issue 21); the options that shape a lens are part of the cache's key.
   std::string variant = o.runTarget;
   for (const auto &[k, v] : o.compileFigures) variant += "\n" + k + "\t" + v;
-  if (auto out = perItem(
-          s, "codeLens", variant, [&](const Snapshot &item) { return lensesOf(item, o); },
+  if (!eachItemEntry(
+          s, "codeLens", variant, [&](const Snapshot &item, const EmitEntry &emit) { lensesOf(item, o, emit); },
           [](const json &l) { return l["range"]["start"]["line"].get<int64_t>(); },
-          [](json &l, int64_t lines) { shiftRange(l["range"], lines); }))
-    return *out;
-  return lensesOf(s, o);
+          [](json &l, int64_t lines) { shiftRange(l["range"], lines); }, sink))
+    lensesOf(s, o, sink);
+  return out.finish();
+}
+
+json codeLens(const Snapshot &s, const json &params, const FeatureOptions &o) {
+  return json::parse(codeLensText(s, params, o).text);
 }
 
 } // namespace ph::lsp

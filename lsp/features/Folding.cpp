@@ -7,7 +7,7 @@ namespace ph::lsp {
 
 namespace {
 
-void addBlock(const Snapshot &s, json &out, SourceRange r, const char *kind = nullptr) {
+void addBlock(const Snapshot &s, const EmitEntry &out, SourceRange r, const char *kind = nullptr) {
   if (r.end <= r.begin) return;
   Position b = s.lines.position(r.begin), e = s.lines.position(r.end > 0 ? r.end - 1 : 0);
   // Keep the closing brace's line visible, as editors do for C-like code.
@@ -15,10 +15,10 @@ void addBlock(const Snapshot &s, json &out, SourceRange r, const char *kind = nu
   if (endLine <= b.line) return;
   json f = {{"startLine", b.line}, {"endLine", endLine}};
   if (kind) f["kind"] = kind;
-  out.push_back(std::move(f));
+  out(std::move(f));
 }
 
-void walk(const Snapshot &s, json &out, const std::vector<ast::StmtPtr> &body) {
+void walk(const Snapshot &s, const EmitEntry &out, const std::vector<ast::StmtPtr> &body) {
   for (const auto &st : body) {
     checkpoint(1);
     if (!st) continue;
@@ -37,11 +37,10 @@ void walk(const Snapshot &s, json &out, const std::vector<ast::StmtPtr> &body) {
   }
 }
 
-json foldingOf(const Snapshot &s) {
-  json out = json::array();
-  if (!s.analysis) return out;
+void foldingOf(const Snapshot &s, const EmitEntry &out) {
+  if (!s.analysis) return;
   const Analysis &a = *s.analysis;
-  if (a.mainFile >= a.modules.size() || !a.modules[a.mainFile]) return out;
+  if (a.mainFile >= a.modules.size() || !a.modules[a.mainFile]) return;
   for (const auto &d : a.modules[a.mainFile]->decls) {
     checkpoint(2);
     if (!d) continue;
@@ -49,20 +48,24 @@ json foldingOf(const Snapshot &s) {
     addBlock(s, out, d->bodyRange);
     walk(s, out, d->body);
   }
-  return out;
 }
 
 } // namespace
 
-json foldingRange(const Snapshot &s, const json &) {
-  if (auto out = perItem(
+JsonText foldingRangeText(const Snapshot &s, const json &) {
+  JsonArrayWriter out;
+  auto sink = [&](json f) { out.add(f); };
+  if (!eachItemEntry(
           s, "foldingRange", "", foldingOf, [](const json &f) { return f["startLine"].get<int64_t>(); },
           [](json &f, int64_t lines) {
             f["startLine"] = f["startLine"].get<int64_t>() + lines;
             f["endLine"] = f["endLine"].get<int64_t>() + lines;
-          }))
-    return *out;
-  return foldingOf(s);
+          },
+          sink))
+    foldingOf(s, sink);
+  return out.finish();
 }
+
+json foldingRange(const Snapshot &s, const json &params) { return json::parse(foldingRangeText(s, params).text); }
 
 } // namespace ph::lsp

@@ -7,7 +7,9 @@
 // item by item: an item seen in an earlier version (same identity: its text and
 // everything its facts came from) gives back what it gave then, its lines moved; a
 // new item is computed on its own slice. The cache keeps the items of the version
-// asked last, per feature, so it is bounded by the document.
+// asked last, per feature, so it is bounded by the document. Without the cache (the
+// default) every item is computed on its own slice, dropped before the next: the peak
+// memory of a full-document request is one item's analysis and the answer's text.
 //
 //===----------------------------------------------------------------------===//
 #include "Features.h"
@@ -33,44 +35,50 @@ void shiftRange(json &range, int64_t lines) {
   }
 }
 
-std::optional<std::vector<ItemEntries>> perItemEntries(const Snapshot &s, const std::string &feature,
-                                                       const std::string &variant,
-                                                       const std::function<json(const Snapshot &item)> &compute,
-                                                       const std::function<int64_t(const json &entry)> &lineOf,
-                                                       const std::function<void(json &entry, int64_t lines)> &shift) {
-  if (!s.items || !s.items->slice || !s.items->spans || !s.analysis) return std::nullopt;
+bool eachItemEntry(const Snapshot &s, const std::string &feature, const std::string &variant,
+                   const std::function<void(const Snapshot &item, const EmitEntry &emit)> &compute,
+                   const std::function<int64_t(const json &entry)> &lineOf,
+                   const std::function<void(json &entry, int64_t lines)> &shift, const EmitEntry &sink) {
+  if (!s.items || !s.items->slice || !s.items->spans || !s.analysis || s.analysis.built()) return false;
   ItemCache *cache = s.items->cache.get();
-  std::map<ItemCache::Key, ItemCache::Entry> previous;
+  std::map<ItemCache::Key, ItemCache::Entry> previous, now;
   if (cache) {
     std::lock_guard<std::mutex> lock(cache->mu);
     auto f = cache->features.find(feature);
     if (f != cache->features.end() && f->second.variant == variant) previous = f->second.entries;
   }
-  std::map<ItemCache::Key, ItemCache::Entry> now;
-  std::vector<ItemEntries> out;
-  out.reserve(s.items->spans->size());
   for (const ItemFacts::Span &sp : *s.items->spans) {
     checkpoint();
     int64_t first = s.lines.position(sp.begin).line;
     int64_t end = sp.end >= s.text->size() ? INT64_MAX : s.lines.position(sp.end).line;
     ItemCache::Key key{sp.identity.get(), sp.typedBy.get()};
-    ItemCache::Entry e;
-    if (auto it = previous.find(key); it != previous.end()) {
-      e = it->second;
-    } else {
-      Snapshot item = sliceOf(s, sp.begin, sp.begin);
-      json got = compute(item);
-      auto entries = std::make_shared<json>(json::array());
-      for (json &x : got) {
-        int64_t line = lineOf(x);
-        if (line < first || line >= end) continue; // another item's (a called fn's symbol)
-        shift(x, -first);
-        entries->push_back(std::move(x));
+    if (cache) {
+      if (auto it = previous.find(key); it != previous.end()) {
+        for (const json &e : *it->second.entries) {
+          json x = e;
+          shift(x, first);
+          sink(std::move(x));
+        }
+        now.emplace(key, it->second);
+        continue;
       }
-      e = {sp.identity, sp.typedBy, std::move(entries)};
     }
-    out.push_back({first, e.entries});
-    now.emplace(key, std::move(e));
+    // The item's slice lives for this item only: the peak is one item's analysis.
+    auto entries = cache ? std::make_shared<json>(json::array()) : nullptr;
+    {
+      Snapshot item = sliceOf(s, sp.begin, sp.begin);
+      compute(item, [&](json x) {
+        int64_t line = lineOf(x);
+        if (line < first || line >= end) return; // another item's (a called fn's symbol)
+        if (entries) {
+          json kept = x;
+          shift(kept, -first);
+          entries->push_back(std::move(kept));
+        }
+        sink(std::move(x));
+      });
+    }
+    if (cache) now.emplace(key, ItemCache::Entry{sp.identity, sp.typedBy, std::move(entries)});
   }
   if (cache) {
     std::lock_guard<std::mutex> lock(cache->mu);
@@ -78,24 +86,7 @@ std::optional<std::vector<ItemEntries>> perItemEntries(const Snapshot &s, const 
     f.variant = variant;
     f.entries = std::move(now);
   }
-  return out;
-}
-
-std::optional<json> perItem(const Snapshot &s, const std::string &feature, const std::string &variant,
-                            const std::function<json(const Snapshot &item)> &compute,
-                            const std::function<int64_t(const json &entry)> &lineOf,
-                            const std::function<void(json &entry, int64_t lines)> &shift) {
-  auto items = perItemEntries(s, feature, variant, compute, lineOf, shift);
-  if (!items) return std::nullopt;
-  json out = json::array();
-  for (const ItemEntries &it : *items)
-    for (const json &e : *it.entries) {
-      checkpoint(1);
-      json x = e;
-      shift(x, it.line);
-      out.push_back(std::move(x));
-    }
-  return out;
+  return true;
 }
 
 } // namespace ph::lsp

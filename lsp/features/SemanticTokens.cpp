@@ -10,6 +10,7 @@
 #include "ph/Analysis.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace ph::lsp {
 
@@ -26,11 +27,11 @@ json semanticTokensLegend() {
 
 namespace {
 
-/// The classified tokens of the snapshot's analysis, each [line, character, length,
-/// type, modifiers] in document lines, in order.
-json classify(const Snapshot &s) {
-  json out = json::array();
-  if (!s.analysis) return out;
+/// The classified tokens of the snapshot's analysis, each (line, character, length,
+/// type, modifiers) in document lines, in order.
+using EmitToken = std::function<void(uint32_t line, uint32_t ch, uint32_t len, uint32_t type, uint32_t mods)>;
+void classify(const Snapshot &s, const EmitToken &emit) {
+  if (!s.analysis) return;
   const Analysis &a = *s.analysis;
   bool afterAt = false, afterDot = false;
   // The main file's occurrences, walked with the tokens (both in file order): asking
@@ -50,7 +51,7 @@ json classify(const Snapshot &s) {
     return best;
   };
   for (const Token &t : a.tokens) {
-    checkpoint(1); // a token may add 5 numbers
+    checkpoint(); // Encoder::add counts the tokens it writes
     if (t.range.file != a.mainFile || t.range.end <= t.range.begin) continue;
     int type = -1, mods = 0;
     switch (t.kind) {
@@ -95,41 +96,58 @@ json classify(const Snapshot &s) {
     Position p = s.lines.position(t.range.begin);
     Position e = s.lines.position(t.range.end);
     if (e.line != p.line) continue; // tokens never span lines; be safe
-    out.push_back({p.line, p.character, e.character - p.character, type, mods});
+    emit(p.line, p.character, e.character - p.character, type, mods);
   }
-  return out;
 }
 
-/// LSP's relative encoding: each token's line from the previous one's, its character
-/// from the previous one's on the same line.
-struct Encoder {
-  std::vector<uint32_t> data;
-  uint32_t prevLine = 0, prevChar = 0;
+/// LSP's relative encoding, written as the answer's text: each token's line from the
+/// previous one's, its character from the previous one's on the same line.
+class Encoder {
+public:
+  Encoder() { text_ = "{\"data\":["; }
   void add(uint32_t line, uint32_t ch, uint32_t len, uint32_t type, uint32_t mods) {
-    data.insert(data.end(), {line - prevLine, line == prevLine ? ch - prevChar : ch, len, type, mods});
-    prevLine = line;
-    prevChar = ch;
+    checkpoint(1);
+    for (uint32_t v : {line - prevLine_, line == prevLine_ ? ch - prevChar_ : ch, len, type, mods}) {
+      if (any_) text_.push_back(',');
+      any_ = true;
+      char buf[16];
+      auto r = std::to_chars(buf, buf + sizeof buf, v);
+      text_.append(buf, r.ptr);
+    }
+    prevLine_ = line;
+    prevChar_ = ch;
   }
+  JsonText finish() {
+    text_ += "]}";
+    return {std::move(text_)};
+  }
+
+private:
+  std::string text_;
+  uint32_t prevLine_ = 0, prevChar_ = 0;
+  bool any_ = false;
 };
 
 } // namespace
 
-json semanticTokens(const Snapshot &s, const json &) {
+JsonText semanticTokensText(const Snapshot &s, const json &) {
   Encoder enc;
-  // Item by item (issue 21): after an edit only the items it reached are classified again.
-  auto items = perItemEntries(
-      s, "semanticTokens", "", classify, [](const json &t) { return t[0].get<int64_t>(); },
-      [](json &t, int64_t lines) { t[0] = t[0].get<int64_t>() + lines; });
-  if (items) {
-    for (const ItemEntries &it : *items)
-      for (const json &t : *it.entries) {
-        checkpoint(1);
-        enc.add(static_cast<uint32_t>(t[0].get<int64_t>() + it.line), t[1], t[2], t[3], t[4]);
-      }
-    return {{"data", enc.data}};
-  }
-  for (const json &t : classify(s)) enc.add(t[0], t[1], t[2], t[3], t[4]);
-  return {{"data", enc.data}};
+  // Item by item (issue 21), each on its slice; else the whole analysis, built already.
+  bool items = eachItemEntry(
+      s, "semanticTokens", "",
+      [](const Snapshot &item, const EmitEntry &emit) {
+        classify(item, [&](uint32_t line, uint32_t ch, uint32_t len, uint32_t type, uint32_t mods) {
+          emit(json::array({line, ch, len, type, mods}));
+        });
+      },
+      [](const json &t) { return t[0].get<int64_t>(); },
+      [](json &t, int64_t lines) { t[0] = t[0].get<int64_t>() + lines; },
+      [&](json t) { enc.add(t[0], t[1], t[2], t[3], t[4]); });
+  if (!items)
+    classify(s, [&](uint32_t line, uint32_t ch, uint32_t len, uint32_t type, uint32_t mods) { enc.add(line, ch, len, type, mods); });
+  return enc.finish();
 }
+
+json semanticTokens(const Snapshot &s, const json &params) { return json::parse(semanticTokensText(s, params).text); }
 
 } // namespace ph::lsp

@@ -21,9 +21,8 @@ static int lspKind(SymbolKind k) {
 
 namespace {
 
-json symbolsOf(const Snapshot &s) {
-  json out = json::array();
-  if (!s.analysis) return out;
+void symbolsOf(const Snapshot &s, const EmitEntry &emit) {
+  if (!s.analysis) return;
   const Analysis &a = *s.analysis;
   auto rangeOf = [&](SourceRange r) { return toJson(s.lines.range(r.begin, r.end)); };
   // Children by container in one pass (a scan per declaration was quadratic: 4,000
@@ -55,10 +54,8 @@ json symbolsOf(const Snapshot &s) {
                  {"range", rangeOf(whole)},
                  {"selectionRange", rangeOf(sym.def)},
                  {"children", std::move(children)}};
-    checkpoint(1);
-    out.push_back(std::move(item));
+    emit(std::move(item));
   }
-  return out;
 }
 
 void shiftSymbol(json &sym, int64_t lines) {
@@ -70,13 +67,20 @@ void shiftSymbol(json &sym, int64_t lines) {
 
 } // namespace
 
-json documentSymbol(const Snapshot &s, const json &) {
+JsonText documentSymbolText(const Snapshot &s, const json &) {
+  JsonArrayWriter out;
+  auto sink = [&](json sym) {
+    checkpoint(1);
+    out.add(sym);
+  };
   // Item by item (issue 21); an item's kernel or fn is listed under its name's line.
-  if (auto out = perItem(
+  if (!eachItemEntry(
           s, "documentSymbol", "", symbolsOf,
-          [](const json &sym) { return sym["selectionRange"]["start"]["line"].get<int64_t>(); }, shiftSymbol))
-    return *out;
-  return symbolsOf(s);
+          [](const json &sym) { return sym["selectionRange"]["start"]["line"].get<int64_t>(); }, shiftSymbol, sink))
+    symbolsOf(s, sink);
+  return out.finish();
 }
+
+json documentSymbol(const Snapshot &s, const json &params) { return json::parse(documentSymbolText(s, params).text); }
 
 } // namespace ph::lsp

@@ -120,8 +120,11 @@ bool fromCacheEntry(const cache::Entry &e, const kir::Kernel &k, VariantResult &
   if (!rt::fromJson(*json, one).empty() || one.kernels.size() != 1) return false;
   r = VariantResult();
   r.bin.meta = std::move(one.kernels[0]);
-  // The signature and file name follow from the kernel itself (and are part of its key).
+  // The signature and file name follow from the kernel itself (and are part of its key);
+  // the launch's threads from the lowering (a producer warpgroup adds 128).
+  int threads = r.bin.meta.sig.threads;
   r.bin.meta.sig = rt::signatureOf(k);
+  r.bin.meta.sig.threads = threads;
   r.bin.meta.cubin = rt::variantFileName(k, "cubin");
   r.bin.cubin.assign(cubin->begin(), cubin->end());
   r.bin.ptx = *ptx;

@@ -153,10 +153,12 @@ void edit(Client &c, int version, int line, const std::string &text) {
   ASSERT_TRUE(c.diagnosticsFor(kFile, version).is_object());
 }
 
-TEST(ServerItems, FeaturesFromTheItemsEqualTheWholeAnalysisAndDoNotBuildIt) {
+/// With the item cache (an unchanged item's entries kept) and without it (the default:
+/// every item computed on its own slice, dropped before the next).
+void featuresFromTheItems(bool itemCache) {
   ServerOptions whole = Client::fast(), perItem = Client::fast();
   whole.itemReads = false;
-  perItem.itemCache = true;
+  perItem.itemCache = itemCache;
   Client items(perItem), reference(whole);
   items.initialize();
   reference.initialize();
@@ -193,6 +195,9 @@ TEST(ServerItems, FeaturesFromTheItemsEqualTheWholeAnalysisAndDoNotBuildIt) {
   expectSameAnswers(answers(items, text), answers(reference, text));
 }
 
+TEST(ServerItems, FeaturesFromTheItemsEqualTheWholeAnalysisAndDoNotBuildIt) { featuresFromTheItems(false); }
+TEST(ServerItems, FeaturesFromTheItemCacheEqualTheWholeAnalysisAndDoNotBuildIt) { featuresFromTheItems(true); }
+
 TEST(ServerItems, InlayHintsFromTheItemsEqualTheWholeAnalysisAndDoNotBuildIt) {
   Client c;
   c.initialize();
@@ -226,8 +231,9 @@ TEST(ServerItems, InlayHintsFromTheItemsEqualTheWholeAnalysisAndDoNotBuildIt) {
 
 } // namespace
 
-TEST(ServerItems, WithoutTheItemCacheHoverStillReadsTheItemUnderTheCursor) {
-  // The default: full-document requests read the whole analysis, a hover its item.
+TEST(ServerItems, TheDefaultReadsItemsAndCompletionBuildsTheWholeAnalysis) {
+  // The default: a hover reads its item, full-document requests each item's slice in
+  // turn; completion (the names in scope everywhere) builds the whole analysis.
   Client c;
   c.initialize();
   open(c, kItems);
@@ -235,6 +241,13 @@ TEST(ServerItems, WithoutTheItemCacheHoverStillReadsTheItemUnderTheCursor) {
   ASSERT_TRUE(h.is_object()) << h;
   EXPECT_NE(h["contents"]["value"].get<std::string>().find("var v"), std::string::npos) << h;
   EXPECT_FALSE(built(c));
-  ask(c, "textDocument/documentSymbol");
+  json symbols = ask(c, "textDocument/documentSymbol");
+  json tokens = ask(c, "textDocument/semanticTokens/full");
+  EXPECT_EQ(symbols.size(), 3u) << symbols; // twice, a, b
+  EXPECT_GT(tokens["data"].size(), 100u) << tokens;
+  EXPECT_FALSE(built(c));
+  buildWhole(c);
   EXPECT_TRUE(built(c));
+  EXPECT_EQ(ask(c, "textDocument/documentSymbol"), symbols);
+  EXPECT_EQ(ask(c, "textDocument/semanticTokens/full"), tokens);
 }

@@ -65,8 +65,12 @@ struct AsyncCopyPattern : OpConversionPattern<AsyncCopyOp> {
     int64_t chunks = 1;
     for (int64_t d : tile) chunks *= d;
     chunks /= vec;
+    // A producer warpgroup's copy (tilegpu-pipeline warp-specialize) spreads its chunks over its own threads.
     int64_t threads = ctaThreads(op);
     Value tid = threadId(rw, loc);
+    if (auto t = op->getAttrOfType<IntegerAttr>("tilegpu.threads")) threads = t.getInt();
+    if (auto base = op->getAttrOfType<IntegerAttr>("tilegpu.thread_base"))
+      tid = arith::SubIOp::create(rw, loc, tid, cIndex(rw, loc, base.getInt()));
     auto mod = NVVM::LoadCacheModifierKindAttr::get(op.getContext(), NVVM::LoadCacheModifierKind::CG);
     for (int64_t c0 = 0; c0 < chunks; c0 += threads) {
       Value c = arith::AddIOp::create(rw, loc, tid, cIndex(rw, loc, c0));
@@ -125,6 +129,17 @@ struct WaitPattern : OpConversionPattern<AsyncWaitOp> {
 struct BarrierPattern : OpConversionPattern<BarrierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(BarrierOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    // In a warp-specialized kernel every CTA barrier is the consumers' (the producer
+    // warpgroup meets them only on mbarriers): named barrier 1 over their threads.
+    for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+      if (auto c = p->getAttrOfType<IntegerAttr>("tilegpu.consumer_threads")) {
+        Location loc = op.getLoc();
+        Value id = arith::ConstantIntOp::create(rw, loc, 1, 32);
+        Value n = arith::ConstantIntOp::create(rw, loc, c.getInt(), 32);
+        NVVM::BarrierOp::create(rw, loc, TypeRange{}, id, n, NVVM::BarrierReductionAttr(), Value());
+        rw.eraseOp(op);
+        return success();
+      }
     rw.replaceOpWithNewOp<gpu::BarrierOp>(op);
     return success();
   }

@@ -23,6 +23,10 @@ namespace ph::tilegpu {
 void populateScalarLoadPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
 // ColReduceToNVVM.cpp: colsum, colmax.
 void populateColReducePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
+// MBarrierToNVVM.cpp: the mbarriers of a ring.
+void populateMBarrierPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
+// WarpSpecializeToNVVM.cpp: the producer/consumer split.
+void populateWarpSpecializePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
 
 namespace {
 
@@ -41,6 +45,7 @@ struct FuncPattern : OpConversionPattern<func::FuncOp> {
     gf->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), rw.getUnitAttr());
     int32_t threads = 128;
     if (auto t = f->getAttrOfType<IntegerAttr>("tile.threads")) threads = int32_t(t.getInt());
+    if (auto t = f->getAttrOfType<IntegerAttr>("tilegpu.launch_threads")) threads = int32_t(t.getInt());
     gf.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(f.getContext(), {threads, 1, 1}));
     for (NamedAttribute a : f->getAttrs())
       if (a.getName().getValue().starts_with("tile") ) gf->setAttr(a.getName(), a.getValue());
@@ -104,6 +109,8 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     populateDotFMAPatterns(tc, patterns);
     populateScalarLoadPatterns(tc, patterns);
     populateColReducePatterns(tc, patterns);
+    populateMBarrierPatterns(tc, patterns);
+    populateWarpSpecializePatterns(tc, patterns);
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect, gpu::GPUDialect,
                            vector::VectorDialect, memref::MemRefDialect>();

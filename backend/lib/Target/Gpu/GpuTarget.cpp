@@ -442,7 +442,9 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     return false;
   }
   OwningOpRef<ModuleOp> tileIr = usedTileGpu ? OwningOpRef<ModuleOp>() : OwningOpRef<ModuleOp>(cast<ModuleOp>((*m)->clone()));
-  bool lowered = usedTileGpu || toSimt(*m, k.threads, arch, res, err, &tc, &usedTc);
+  // PH_GPU_LOWERING=tilegpu takes every kernel to TileGPU, the SIMT ones to its SIMT policy.
+  bool tileGpuOnly = gpuLowering() == GpuLowering::TileGpu && !k.tensorcore;
+  bool lowered = usedTileGpu || (!tileGpuOnly && toSimt(*m, k.threads, arch, res, err, &tc, &usedTc));
   std::string legacyErr = err;
   std::vector<LoweringDiag> fallbackDiags;
   if (!lowered && !res.sharedExceeded && tileIr && simtFallback(*tileIr, arch, tg, err, &fallbackDiags)) {
@@ -509,6 +511,10 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   }
   out.meta.symbol = res.kernelName;
   out.meta.dynamicShared = int(res.sharedBytes);
+  // A warp-specialized kernel launches its producer warpgroup beside the threads it was written for.
+  m->walk([&](Operation *op) {
+    if (auto t = op->getAttrOfType<IntegerAttr>("tilegpu.launch_threads")) out.meta.sig.threads = int(t.getInt());
+  });
   // MLIR's pass timing, printed as text into passTiming when asked for.
   std::optional<DefaultTimingManager> tm;
   std::optional<TimingScope> root;

@@ -57,6 +57,10 @@ std::string layoutName(Attribute a) {
 void collectPlacements(ModuleOp m, TileGpuResult &res) {
   m.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<tilegpu::LocalAllocOp>(op)) {
+      // A ring's mbarriers are no tile.
+      if (llvm::any_of(alloc.getResult().getUsers(),
+                       [](Operation *u) { return isa<tilegpu::MBarrierInitOp, tilegpu::MBarrierWaitOp>(u); }))
+        return;
       // The tile the buffer holds (a ring's leading dimension counts its stages).
       auto t = alloc.getResult().getType();
       ArrayRef<int64_t> shape = t.getShape();
@@ -161,6 +165,25 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // Tuning knobs for measuring pipeline depth (default 3 stages, 4 for wgmma operands).
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_STAGES")) po.wgmmaStages = std::max(2, std::atoi(e));
+  // Rings on mbarriers: measured on the H200 (docs/tilegpu.md), +18 % for D = 128 attention on
+  // mma.sync, nothing yet on wgmma (whose warpgroups still wait for every wgmma);
+  // PH_TILEGPU_MBARRIERS=0|1 overrides.
+  po.mbarriers = res.policy == "mma";
+  if (const char *e = std::getenv("PH_TILEGPU_MBARRIERS")) po.mbarriers = std::string(e) == "1";
+  // A producer warpgroup for wgmma loops (measuring: off by default).
+  if (const char *e = std::getenv("PH_TILEGPU_WARPSPEC")) {
+    po.warpSpecialize = std::string(e) == "1";
+    if (po.warpSpecialize) po.mbarriers = true;
+  }
+  // "consumer,producer" registers after setmaxnreg.
+  if (const char *e = std::getenv("PH_TILEGPU_WS_REGS")) {
+    std::string v = e;
+    size_t comma = v.find(',');
+    if (comma != std::string::npos) {
+      po.consumerRegs = std::atoi(v.substr(0, comma).c_str());
+      po.producerRegs = std::atoi(v.substr(comma + 1).c_str());
+    }
+  }
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());

@@ -1,4 +1,5 @@
 // RUN: ph-opt %s --tilegpu-pipeline | %FileCheck %s
+// RUN: ph-opt %s --tilegpu-pipeline="mbarriers=1" | %FileCheck %s
 // RUN: ph-opt %s --tilegpu-pipeline --tilegpu-allocate-shared | %FileCheck %s --check-prefix=ALLOC
 // RUN: ph-opt %s --tilegpu-pipeline="wgmma-stages=2" | %FileCheck %s --check-prefix=SYNC
 // RUN: ph-opt %s --tilegpu-pipeline="ring-bytes=49152" | %FileCheck %s --check-prefix=FIT

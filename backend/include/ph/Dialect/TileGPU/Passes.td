@@ -57,6 +57,16 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
            "buffers in the ring of a loop whose dots are wgmmas (3 or more keeps one wgmma group in flight)">,
     Option<"ringBytes", "ring-bytes", "int64_t", /*default=*/"196608",
            "the most shared memory the rings of one loop may take; a wgmma ring gets fewer stages beyond it">,
+    Option<"mbarriers", "mbarriers", "bool", /*default=*/"false",
+           "synchronize a ring of 3 or more stages whose reads end within their iteration by a full and a "
+           "free mbarrier per stage instead of a CTA barrier per iteration (copies stages - 2 ahead)">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "with mbarriers, a wgmma loop's copies move to a producer warpgroup of 128 threads "
+           "(tilegpu.warp_specialize) when its bounds and addresses come from the arguments">,
+    Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"224",
+           "registers per consumer thread after setmaxnreg (warp-specialize)">,
+    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"56",
+           "registers per producer thread after setmaxnreg (warp-specialize)">,
   ];
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }

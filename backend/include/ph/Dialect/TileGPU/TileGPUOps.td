@@ -169,6 +169,68 @@ def TileGPU_BarrierOp : TileGPU_Op<"barrier"> {
   let assemblyFormat = "attr-dict";
 }
 
+def TileGPU_MBarrierInitOp : TileGPU_Op<"mbarrier_init", [MemoryEffects<[MemWrite<SharedMemoryResource>]>]> {
+  let summary = "initializes every mbarrier of a buffer of them to `count` arrivals, then a CTA barrier";
+  let description = [{
+    `%bars` is a `!tilegpu.memdesc<S x i64>`: S mbarriers, one per stage of
+    a ring. One thread initializes them (`mbarrier.init.shared.b64`) and a
+    `bar.sync` publishes them before any thread arrives or waits.
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barriers, I32Attr:$count);
+  let assemblyFormat = "$barriers `count` $count attr-dict `:` qualified(type($barriers))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_MBarrierArriveOp : TileGPU_Op<"mbarrier_arrive", [MemoryEffects<[MemWrite<SharedMemoryResource>]>]> {
+  let summary = "this thread arrives on mbarrier `stage` (release), or when its cp.asyncs land (`copies`)";
+  let description = [{
+    Without `copies`: `mbarrier.arrive.shared.b64`, ordering this thread's
+    earlier reads and writes before any thread that waits for the phase
+    (a consumer releasing a ring stage). With `copies`:
+    `cp.async.mbarrier.arrive.noinc.shared.b64`, an arrival made by the
+    hardware once every cp.async this thread issued before it has written
+    shared memory (a producer publishing a ring stage; the barrier's count
+    includes it).
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barriers, Index:$stage, UnitAttr:$copies);
+  let assemblyFormat = "$barriers `[` $stage `]` attr-dict `:` qualified(type($barriers))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_MBarrierWaitOp : TileGPU_Op<"mbarrier_wait", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "waits until the phase of mbarrier `stage` with parity `parity` has completed (acquire)";
+  let description = [{
+    `mbarrier.try_wait.parity.shared.b64` in a loop. The phases of a ring
+    stage's barrier alternate 0, 1, 0, ...: the n-th use of a stage waits
+    for parity n % 2. A freshly initialized barrier counts its phase
+    "-1" (parity 1) as complete, so a producer's first wait for a free
+    stage passes at once.
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barriers, Index:$stage, Index:$parity);
+  let assemblyFormat = "$barriers `[` $stage `]` `,` $parity attr-dict `:` qualified(type($barriers))";
+  let hasVerifier = 1;
+}
+
+def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "the CTA split into consumer warps and a producer warpgroup";
+  let description = [{
+    Threads [0, consumerThreads) run the `consumer` region (the kernel as
+    written, its layouts over those threads), threads [consumerThreads,
+    consumerThreads + 128) the `producer` region (the copies of the rings,
+    completed on their full mbarriers; its `async_copy`s spread their chunks
+    over its 128 threads). Each side first moves its register budget with
+    `setmaxnreg` (the producer gives `producerRegs` back, the consumers grow
+    to `consumerRegs`), as FlashAttention-3's warp-specialized kernels do.
+    CTA barriers inside the consumer region synchronize the consumer threads
+    only (a named barrier).
+  }];
+  let arguments = (ins I32Attr:$consumerThreads, I32Attr:$consumerRegs, I32Attr:$producerRegs);
+  let regions = (region SizedRegion<1>:$consumer, SizedRegion<1>:$producer);
+  let assemblyFormat = "attr-dict `consumer` $consumer `producer` $producer";
+}
+
 def TileGPU_FmaDotOp : TileGPU_Op<"fma_dot", [MemoryEffects<[MemRead<SharedMemoryResource>]>,
                                                AllTypesMatch<["acc", "result"]>]> {
   let summary = "D = A·B + C on the FMA units, A and B read from shared buffers";

@@ -380,3 +380,17 @@ LogicalResult AsyncCopyOp::verify() {
   auto t = RankedTensorType::get(tile, getBuffer().getType().getElementType());
   return checkStage(*this, getBuffer().getType(), t, !!getStage());
 }
+
+/// A buffer of mbarriers: one dimension (a barrier per ring stage) of i64.
+static LogicalResult checkBarriers(Operation *op, MemDescType t) {
+  if (t.getShape().size() != 1 || !t.getElementType().isInteger(64))
+    return op->emitOpError("needs a buffer of mbarriers, `!tilegpu.memdesc<S x i64, ...>`");
+  return success();
+}
+
+LogicalResult MBarrierInitOp::verify() {
+  if (getCount() < 1 || getCount() >= (1 << 20)) return emitOpError("count must be in [1, 2^20)");
+  return checkBarriers(*this, getBarriers().getType());
+}
+LogicalResult MBarrierArriveOp::verify() { return checkBarriers(*this, getBarriers().getType()); }
+LogicalResult MBarrierWaitOp::verify() { return checkBarriers(*this, getBarriers().getType()); }

@@ -126,8 +126,10 @@ void copyInto(OpBuilder &b, tile::LoadOp ld, IRMapping &map, Value buffer, Value
 
 class Pipeliner {
 public:
-  Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes)
-      : f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes) {}
+  Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
+            bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs)
+      : f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
+        warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs) {}
   void run();
 
 private:
@@ -144,8 +146,25 @@ private:
   void toWarpgroupDots();
   void keepOneGroupInFlight(WarpgroupDotOp dot);
 
+  Value allocBarriers(Location loc, int64_t stages) {
+    OpBuilder b(f_.getContext());
+    b.setInsertionPointToStart(&f_.getBody().front());
+    MLIRContext *ctx = f_.getContext();
+    auto enc = SharedEncodingAttr::get(ctx, /*vec=*/1, /*perPhase=*/1, /*maxPhase=*/1, /*pad=*/0, {0u});
+    return LocalAllocOp::create(b, loc, MemDescType::get(ctx, {stages}, b.getI64Type(), enc), IntegerAttr()).getResult();
+  }
+  bool byMBarriers(scf::ForOp loop, bool async, int64_t stages) const;
+  bool cloneDefs(Value v, OpBuilder *b, IRMapping &map);
+  bool producerCanIssue(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<SmallVector<Operation *>> slices);
+  void specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Value> bufs,
+                  ArrayRef<SmallVector<Operation *>> slices, int64_t S, Value full, Value free);
+  void moveIntoConsumers();
+
   func::FuncOp f_;
   int64_t stages_, wgmmaStages_, ringBytes_;
+  bool mbarriers_, warpSpecialize_;
+  int64_t consumerRegs_, producerRegs_;
+  WarpSpecializeOp ws_;
   /// Loops whose copies run stages - 2 ahead: their wgmma dots wait for one group less.
   DenseSet<Operation *> asyncLoops_;
 };
@@ -199,15 +218,41 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
   s.load.erase();
 }
 
+/// Whether a loop's ring is synchronized by mbarriers: asked for, every read of
+/// a stage finished within its iteration (no wgmma left in flight), no
+/// accumulator chained from one iteration's dot to the next (a GEMM's K loop
+/// keeps its warps in step anyway and would only lose a stage of prefetch),
+/// and the loop not inside another loop (the barriers' phases follow its
+/// iterations from the first; a second run would start them again at 0).
+bool Pipeliner::byMBarriers(scf::ForOp loop, bool async, int64_t stages) const {
+  if (!mbarriers_ || async || stages < 3 || chainsAccumulator(loop)) return false;
+  for (Operation *p = loop->getParentOp(); p && p != f_; p = p->getParentOp())
+    if (!isa<scf::IfOp>(p)) return false;
+  return true;
+}
+
 void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Location loc = loop.getLoc();
   int64_t S = stagesFor(loads, loop);
   bool async = S >= 3 && chainsAccumulator(loop) &&
                llvm::all_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); });
   if (async) asyncLoops_.insert(loop);
+  bool mb = byMBarriers(loop, async, S);
   // How many iterations ahead the copies run: with one wgmma group left in
-  // flight, the buffer read two iterations before is the one free.
-  int64_t D = async ? S - 2 : S - 1;
+  // flight, the buffer read two iterations before is the one free. On
+  // mbarriers too: a stage is refilled once every thread has released it two
+  // iterations before, so one warp may run an iteration ahead of another
+  // (with a stage read one iteration before, every iteration would wait for
+  // the slowest warp, as a CTA barrier does).
+  int64_t D = async || mb ? S - 2 : S - 1;
+  int64_t threads = 128;
+  if (auto t = f_->getAttrOfType<IntegerAttr>("tile.threads")) threads = t.getInt();
+  bool wgmma = llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); });
+  Value full, free;
+  if (mb) {
+    full = allocBarriers(loc, S);
+    free = allocBarriers(loc, S);
+  }
   SmallVector<Value> bufs;
   SmallVector<SmallVector<Operation *>> slices;
   for (Staged &s : loads) {
@@ -216,45 +261,80 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     sliceInLoop(s.load, loop, slice);
     slices.push_back(std::move(slice));
   }
+  if (mb && warpSpecialize_ && wgmma && !ws_ && loop->getParentOp() == f_.getOperation() &&
+      producerCanIssue(loop, loads, slices)) {
+    specialize(loop, loads, bufs, slices, S, full, free);
+    return;
+  }
   Value iv = loop.getInductionVar();
   Type ivType = iv.getType();
   auto ivConst = [&](OpBuilder &b, int64_t v) -> Value {
     if (ivType.isIndex()) return constIndex(b, loc, v);
     return arith::ConstantOp::create(b, loc, ivType, b.getIntegerAttr(ivType, v));
   };
-  // Issue the copies of the iteration whose induction variable is `at`, into stage `stage`, if it exists.
-  auto issue = [&](OpBuilder &b, Value at, Value stage) {
+  Value cS;
+  // The parity of the phase that the n-th use of a stage completes: (n / S) % 2.
+  auto parityOf = [&](OpBuilder &b, Value n) {
+    return arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, n, cS), constIndex(b, loc, 2)).getResult();
+  };
+  // Issue the copies of the iteration whose induction variable is `at` (the
+  // n-th, null in the prologue, whose stages are fresh), into stage `stage`, if it exists.
+  auto issue = [&](OpBuilder &b, Value at, Value stage, Value n) {
     Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, loop.getUpperBound());
     auto guard = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
     OpBuilder in = guard.getThenBodyBuilder();
+    // On mbarriers: wait until every thread released the stage's previous use
+    // (the phase before this use's; a fresh barrier counts it complete).
+    if (mb && n)
+      MBarrierWaitOp::create(in, loc, free, stage,
+                             arith::XOrIOp::create(in, loc, parityOf(in, n), constIndex(in, loc, 1)));
     for (size_t i = 0; i < loads.size(); ++i) {
       IRMapping map;
       map.map(iv, at);
       for (Operation *op : slices[i]) in.clone(*op, map);
       copyInto(in, loads[i].load, map, bufs[i], stage);
     }
-    AsyncCommitGroupOp::create(b, loc);
+    if (mb)
+      MBarrierArriveOp::create(in, loc, full, stage, /*copies=*/true);
+    else
+      AsyncCommitGroupOp::create(b, loc);
   };
 
   // Prologue: iterations 0 .. D-1.
   OpBuilder pre(loop);
+  cS = constIndex(pre, loc, S);
+  if (mb) {
+    MBarrierInitOp::create(pre, loc, full, int32_t(threads));
+    MBarrierInitOp::create(pre, loc, free, int32_t(threads));
+  }
   for (int64_t s = 0; s < D; ++s) {
     Value at = arith::AddIOp::create(pre, loc, loop.getLowerBound(),
                                      arith::MulIOp::create(pre, loc, loop.getStep(), ivConst(pre, s)));
-    issue(pre, at, constIndex(pre, loc, s));
+    issue(pre, at, constIndex(pre, loc, s), Value());
   }
   // Each iteration: wait for its stage, publish it, issue D ahead, read.
   OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
   Value iter = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
   Value iterIdx = indexOf(b, loc, iter);
-  Value cS = constIndex(b, loc, S);
   Value stage = arith::RemSIOp::create(b, loc, iterIdx, cS);
-  AsyncWaitOp::create(b, loc, int32_t(D - 1));
-  if (llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); })) FenceAsyncSharedOp::create(b, loc);
-  BarrierOp::create(b, loc);
+  if (mb) {
+    MBarrierWaitOp::create(b, loc, full, stage, parityOf(b, iterIdx));
+    // The copies landed through the generic proxy; wgmma reads through the async one.
+    if (wgmma) FenceAsyncSharedOp::create(b, loc);
+  } else {
+    AsyncWaitOp::create(b, loc, int32_t(D - 1));
+    if (wgmma) FenceAsyncSharedOp::create(b, loc);
+    BarrierOp::create(b, loc);
+  }
   Value ahead = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), ivConst(b, D)));
-  Value aheadStage = arith::RemSIOp::create(b, loc, arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, D)), cS);
-  issue(b, ahead, aheadStage);
+  Value aheadIter = arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, D));
+  Value aheadStage = arith::RemSIOp::create(b, loc, aheadIter, cS);
+  issue(b, ahead, aheadStage, aheadIter);
+  // The stage's reads are done (nothing of it is left in flight): release it.
+  if (mb) {
+    OpBuilder end(loop.getBody()->getTerminator());
+    MBarrierArriveOp::create(end, loc, free, stage, /*copies=*/false);
+  }
   for (size_t i = 0; i < loads.size(); ++i) {
     OpBuilder at(loads[i].convert);
     auto read = LocalLoadOp::create(at, loads[i].load.getLoc(), loads[i].convert.getType(), bufs[i], stage);
@@ -264,8 +344,133 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   }
   // Drain: the empty groups of the last iterations, and shared memory free for what follows.
   OpBuilder post(loop->getBlock(), std::next(Block::iterator(loop)));
-  AsyncWaitOp::create(post, loc, 0);
+  if (!mb) AsyncWaitOp::create(post, loc, 0);
   BarrierOp::create(post, loc);
+}
+
+/// Clones into `b` the pure scalar ops of the function's body that `v` is computed
+/// from (with `b` null: whether it could); function arguments are used as they are.
+bool Pipeliner::cloneDefs(Value v, OpBuilder *b, IRMapping &map) {
+  if (map.contains(v)) return true;
+  if (auto arg = dyn_cast<BlockArgument>(v)) return arg.getOwner() == &f_.getBody().front();
+  Operation *def = v.getDefiningOp();
+  if (def->getBlock() != &f_.getBody().front() || def->getNumRegions() || !isMemoryEffectFree(def) ||
+      llvm::any_of(def->getResultTypes(), [](Type t) { return isa<ShapedType, MemDescType>(t); }))
+    return false;
+  for (Value o : def->getOperands())
+    if (!cloneDefs(o, b, map)) return false;
+  if (b) b->clone(*def, map);
+  else for (Value r : def->getResults()) map.map(r, r);
+  return true;
+}
+
+/// Whether a producer warpgroup can run the loop's copies by itself: the loop's
+/// bounds and every value its copies' addresses are computed from (outside the
+/// loop) come from the function's arguments through pure scalar ops.
+bool Pipeliner::producerCanIssue(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<SmallVector<Operation *>> slices) {
+  IRMapping dry;
+  auto outside = [&](Value v) { return !loop->isAncestor(v.getParentBlock()->getParentOp()); };
+  for (Value v : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+    if (!cloneDefs(v, nullptr, dry)) return false;
+  for (size_t i = 0; i < loads.size(); ++i) {
+    SmallVector<Value> used(loads[i].load->getOperands());
+    for (Operation *op : slices[i]) used.append(op->getOperands().begin(), op->getOperands().end());
+    for (Value v : used)
+      if (v != loop.getInductionVar() && outside(v) && !cloneDefs(v, nullptr, dry)) return false;
+  }
+  return true;
+}
+
+/// The loop's copies move to a producer warpgroup (FlashAttention-3's warp
+/// specialization): it runs the loop's iterations by itself, each waiting for
+/// its stage's free barrier (the consumers' release of the use S iterations
+/// before; a fresh barrier passes), copying into the stage and arriving on its
+/// full barrier when the copies land. The consumers only wait for full
+/// stages and release them, so they run as far ahead as the ring lets them,
+/// and no copy is issued from their registers.
+void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Value> bufs,
+                           ArrayRef<SmallVector<Operation *>> slices, int64_t S, Value full, Value free) {
+  Location loc = loop.getLoc();
+  int64_t consumers = 128;
+  if (auto t = f_->getAttrOfType<IntegerAttr>("tile.threads")) consumers = t.getInt();
+  const int64_t producers = 128;
+  Block &body = f_.getBody().front();
+  // After the allocations: the barriers' initialization (every thread), then the split.
+  OpBuilder top(f_.getContext());
+  Operation *first = &body.front();
+  while (isa<LocalAllocOp>(first)) first = first->getNextNode();
+  top.setInsertionPoint(first);
+  MBarrierInitOp::create(top, loc, full, int32_t(producers));
+  MBarrierInitOp::create(top, loc, free, int32_t(consumers));
+  ws_ = WarpSpecializeOp::create(top, loc, top.getI32IntegerAttr(int32_t(consumers)),
+                                 top.getI32IntegerAttr(int32_t(consumerRegs_)),
+                                 top.getI32IntegerAttr(int32_t(producerRegs_)));
+  ws_.getConsumer().emplaceBlock();
+  ws_.getProducer().emplaceBlock();
+  Builder attrs(f_.getContext());
+  f_->setAttr("tilegpu.consumer_threads", attrs.getI32IntegerAttr(int32_t(consumers)));
+  f_->setAttr("tilegpu.launch_threads", attrs.getI32IntegerAttr(int32_t(consumers + producers)));
+
+  // The producer: the same iterations, each into its stage once the stage is free.
+  OpBuilder pb = OpBuilder::atBlockEnd(&ws_.getProducer().front());
+  IRMapping pmap;
+  for (Value v : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()}) cloneDefs(v, &pb, pmap);
+  for (size_t i = 0; i < loads.size(); ++i) {
+    SmallVector<Value> used(loads[i].load->getOperands());
+    for (Operation *op : slices[i]) used.append(op->getOperands().begin(), op->getOperands().end());
+    for (Value v : used)
+      if (v != loop.getInductionVar() && !loop->isAncestor(v.getParentBlock()->getParentOp())) cloneDefs(v, &pb, pmap);
+  }
+  Value lb = pmap.lookupOrDefault(loop.getLowerBound()), step = pmap.lookupOrDefault(loop.getStep());
+  auto ploop = scf::ForOp::create(pb, loc, lb, pmap.lookupOrDefault(loop.getUpperBound()), step);
+  OpBuilder in(ploop.getBody()->getTerminator());
+  Value n = indexOf(in, loc, arith::DivSIOp::create(in, loc, arith::SubIOp::create(in, loc, ploop.getInductionVar(), lb), step));
+  Value cS = constIndex(in, loc, S);
+  Value stage = arith::RemUIOp::create(in, loc, n, cS);
+  Value parity = arith::RemUIOp::create(in, loc, arith::DivUIOp::create(in, loc, n, cS), constIndex(in, loc, 2));
+  MBarrierWaitOp::create(in, loc, free, stage, arith::XOrIOp::create(in, loc, parity, constIndex(in, loc, 1)));
+  for (size_t i = 0; i < loads.size(); ++i) {
+    IRMapping map = pmap;
+    map.map(loop.getInductionVar(), ploop.getInductionVar());
+    for (Operation *op : slices[i]) in.clone(*op, map);
+    copyInto(in, loads[i].load, map, bufs[i], stage);
+  }
+  // Its copies spread over the producer's own threads.
+  ploop.getBody()->walk([&](AsyncCopyOp c) {
+    c->setAttr("tilegpu.threads", attrs.getI64IntegerAttr(producers));
+    c->setAttr("tilegpu.thread_base", attrs.getI64IntegerAttr(consumers));
+  });
+  MBarrierArriveOp::create(in, loc, full, stage, /*copies=*/true);
+
+  // The consumers: wait for the stage, read it, release it.
+  OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
+  Value iter = indexOf(b, loc, arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                                                                      loop.getLowerBound()), loop.getStep()));
+  Value cS2 = constIndex(b, loc, S);
+  Value cstage = arith::RemUIOp::create(b, loc, iter, cS2);
+  MBarrierWaitOp::create(b, loc, full, cstage,
+                         arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, iter, cS2), constIndex(b, loc, 2)));
+  FenceAsyncSharedOp::create(b, loc);
+  for (size_t i = 0; i < loads.size(); ++i) {
+    Staged st = loads[i];
+    OpBuilder at(st.convert);
+    auto read = LocalLoadOp::create(at, st.load.getLoc(), st.convert.getType(), bufs[i], cstage);
+    st.convert.getResult().replaceAllUsesWith(read.getResult());
+    st.convert.erase();
+    st.load.erase();
+  }
+  OpBuilder end(loop.getBody()->getTerminator());
+  MBarrierArriveOp::create(end, loc, free, cstage, /*copies=*/false);
+}
+
+/// Everything of the function after the split runs on the consumers.
+void Pipeliner::moveIntoConsumers() {
+  if (!ws_) return;
+  Block &body = f_.getBody().front();
+  Block &to = ws_.getConsumer().front();
+  for (Operation &op : llvm::make_early_inc_range(
+           llvm::make_range(std::next(ws_->getIterator()), body.getTerminator()->getIterator())))
+    op.moveBefore(&to, to.end());
 }
 
 void Pipeliner::run() {
@@ -286,6 +491,7 @@ void Pipeliner::run() {
   for (Staged s : single) stageOnce(s, s.load->getParentOfType<scf::ForOp>() != nullptr);
   for (auto &[loop, loads] : byLoop) pipelineLoop(cast<scf::ForOp>(loop), loads);
   toWarpgroupDots();
+  moveIntoConsumers();
 }
 
 /// A dot whose operands now lie in wgmma's buffers reads them there.
@@ -361,7 +567,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
       getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs).run(); });
   }
 };
 
