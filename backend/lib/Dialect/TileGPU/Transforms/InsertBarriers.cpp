@@ -265,6 +265,10 @@ private:
       s = std::move(t);
       return;
     }
+    // A warp-specialized kernel: the consumers run the kernel as written (their
+    // barriers become a named barrier over their threads); the producer warpgroup
+    // only fills the rings, which order themselves on mbarriers: no barrier there.
+    if (auto ws = dyn_cast<WarpSpecializeOp>(op)) return walk(ws.getConsumer().front(), s);
     // Any other op with regions (scf.while, execute_region): its blocks in turn,
     // repeated as a loop would be, every slice from an earlier round unknown.
     if (op->getNumRegions()) return loop(op, nullptr, s);
