@@ -189,6 +189,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
+  lowerPm.addPass(tilegpu::createTileGPUInsertBarriers());
   if (failed(lowerPm.run(m))) return false;
   collectPlacements(m, res);
   for (auto f : m.getOps<func::FuncOp>())
