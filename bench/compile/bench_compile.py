@@ -11,7 +11,7 @@ Needs no GPU (ptxas from the CUDA Toolkit, as `ph build` does). For each of the 
   warm-moved  lines added at the top (a new count each run): every kernel moves, so every
               variant key is new, but the PTX is the same and ptxas's cubins come from the cache
 and, once per file, `ph build --time --no-cache -j 1`'s breakdown per variant: our own time
-(context, kir-to-tile, lower, to-nvvm, nvptx) beside ptxas's. Figures are whole-process wall and
+(context, kir-to-tile, lower, to-nvvm, llvm-ir, llvm-opt, nvptx) beside ptxas's. Figures are whole-process wall and
 CPU (user + system of the child) seconds: median [min-max] over --runs runs. On a shared
 machine the spread is the noise; quote medians.
 """

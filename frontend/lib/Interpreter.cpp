@@ -329,9 +329,10 @@ private:
         fail(e.loc, std::string(opName(e.op)) + " needs a 2-D tile, found " + shapeStr(v.shape));
       int64_t R = v.shape[0], C = v.shape[1];
       Value r{{R, 1}, std::vector<double>(R)};
-      // `rowsum` adds left to right in its type, each partial sum rounded (the CPU
+      // `rowsum` adds left to right, each partial sum rounded to f32 (the CPU
       // target's order): a sum that cancels (decode_combine's denominators on random
-      // inputs) is then the same here and there, not just close.
+      // inputs) is then the same here and there, not just close. A 16-bit sum
+      // accumulates in f32 as every target does, and is rounded once (roundResult).
       bool roundSteps = e.op == Op::Sum && e.type.elem != Elem::I32;
       for (int64_t i = 0; i < R; ++i) {
         double acc = e.op == Op::Max ? -std::numeric_limits<double>::infinity() : 0.0;
@@ -339,7 +340,7 @@ private:
           double x = v.data[i * C + j];
           acc = e.op == Op::Max ? nanMax(acc, x) : acc + x;
           if (roundSteps)
-            acc = roundToElem(acc, e.type.elem);
+            acc = roundToElem(acc, Elem::F32);
         }
         r.data[i] = acc;
       }
@@ -357,7 +358,8 @@ private:
         fail(e.loc, std::string("unknown column reduction `") + opName(e.op) + "`");
       int64_t R = v.shape[0], C = v.shape[1];
       Value r{{1, C}, std::vector<double>(C)};
-      // Top to bottom, each partial sum rounded to its type (the CPU target's order).
+      // Top to bottom, each partial sum rounded to f32 (the CPU target's order; a
+      // 16-bit sum is rounded to its type once, at the end, as on every target).
       bool roundSteps = e.op == Op::Sum && e.type.elem != Elem::I32;
       for (int64_t j = 0; j < C; ++j) {
         double acc = e.op == Op::Max ? -std::numeric_limits<double>::infinity() : 0.0;
@@ -365,7 +367,7 @@ private:
           double x = v.data[i * C + j];
           acc = e.op == Op::Max ? nanMax(acc, x) : acc + x;
           if (roundSteps)
-            acc = roundToElem(acc, e.type.elem);
+            acc = roundToElem(acc, Elem::F32);
         }
         r.data[j] = acc;
       }

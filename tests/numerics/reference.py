@@ -234,6 +234,15 @@ def half_reductions_ref(i, n):
             "C": b.sum(axis=1) + b.max(axis=1)}
 
 
+def half_sums_ref(i):
+    """Sums of f16 tiles, each rounded once to f16, stored into f32 tensors."""
+    x = i["X"]
+    pad = np.zeros(((x.shape[0] + 7) // 8 * 8, 32))
+    pad[:x.shape[0]] = x
+    f16 = lambda a: a.astype(np.float16).astype(np.float64)
+    return {"R": f16(x.sum(axis=1, keepdims=True)), "C": f16(pad.reshape(-1, 8, 32).sum(axis=1))}
+
+
 def odd_extents_ref(i, n):
     """tests/numerics/kernels/odd_extents.ph: blocks of 16 rows, the last padded with the zeros
     a masked load gives (they reach colsum and colmax, not the stored rows)."""
@@ -335,6 +344,9 @@ CASES = {
     "half_reductions": dict(file="tests/numerics/kernels/half_reductions.ph", kernel="half_reductions",
                             inputs={"X": (F16, (29, 32)), "C": (F16, (4, 32))}, args={"n": 20},
                             outputs={"R": F16, "C": F16}, ref=lambda i: half_reductions_ref(i, 20)),
+    "half_sums": dict(file="tests/numerics/kernels/half_reductions.ph", kernel="half_sums",
+                      inputs={"X": (F16, (29, 32)), "C": (F32, (4, 32))}, args={},
+                      outputs={"R": F32, "C": F32}, ref=half_sums_ref),
     "reductions": dict(file="tests/numerics/kernels/reductions.ph", kernel="reductions",
                        inputs={"X": (F32, (37, 64)), "CS": (F32, (3, 64)), "CM": (F32, (3, 64))}, args={},
                        outputs={"RM": F32, "RA": np.int32, "CS": F32, "CM": F32, "H": F32, "T": np.int32},

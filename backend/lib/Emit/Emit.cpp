@@ -122,7 +122,7 @@ std::unique_ptr<MLIRContext> ph::backend::makeContext() {
 /// PH_VERIFY_EACH_PASS=1. A release build verifies once per pipeline (at its
 /// start, which also checks what the previous pipeline made): per pass it was
 /// about a fifth of the GPU to-nvvm step (docs/compile.md), for the same output.
-static bool verifyEachPass() {
+bool ph::backend::verifyEachPass() {
 #ifndef NDEBUG
   return true;
 #else

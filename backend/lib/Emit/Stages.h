@@ -41,6 +41,10 @@ std::unique_ptr<mlir::MLIRContext> makeContext();
 mlir::OwningOpRef<mlir::ModuleOp> kirToTile(mlir::MLIRContext &ctx, const kir::Kernel &k,
                                             const SourceManager *sources, std::string &err);
 
+/// The verifier after every pass: in builds with assertions, or with
+/// PH_VERIFY_EACH_PASS=1 (a release build verifies each pipeline's input once).
+bool verifyEachPass();
+
 /// Runs the passes `build` adds on `module`; diagnostics go to `err`. With
 /// `timing`, each pass's time is recorded under it (`ph build --time-passes`).
 bool runPipeline(mlir::ModuleOp module, const std::function<void(mlir::OpPassManager &)> &build,

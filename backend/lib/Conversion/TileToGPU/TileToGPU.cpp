@@ -1085,9 +1085,12 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
     Value srcV = op->getOperand(0);
     auto st = cast<RankedTensorType>(srcV.getType());
     auto rt = cast<RankedTensorType>(op->getResult(0).getType());
-    Type elem = rt.getElementType();
+    Type outElem = rt.getElementType();
+    // A 16-bit sum accumulates in f32 and is rounded once (docs/language.md, "Precision").
+    bool widen = !isMax && isa<FloatType>(outElem) && outElem.getIntOrFloatBitWidth() < 32;
+    Type elem = widen ? Type(b_.getF32Type()) : outElem;
     const View &src = viewOf(srcV);
-    View out = allocate(op->getResult(0), rt.getShape(), elem, loc);
+    View out = allocate(op->getResult(0), rt.getShape(), outElem, loc);
     int64_t cols = st.getShape()[1];
     int64_t w = 16 / storageBytes(src);
     while (w > 1 && cols % w) w /= 2;
@@ -1104,6 +1107,7 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
       Value total = reduceLoop(cols / w, init, loc, [&](Value cb, Value r) -> Value {
         Value c = w > 1 ? arith::MulIOp::create(b_, loc, cb, cIndex(w, loc)).getResult() : cb;
         for (Value x : readRow(src, {idx[0], c}, w, loc)) {
+          if (widen) x = arith::ExtFOp::create(b_, loc, elem, x);
           if (isa<FloatType>(elem))
             r = isMax ? arith::MaximumFOp::create(b_, loc, r, x).getResult() : arith::AddFOp::create(b_, loc, r, x).getResult();
           else
@@ -1111,6 +1115,7 @@ bool SimtCodegen::emitOp(Operation *op, std::string &err) {
         }
         return r;
       });
+      if (widen) total = arith::TruncFOp::create(b_, loc, outElem, total);
       write(out, {idx[0], cIndex(0, loc)}, total, loc);
     });
     barrier(loc);

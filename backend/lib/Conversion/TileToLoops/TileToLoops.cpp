@@ -226,48 +226,38 @@ Value lowerDot(OpBuilder &b, DotOp op) {
   return g.getResult(0);
 }
 
-/// colsum / colmax: rows outer (the reduction), columns inner, so each column
-/// adds top to bottom as the interpreter does.
-Value lowerColReduce(OpBuilder &b, Operation *op, bool isMax) {
-  Location loc = op->getLoc();
-  MLIRContext *ctx = b.getContext();
-  auto rt = cast<RankedTensorType>(op->getResult(0).getType());
-  Type elem = rt.getElementType();
-  Value init = filled(b, loc, rt, isMax ? lowestOf(b, loc, elem) : constantOf(b, loc, elem, 0));
-  AffineExpr i, j;
-  bindDims(ctx, i, j);
-  SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {i, j}, ctx),
-                                 AffineMap::get(2, 0, {getAffineConstantExpr(0, ctx), j}, ctx)};
-  SmallVector<utils::IteratorType> iters = {utils::IteratorType::reduction,
-                                            utils::IteratorType::parallel};
-  auto g = linalg::GenericOp::create(
-      b, loc, TypeRange{rt}, ValueRange{op->getOperand(0)}, ValueRange{init}, maps, iters,
-      [&](OpBuilder &bb, Location l, ValueRange args) {
-        linalg::YieldOp::create(bb, l, isMax ? maxOf(bb, l, args[1], args[0])
-                                             : addOf(bb, l, args[1], args[0]));
-      });
-  return g.getResult(0);
+/// The type a reduction accumulates in: f32 for a sum of 16-bit floats (rounded
+/// once at the end, as the GPU's shuffles do and the interpreter models:
+/// docs/language.md, "Precision"), else the element type.
+Type accumulatorOf(OpBuilder &b, Type elem, bool isMax) {
+  auto ft = dyn_cast<FloatType>(elem);
+  return !isMax && ft && ft.getWidth() < 32 ? Type(b.getF32Type()) : elem;
 }
 
-Value lowerRowReduce(OpBuilder &b, Operation *op, bool isMax) {
+/// rowsum / rowmax (`rows`) and colsum / colmax: the reduced dimension outer for
+/// columns, inner for rows, so each sum adds in the interpreter's order.
+Value lowerReduce(OpBuilder &b, Operation *op, bool isMax, bool rows) {
   Location loc = op->getLoc();
   MLIRContext *ctx = b.getContext();
   auto rt = cast<RankedTensorType>(op->getResult(0).getType());
   Type elem = rt.getElementType();
-  Value init = filled(b, loc, rt, isMax ? lowestOf(b, loc, elem) : constantOf(b, loc, elem, 0));
+  Type acc = accumulatorOf(b, elem, isMax);
+  auto at = RankedTensorType::get(rt.getShape(), acc);
+  Value init = filled(b, loc, at, isMax ? lowestOf(b, loc, acc) : constantOf(b, loc, acc, 0));
   AffineExpr i, j;
   bindDims(ctx, i, j);
+  AffineExpr zero = getAffineConstantExpr(0, ctx);
   SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {i, j}, ctx),
-                                 AffineMap::get(2, 0, {i, getAffineConstantExpr(0, ctx)}, ctx)};
-  SmallVector<utils::IteratorType> iters = {utils::IteratorType::parallel,
-                                            utils::IteratorType::reduction};
+                                 rows ? AffineMap::get(2, 0, {i, zero}, ctx) : AffineMap::get(2, 0, {zero, j}, ctx)};
+  SmallVector<utils::IteratorType> iters = {rows ? utils::IteratorType::parallel : utils::IteratorType::reduction,
+                                            rows ? utils::IteratorType::reduction : utils::IteratorType::parallel};
   auto g = linalg::GenericOp::create(
-      b, loc, TypeRange{rt}, ValueRange{op->getOperand(0)}, ValueRange{init}, maps, iters,
+      b, loc, TypeRange{at}, ValueRange{op->getOperand(0)}, ValueRange{init}, maps, iters,
       [&](OpBuilder &bb, Location l, ValueRange args) {
-        linalg::YieldOp::create(bb, l, isMax ? maxOf(bb, l, args[1], args[0])
-                                             : addOf(bb, l, args[1], args[0]));
+        Value x = acc == elem ? args[0] : convertTo(bb, l, args[0], acc);
+        linalg::YieldOp::create(bb, l, isMax ? maxOf(bb, l, args[1], x) : addOf(bb, l, args[1], x));
       });
-  return g.getResult(0);
+  return acc == elem ? g.getResult(0) : convertTo(b, loc, g.getResult(0), rt);
 }
 
 /// A linalg.generic computing `body(indices, element)` for every element of
@@ -344,9 +334,9 @@ LogicalResult lowerBody(func::FuncOp f, ArrayRef<Value> blockIds) {
     } else if (auto o = dyn_cast<DotOp>(op)) {
       repl = lowerDot(b, o);
     } else if (isa<RowMaxOp, RowSumOp>(op)) {
-      repl = lowerRowReduce(b, op, isa<RowMaxOp>(op));
+      repl = lowerReduce(b, op, isa<RowMaxOp>(op), /*rows=*/true);
     } else if (isa<ColMaxOp, ColSumOp>(op)) {
-      repl = lowerColReduce(b, op, isa<ColMaxOp>(op));
+      repl = lowerReduce(b, op, isa<ColMaxOp>(op), /*rows=*/false);
     } else if (auto o = dyn_cast<BroadcastOp>(op)) {
       repl = lowerBroadcast(b, o);
     } else if (auto o = dyn_cast<SplatOp>(op)) {

@@ -10,6 +10,7 @@
 #include "ph/Backend/Arch.h"
 
 #include "LoweringDiagnostics.h"
+#include "NvptxCodegen.h"
 #include "ScratchDir.h"
 
 #include "Conversion/TileToGPU/MmaCodegen.h"
@@ -229,6 +230,8 @@ bool runPasses(ModuleOp m, const std::function<void(OpPassManager &)> &build, st
   LoweringCapture capture(m.getContext(), diags ? *diags : local, &err);
   if (failed(verify(m))) return false;
   PassManager pm(m.getContext());
+  // As runPipeline: the verifier after each pass only with assertions (verifyEachPass).
+  pm.enableVerifier(verifyEachPass());
   if (timing) pm.enableTiming(*timing);
   build(pm);
   return succeeded(pm.run(m));
@@ -242,7 +245,7 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
   const GpuArch *a = findGpuArch(arch);
   std::string features = a && a->archSpecific ? "+ptx80" : "";
   auto setTarget = [&](ArrayAttr link) {
-    auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", arch, features, nullptr, link);
+    auto target = NVVM::NVVMTargetAttr::get(ctx, int(gpuOptLevel()), "nvptx64-nvidia-cuda", arch, features, nullptr, link);
     m.walk([&](::mlir::gpu::GPUModuleOp gm) { gm.setTargetsAttr(ArrayAttr::get(ctx, {target})); });
   };
   setTarget(nullptr);
@@ -261,9 +264,10 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
   }, err, timing, diags) && externDynamicShared(m);
-  // libdevice (__nv_expf, ...) is linked only into a module that calls it: parsing and linking
-  // its 500 KB of bitcode, all of it then dropped, is wasted on kernels whose math lowers to
-  // NVVM intrinsics (docs/compile.md has the figures). The PTX is the same either way.
+  // The target names libdevice for a module that calls it (__nv_expf, ...). Note that
+  // gpu-module-to-binary links the toolkit's libdevice into every module anyway (its
+  // toolkitPath), lazily and only what is called, and toPtx's own codegen does the same:
+  // without it LLVM makes other choices for some kernels (tests/lit/gpu/own-codegen.test).
   bool callsLibdevice = false;
   m.walk([&](LLVM::LLVMFuncOp f) {
     if (f.isExternal() && f.getSymName().starts_with("__nv_")) callsLibdevice = true;
@@ -274,9 +278,48 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
   return ok;
 }
 
-/// NVVM module -> PTX text through LLVM's NVPTX backend.
+/// NVVM module -> PTX text through LLVM's NVPTX backend: NvptxCodegen.h's steps
+/// (each a `mark`), or with PH_GPU_CODEGEN=mlir MLIR's gpu-module-to-binary,
+/// whose one step the caller marks.
 bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing = nullptr,
-           std::vector<LoweringDiag> *diags = nullptr) {
+           std::vector<LoweringDiag> *diags = nullptr, const StepMark &mark = {}) {
+  ::mlir::gpu::GPUModuleOp gm;
+  int modules = 0;
+  m.walk([&](::mlir::gpu::GPUModuleOp g) {
+    gm = g;
+    ++modules;
+  });
+  NVVM::NVVMTargetAttr target;
+  if (gm && gm.getTargetsAttr() && gm.getTargetsAttr().size() == 1)
+    target = dyn_cast<NVVM::NVVMTargetAttr>(gm.getTargetsAttr()[0]);
+  if (ownNvptxCodegen() && modules == 1 && target) {
+    // A kernel the TileGPU path lowered never met toSimt's prepareContext: LLVM's targets
+    // and the dialects' LLVM IR translations must be registered for what follows.
+    prepareContext(*m.getContext());
+    std::vector<LoweringDiag> local;
+    LoweringCapture capture(m.getContext(), diags ? *diags : local, &err);
+    if (failed(verify(m))) return false;
+    // Each step a scope of MLIR's timing report (`ph build --time-passes`).
+    static const char *const names[] = {"ph: LLVM IR translation", "ph: LLVM IR pipeline", "ph: NVPTX codegen"};
+    size_t step = 0;
+    std::optional<TimingScope> scope;
+    if (timing) scope.emplace(timing->nest(names[0]));
+    NvptxOptions o{target.getChip().str(), target.getFeatures().str(), {}};
+    // What gpu-module-to-binary links: the target's libraries, then the toolkit's libdevice
+    // (into every module; only what a module calls comes in, so once is enough).
+    if (ArrayAttr link = target.getLink())
+      for (Attribute a : link)
+        if (auto path = dyn_cast<StringAttr>(a)) o.libraries.push_back(path.str());
+    std::string libdevice = cudaDir() + "/nvvm/libdevice/libdevice.10.bc";
+    if (llvm::sys::fs::is_regular_file(libdevice) && llvm::find(o.libraries, libdevice) == o.libraries.end())
+      o.libraries.push_back(libdevice);
+    bool ok = gpuModuleToPtx(gm, o, ptx, err, [&](const char *name) {
+      scope.reset();
+      if (timing && ++step < std::size(names)) scope.emplace(timing->nest(names[step]));
+      if (mark) mark(name);
+    });
+    return ok;
+  }
   if (!runPasses(m, [](OpPassManager &pm) {
         GpuModuleToBinaryPassOptions o;
         o.compilationTarget = "isa";
@@ -294,6 +337,16 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing =
   });
   if (!found) err = "the NVPTX backend produced no PTX";
   return found;
+}
+
+/// ptxas's optimisation: -O3, or with PH_PTXAS_FAST_COMPILE=min|mid|max its
+/// --Ofast-compile level (ptxas spends less time and the SASS differs; off by
+/// default until the GPU checks of docs/compile.md say how much speed it costs).
+std::string ptxasOptArg() {
+  const char *e = std::getenv("PH_PTXAS_FAST_COMPILE");
+  std::string v = e ? e : "";
+  if (v == "min" || v == "mid" || v == "max") return "--Ofast-compile=" + v;
+  return "-O3";
 }
 
 /// ptxas PTX -> cubin; `log` gets ptxas's -v report.
@@ -322,7 +375,8 @@ bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8
     os << ptx;
   }
   std::string archArg = "-arch=" + arch, inPath = in.str().str(), outPath = out.str().str();
-  llvm::SmallVector<llvm::StringRef> args = {ptxas, archArg, "-v", "-O3", inPath, "-o", outPath};
+  std::string optArg = ptxasOptArg();
+  llvm::SmallVector<llvm::StringRef> args = {ptxas, archArg, "-v", optArg, inPath, "-o", outPath};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(errFile), llvm::StringRef(errFile)};
   std::string execErr;
   std::optional<llvm::sys::ProcessStatistics> stat;
@@ -515,10 +569,11 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     if (auto t = op->getAttrOfType<IntegerAttr>("tilegpu.launch_threads")) out.meta.sig.threads = int(t.getInt());
   });
   // MLIR's pass timing, printed as text into passTiming when asked for.
-  std::optional<DefaultTimingManager> tm;
-  std::optional<TimingScope> root;
+  // The stream outlives the manager, which prints to it again when it is destroyed.
   std::string timingText;
   llvm::raw_string_ostream timingOs(timingText);
+  std::optional<DefaultTimingManager> tm;
+  std::optional<TimingScope> root;
   if (opts.timePasses) {
     tm.emplace();
     tm->setEnabled(true);
@@ -529,11 +584,14 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   std::vector<LoweringDiag> nvvmDiags;
   bool nvvm = toNvvm(*m, arch, err, timing, &nvvmDiags);
   clock.mark("to-nvvm");
-  bool ptx = nvvm && toPtx(*m, out.ptx, err, timing, &nvvmDiags);
-  clock.mark("nvptx");
+  size_t marks = out.phases.size();
+  bool ptx = nvvm && toPtx(*m, out.ptx, err, timing, &nvvmDiags, [&](const char *step) { clock.mark(step); });
+  // MLIR's gpu-module-to-binary is one step.
+  if (out.phases.size() == marks) clock.mark("nvptx");
   if (tm) {
     root.reset();
     tm->print();
+    tm.reset();
     out.passTiming = timingText;
   }
   if (!ptx) {
@@ -544,7 +602,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   double ptxasCpu = 0;
   // ptxas's output depends on ptxas, its arguments (runPtxas), the architecture and the PTX only.
   std::string what;
-  if (opts.ptxasCache) what = "ph-ptxas-1 " + gpuToolchainIdentity(arch) + "; -arch=" + arch + " -v -O3\n" + out.ptx;
+  if (opts.ptxasCache) what = "ph-ptxas-1 " + gpuToolchainIdentity(arch) + "; -arch=" + arch + " -v " + ptxasOptArg() + "\n" + out.ptx;
   if (opts.ptxasCache && opts.ptxasCache->find(what, out.cubin, log)) {
     clock.mark("ptxas-cached");
   } else {

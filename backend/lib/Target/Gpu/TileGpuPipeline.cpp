@@ -129,6 +129,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     return success();
   });
   PassManager pm(ctx);
+  pm.enableVerifier(verifyEachPass());
   tilegpu::TileGPUAssignLayoutsOptions lo;
   lo.arch = arch;
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
@@ -158,6 +159,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   if (!err.empty()) return false;
   if (!res.tensorCores() && !lowerSimt) return true;
   PassManager lowerPm(ctx);
+  lowerPm.enableVerifier(verifyEachPass());
   // L2 reuse across the CTAs of a wave; PH_TILEGPU_RASTER=0 turns it off for A/B measurements.
   const char *raster = std::getenv("PH_TILEGPU_RASTER");
   if (gemmShaped(m) && !(raster && std::string(raster) == "0")) lowerPm.addPass(tilegpu::createTileGPURasterize());
@@ -187,12 +189,14 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
+  lowerPm.addPass(tilegpu::createTileGPUInsertBarriers());
   if (failed(lowerPm.run(m))) return false;
   collectPlacements(m, res);
   for (auto f : m.getOps<func::FuncOp>())
     if (auto s = f->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes")) res.sharedBytes = s.getInt();
   if (!lower) return true;
   PassManager convertPm(ctx);
+  convertPm.enableVerifier(verifyEachPass());
   convertPm.addPass(tilegpu::createConvertTileGPUToNVVM());
   if (failed(convertPm.run(m))) {
     if (err.empty()) err = "the TileGPU lowering failed";

@@ -118,6 +118,26 @@ def TileGPUAllocateShared : Pass<"tilegpu-allocate-shared", "::mlir::ModuleOp"> 
   ];
 }
 
+def TileGPUInsertBarriers : Pass<"tilegpu-insert-barriers", "::mlir::ModuleOp"> {
+  let summary = "A barrier wherever a thread may touch what another thread wrote or read since the last one";
+  let description = [{
+    A membar analysis (Triton's Membar): each kernel is walked in program
+    order, through `scf.if` and around `scf.for`'s back edge to a fixed point,
+    keeping the accesses made since the last `tilegpu.barrier`. An access to a
+    buffer that another pending access wrote or reads, where the two may
+    overlap and may be different threads' elements, gets a `tilegpu.barrier`
+    before it. Buffers are the global tensors (through the same `!tile.ptr`)
+    and the shared buffers without stages whose every use is a local_store,
+    local_load or fma_dot; the pipeline's rings order themselves. Two accesses
+    need no barrier when their slices are disjoint (offsets `v + c` of one
+    value, or constants; along a loop, an offset advancing by at least the
+    extent each iteration), or when they are one slice in one register layout
+    that holds each element once. Existing barriers count. Runs after
+    tilegpu-allocate-shared.
+  }];
+  let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
+}
+
 def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "::mlir::ModuleOp"> {
   let summary = "Lower a kernel with layouts to a gpu.func of LLVM, NVVM and nvgpu ops";
   let description = [{
