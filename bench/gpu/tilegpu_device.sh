@@ -19,6 +19,10 @@
 #   tilegpu_device.sh build-ws PH OUT      a producer warpgroup (PH_TILEGPU_WARPSPEC=1) against the
 #   tilegpu_device.sh run-ws OUT [LOGS]    default on sm_90a: every configuration checked,
 #                                         sanitizers, SASS, bench_prefill.py and bench_tensorcore.py
+#   tilegpu_device.sh build-simt PH OUT    everything on TileGPU (its SIMT policy too) for sm_90: the
+#   tilegpu_device.sh run-simt OUT [LOGS]  examples and kvcache checks, decode_split's ring variants
+#                                         (CTA barrier, mbarriers, 2 and 4 stages) checked and under
+#                                         the sanitizers, SASS, bench_decode.py against the legacy emitter
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -237,6 +241,74 @@ run-ws)
     (cd "$T" && timeout 200 python3 bench_tensorcore.py "$R" "$T/$v/tc" --iters 20 --no-flex) > "$logs/tc-$v.log" 2>&1 || fails=$((fails+1))
     echo "attention_tc ($v):"; tail -14 "$logs/tc-$v.log"
   done
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-simt)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  mkdir -p "$out/ex_tg" "$out/kv_tg" "$out/dec"
+  PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_tg" > "$out/ex_tg.build.log" 2>&1 || echo "examples on TileGPU: some did not build (ex_tg.build.log)"
+  PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv_tg" > "$out/kv_tg.build.log" 2>&1 || echo "kvcache on TileGPU: some did not build (kv_tg.build.log)"
+  "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/legacy" > "$out/dec/legacy.log" 2>&1 || cat "$out/dec/legacy.log"
+  for v in tg:1:3 tg_mb:mb:3 tg_s2:1:2 tg_s4:1:4; do
+    name=${v%%:*} rest=${v#*:} mb=${rest%%:*} st=${rest#*:}
+    if [ "$mb" = mb ]; then mbv=1; else mbv=0; fi
+    PH_GPU_LOWERING=tilegpu PH_TILEGPU_MBARRIERS=$mbv PH_TILEGPU_STAGES=$st "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/$name" > "$out/dec/$name.log" 2>&1 || cat "$out/dec/$name.log"
+  done
+  cp "$root/bench/gpu/bench_decode.py" "$out/"
+  /usr/bin/python3 - "$out/dec" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1] + "/"
+rng = np.random.default_rng()
+b, hk, n, D = 3, 8, 600, 128
+for g in (1, 4):
+    np.save(d + f"q{g}.npy", rng.uniform(-1, 1, (b, hk * g, D)).astype(np.float16))
+np.save(d + "k.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
+np.save(d + "v.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
+np.save(d + "lens.npy", np.array([1, 517, 600], dtype=np.int32))
+PY
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-simt)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  sh "$T/check_examples.sh" run "$R" "$T/ex_tg" > "$logs/examples-tg.log" 2>&1 || fails=$((fails+1))
+  echo "examples (all on TileGPU, sm_90): $(grep -c '^ok' "$logs/examples-tg.log") ok, $(grep -c '^FAIL' "$logs/examples-tg.log") failed"
+  grep FAIL -A6 "$logs/examples-tg.log" | head -30
+  sh "$T/check_kvcache.sh" run "$R" "$T/kv_tg" > "$logs/kv-tg.log" 2>&1 || fails=$((fails+1))
+  echo "kvcache (all on TileGPU, sm_90): $(grep -c 'vs interpreter: ok' "$logs/kv-tg.log") ok; $(grep failures "$logs/kv-tg.log")"
+  D=$T/dec
+  for v in legacy tg tg_mb tg_s2 tg_s4; do
+    [ -d "$D/$v" ] || continue
+    for g in 1 4; do
+      for s in 16 8; do
+        check_one "$v decode_split G=$g S=$s" "$D/$v" --kernel decode_split --config D=128,G=$g,BC=64,S=$s \
+          --in Q="$D/q$g.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy"
+      done
+    done
+  done
+  for tool in memcheck racecheck synccheck; do
+    for v in tg tg_mb; do
+      compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$D/$v" --kernel decode_split --config D=128,G=4,BC=64,S=8 \
+        --in Q="$D/q4.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy" --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+      echo "$tool $v decode_split: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+    done
+  done
+  for v in legacy tg tg_mb; do
+    c=$(ls "$D/$v"/*decode_split*G4*.cubin 2>/dev/null | head -1)
+    [ -n "$c" ] || continue
+    cuobjdump -sass "$c" > "$logs/dec-sass-$v.txt" 2>&1
+    echo "$v decode_split G=4 SASS: $(grep -c 'LDGSTS' "$logs/dec-sass-$v.txt") LDGSTS, $(grep -c 'LDG' "$logs/dec-sass-$v.txt") LDG*, $(grep -c 'LDS' "$logs/dec-sass-$v.txt") LDS*, $(grep -c 'FFMA' "$logs/dec-sass-$v.txt") FFMA, $(grep -c 'BAR.SYNC' "$logs/dec-sass-$v.txt") BAR.SYNC, $(grep -c 'SYNCS' "$logs/dec-sass-$v.txt") SYNCS"
+  done
+  dirs="" labels=""
+  for v in legacy tg tg_mb tg_s2 tg_s4; do
+    [ -d "$D/$v" ] || continue
+    dirs="$dirs${dirs:+,}$D/$v" labels="$labels${labels:+,}$v"
+  done
+  (cd "$T" && timeout 240 python3 bench_decode.py "$R" "$dirs" --labels "$labels" --out "$logs/decode.jsonl") > "$logs/decode.log" 2>&1 || fails=$((fails+1))
+  echo "decode (legacy emitter vs TileGPU SIMT variants):"; tail -16 "$logs/decode.log"
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;

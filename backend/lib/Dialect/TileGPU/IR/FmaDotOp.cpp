@@ -7,6 +7,15 @@ namespace ph::tilegpu {
 
 LogicalResult FmaDotOp::verify() {
   ArrayRef<int64_t> a = getA().getType().getShape(), b = getB().getType().getShape();
+  // A ring's leading dimension counts its stages.
+  if (getAStage()) {
+    if (a.size() != 3) return emitOpError("reads A from a stage of a 3-D ring");
+    a = a.drop_front();
+  }
+  if (getBStage()) {
+    if (b.size() != 3) return emitOpError("reads B from a stage of a 3-D ring");
+    b = b.drop_front();
+  }
   auto c = cast<RankedTensorType>(getAcc().getType());
   if (a.size() != 2 || b.size() != 2 || c.getRank() != 2) return emitOpError("takes 2-D buffers and a 2-D accumulator");
   if (!isa<BlockedEncodingAttr>(c.getEncoding())) return emitOpError("takes an accumulator in a #tilegpu.blocked layout");
