@@ -251,11 +251,20 @@ build-simt)
   PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_tg" > "$out/ex_tg.build.log" 2>&1 || echo "examples on TileGPU: some did not build (ex_tg.build.log)"
   PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv_tg" > "$out/kv_tg.build.log" 2>&1 || echo "kvcache on TileGPU: some did not build (kv_tg.build.log)"
   "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/legacy" > "$out/dec/legacy.log" 2>&1 || cat "$out/dec/legacy.log"
-  for v in tg:1:3 tg_mb:mb:3 tg_s2:1:2 tg_s4:1:4; do
-    name=${v%%:*} rest=${v#*:} mb=${rest%%:*} st=${rest#*:}
-    if [ "$mb" = mb ]; then mbv=1; else mbv=0; fi
-    PH_GPU_LOWERING=tilegpu PH_TILEGPU_MBARRIERS=$mbv PH_TILEGPU_STAGES=$st "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/$name" > "$out/dec/$name.log" 2>&1 || cat "$out/dec/$name.log"
+  PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg" > "$out/dec/tg.log" 2>&1 || cat "$out/dec/tg.log"
+  PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg_s3" > "$out/dec/tg_s3.log" 2>&1 || cat "$out/dec/tg_s3.log"
+  # Key blocks of 32 too (a copy of the example with BC in [32, 64]): smaller rings, more CTAs per SM.
+  sed 's/BC in \[64\]/BC in [32, 64]/' "$root/examples/decode_attention.ph" > "$out/dec/decode_bc.ph"
+  grep -q 'BC in \[32, 64\]' "$out/dec/decode_bc.ph" || { echo "decode_bc.ph: the autotune line changed"; exit 1; }
+  (cd "$root" && "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/legacy_bc" > "$out/dec/legacy_bc.log" 2>&1) || cat "$out/dec/legacy_bc.log"
+  (cd "$root" && PH_GPU_LOWERING=tilegpu "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc" > "$out/dec/tg_bc.log" 2>&1) || cat "$out/dec/tg_bc.log"
+  (cd "$root" && PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc_s3" > "$out/dec/tg_bc_s3.log" 2>&1) || cat "$out/dec/tg_bc_s3.log"
+  # The memory-bound examples under both lowerings, for bench_memory_bound.py --prebuilt.
+  for k in softmax layer_norm rms_norm swiglu cross_entropy; do
+    "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90 -o "$out/mem/legacy/$k" > "$out/mem.log" 2>&1 || cat "$out/mem.log"
+    PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90 -o "$out/mem/tg/$k" > "$out/mem.log" 2>&1 || cat "$out/mem.log"
   done
+  cp "$root/bench/gpu/bench_memory_bound.py" "$out/"
   cp "$root/bench/gpu/bench_decode.py" "$out/"
   /usr/bin/python3 - "$out/dec" <<'PY'
 import sys
@@ -280,7 +289,7 @@ run-simt)
   sh "$T/check_kvcache.sh" run "$R" "$T/kv_tg" > "$logs/kv-tg.log" 2>&1 || fails=$((fails+1))
   echo "kvcache (all on TileGPU, sm_90): $(grep -c 'vs interpreter: ok' "$logs/kv-tg.log") ok; $(grep failures "$logs/kv-tg.log")"
   D=$T/dec
-  for v in legacy tg tg_mb tg_s2 tg_s4; do
+  for v in legacy tg tg_s3 tg_bc; do
     [ -d "$D/$v" ] || continue
     for g in 1 4; do
       for s in 16 8; do
@@ -289,25 +298,33 @@ run-simt)
       done
     done
   done
+  for g in 1 4; do
+    check_one "tg_bc decode_split G=$g BC=32 S=16" "$D/tg_bc" --kernel decode_split --config D=128,G=$g,BC=32,S=16 \
+      --in Q="$D/q$g.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy"
+  done
   for tool in memcheck racecheck synccheck; do
-    for v in tg tg_mb; do
+    for v in tg tg_s3; do
       compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$D/$v" --kernel decode_split --config D=128,G=4,BC=64,S=8 \
         --in Q="$D/q4.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy" --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
       echo "$tool $v decode_split: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
     done
   done
-  for v in legacy tg tg_mb; do
+  for v in legacy tg; do
     c=$(ls "$D/$v"/*decode_split*G4*.cubin 2>/dev/null | head -1)
     [ -n "$c" ] || continue
     cuobjdump -sass "$c" > "$logs/dec-sass-$v.txt" 2>&1
     echo "$v decode_split G=4 SASS: $(grep -c 'LDGSTS' "$logs/dec-sass-$v.txt") LDGSTS, $(grep -c 'LDG' "$logs/dec-sass-$v.txt") LDG*, $(grep -c 'LDS' "$logs/dec-sass-$v.txt") LDS*, $(grep -c 'FFMA' "$logs/dec-sass-$v.txt") FFMA, $(grep -c 'BAR.SYNC' "$logs/dec-sass-$v.txt") BAR.SYNC, $(grep -c 'SYNCS' "$logs/dec-sass-$v.txt") SYNCS"
   done
   dirs="" labels=""
-  for v in legacy tg tg_mb tg_s2 tg_s4; do
+  for v in legacy tg tg_s3 legacy_bc tg_bc tg_bc_s3; do
     [ -d "$D/$v" ] || continue
     dirs="$dirs${dirs:+,}$D/$v" labels="$labels${labels:+,}$v"
   done
-  (cd "$T" && timeout 240 python3 bench_decode.py "$R" "$dirs" --labels "$labels" --out "$logs/decode.jsonl") > "$logs/decode.log" 2>&1 || fails=$((fails+1))
+  for v in legacy tg; do
+    (cd "$T" && timeout 150 python3 bench_memory_bound.py - "$R" --prebuilt "$T/mem/$v" --only softmax,layer_norm,rms_norm,swiglu,cross_entropy --out "$logs/mem-$v.jsonl") > "$logs/mem-$v.log" 2>&1 || fails=$((fails+1))
+    echo "memory-bound ($v):"; tail -7 "$logs/mem-$v.log"
+  done
+  (cd "$T" && timeout 400 python3 bench_decode.py "$R" "$dirs" --labels "$labels" --out "$logs/decode.jsonl") > "$logs/decode.log" 2>&1 || fails=$((fails+1))
   echo "decode (legacy emitter vs TileGPU SIMT variants):"; tail -16 "$logs/decode.log"
   echo "failures: $fails"
   [ $fails -eq 0 ]
