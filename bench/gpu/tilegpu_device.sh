@@ -252,15 +252,18 @@ build-simt)
   PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv_tg" > "$out/kv_tg.build.log" 2>&1 || echo "kvcache on TileGPU: some did not build (kv_tg.build.log)"
   "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/legacy" > "$out/dec/legacy.log" 2>&1 || cat "$out/dec/legacy.log"
   PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg" > "$out/dec/tg.log" 2>&1 || cat "$out/dec/tg.log"
-  PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg_s3" > "$out/dec/tg_s3.log" 2>&1 || cat "$out/dec/tg_s3.log"
+  # SIMT_VARIANTS=1: the ring depth and key-block A/B variants and the memory-bound examples too.
+  [ "${SIMT_VARIANTS:-0}" = 1 ] && { PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg_s3" > "$out/dec/tg_s3.log" 2>&1 || cat "$out/dec/tg_s3.log"; }
   # Key blocks of 32 too (a copy of the example with BC in [32, 64]): smaller rings, more CTAs per SM.
   sed 's/BC in \[64\]/BC in [32, 64]/' "$root/examples/decode_attention.ph" > "$out/dec/decode_bc.ph"
   grep -q 'BC in \[32, 64\]' "$out/dec/decode_bc.ph" || { echo "decode_bc.ph: the autotune line changed"; exit 1; }
-  (cd "$root" && "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/legacy_bc" > "$out/dec/legacy_bc.log" 2>&1) || cat "$out/dec/legacy_bc.log"
   (cd "$root" && PH_GPU_LOWERING=tilegpu "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc" > "$out/dec/tg_bc.log" 2>&1) || cat "$out/dec/tg_bc.log"
-  (cd "$root" && PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc_s3" > "$out/dec/tg_bc_s3.log" 2>&1) || cat "$out/dec/tg_bc_s3.log"
+  if [ "${SIMT_VARIANTS:-0}" = 1 ]; then
+    (cd "$root" && "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/legacy_bc" > "$out/dec/legacy_bc.log" 2>&1) || cat "$out/dec/legacy_bc.log"
+    (cd "$root" && PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc_s3" > "$out/dec/tg_bc_s3.log" 2>&1) || cat "$out/dec/tg_bc_s3.log"
+  fi
   # The memory-bound examples under both lowerings, for bench_memory_bound.py --prebuilt.
-  for k in softmax layer_norm rms_norm swiglu cross_entropy; do
+  [ "${SIMT_VARIANTS:-0}" = 1 ] && for k in softmax layer_norm rms_norm swiglu cross_entropy; do
     "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90 -o "$out/mem/legacy/$k" > "$out/mem.log" 2>&1 || cat "$out/mem.log"
     PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90 -o "$out/mem/tg/$k" > "$out/mem.log" 2>&1 || cat "$out/mem.log"
   done
@@ -303,10 +306,12 @@ run-simt)
       --in Q="$D/q$g.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy"
   done
   for tool in memcheck racecheck synccheck; do
-    for v in tg tg_s3; do
-      compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$D/$v" --kernel decode_split --config D=128,G=4,BC=64,S=8 \
-        --in Q="$D/q4.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy" --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
-      echo "$tool $v decode_split: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+    for v in tg tg_bc; do
+      for g in 1 4; do
+        compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$D/$v" --kernel decode_split --config D=128,G=$g,BC=64,S=8 \
+          --in Q="$D/q$g.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy" --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+        echo "$tool $v decode_split G=$g: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+      done
     done
   done
   for v in legacy tg; do
@@ -321,6 +326,7 @@ run-simt)
     dirs="$dirs${dirs:+,}$D/$v" labels="$labels${labels:+,}$v"
   done
   for v in legacy tg; do
+    [ -d "$T/mem/$v" ] || continue
     (cd "$T" && timeout 150 python3 bench_memory_bound.py - "$R" --prebuilt "$T/mem/$v" --only softmax,layer_norm,rms_norm,swiglu,cross_entropy --out "$logs/mem-$v.jsonl") > "$logs/mem-$v.log" 2>&1 || fails=$((fails+1))
     echo "memory-bound ($v):"; tail -7 "$logs/mem-$v.log"
   done

@@ -31,3 +31,32 @@ func.func @fma(%y: !tile.ptr<f32>) attributes {tile.threads = 128 : i32} {
   tile.store %d, %y[%c0, %c0] extents[%c32, %c32] {lens = array<i64: 32, 32>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<32x32xf32, #bl>, !tile.ptr<f32>
   return
 }
+
+// With partials: 4 warps repeat a [1, 64] accumulator; each sums its quarter of K = 128
+// (32 steps, from zero: 4 vectors of 8 along K per register), then a barrier, its 2
+// registers' sums stored, a barrier, and the 4 groups' sums added in order to the
+// accumulator it was given.
+#one = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#pad = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, pad = 8, order = [1, 0]}>
+#flat = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, pad = 0, order = [2, 1, 0]}>
+
+// CHECK-LABEL: gpu.func @split
+// CHECK-COUNT-64: math.fma
+// CHECK-NOT: math.fma
+// CHECK: gpu.barrier
+// CHECK-COUNT-2: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT: math.fma
+func.func @split(%y: !tile.ptr<f32>) attributes {tile.threads = 128 : i32} {
+  %acc = arith.constant dense<1.0> : tensor<1x64xf32, #one>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %a = tilegpu.local_alloc {offset = 0 : i64} : !tilegpu.memdesc<1x128xf16, #pad>
+  %b = tilegpu.local_alloc {offset = 384 : i64} : !tilegpu.memdesc<64x128xf16, #pad>
+  %p = tilegpu.local_alloc {offset = 17792 : i64} : !tilegpu.memdesc<4x1x64xf32, #flat>
+  %d = tilegpu.fma_dot %a, %b, %acc partials %p : !tilegpu.memdesc<4x1x64xf32, #flat> {transB} : !tilegpu.memdesc<1x128xf16, #pad>, !tilegpu.memdesc<64x128xf16, #pad> -> tensor<1x64xf32, #one>
+  tile.store %d, %y[%c0, %c0] extents[%c1, %c64] {lens = array<i64: 1, 64>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<1x64xf32, #one>, !tile.ptr<f32>
+  return
+}

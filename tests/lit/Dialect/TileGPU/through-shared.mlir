@@ -109,3 +109,31 @@ func.func @narrow(%Q: !tile.ptr<f16>, %n: index) -> tensor<4x64xf32, #bl> {
   }
   return %r : tensor<4x64xf32, #bl>
 }
+
+// -----
+
+// One query row over 4 warps (decode with one query head per key-value head): the 4 warps
+// hold the same scores, so the dot gets a buffer of partial sums, [4, 1, 64], and splits K
+// between them (FMA.cpp).
+
+#bl = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#ring = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, pad = 8, order = [1, 0]}>
+
+// CHECK-LABEL: func.func @one_row
+// CHECK: %[[PART:.*]] = tilegpu.local_alloc {{.*}} : !tilegpu.memdesc<4x1x64xf32
+// CHECK: tilegpu.fma_dot %{{.*}}, %{{.*}}[%{{.*}}], %{{.*}} partials %[[PART]] : !tilegpu.memdesc<4x1x64xf32, #{{.*}}> {transB}
+func.func @one_row(%q: tensor<1x128xf32, #bl>, %n: index) -> tensor<1x64xf32, #bl> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %ring = tilegpu.local_alloc : !tilegpu.memdesc<3x64x128xf16, #ring>
+  %zero = arith.constant dense<0.0> : tensor<1x64xf32, #bl>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<1x64xf32, #bl>) {
+    %st = arith.remsi %i, %c3 : index
+    %k = tilegpu.local_load %ring[%st] : !tilegpu.memdesc<3x64x128xf16, #ring> -> tensor<64x128xf16, #bl>
+    %kf = tile.convert %k : tensor<64x128xf16, #bl> -> tensor<64x128xf32, #bl>
+    %s = tilegpu.dot %q, %kf, %acc {transB} : tensor<1x128xf32, #bl>, tensor<64x128xf32, #bl> -> tensor<1x64xf32, #bl>
+    scf.yield %s : tensor<1x64xf32, #bl>
+  }
+  return %r : tensor<1x64xf32, #bl>
+}

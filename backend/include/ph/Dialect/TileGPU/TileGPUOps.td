@@ -245,13 +245,20 @@ def TileGPU_FmaDotOp : TileGPU_Op<"fma_dot", [AttrSizedOperandSegments,
     its stage (`aStage`, `bStage`: the buffer then has a leading stage
     dimension). The operands keep their storage type (f16 K and V of a cache)
     and are widened to the accumulator's as they are read.
+
+    Where the accumulator's layout repeats it over groups of warps (decode's
+    one query row over four warps), `partials` (`[R, M, N]` of the
+    accumulator's type, R the repeats) splits K between the groups: each sums
+    its share, the shares meet in the buffer (between two barriers) and every
+    group adds them all, in order, to the accumulator.
   }];
   let arguments = (ins TileGPU_MemDescType:$a, Optional<Index>:$aStage, TileGPU_MemDescType:$b,
-                       Optional<Index>:$bStage, TileGPU_Tensor:$acc, UnitAttr:$transB);
+                       Optional<Index>:$bStage, TileGPU_Tensor:$acc, Optional<TileGPU_MemDescType>:$partials,
+                       UnitAttr:$transB);
   let results = (outs TileGPU_Tensor:$result);
   let assemblyFormat = [{
-    $a (`[` $aStage^ `]`)? `,` $b (`[` $bStage^ `]`)? `,` $acc attr-dict `:` qualified(type($a)) `,`
-    qualified(type($b)) `->` type($result)
+    $a (`[` $aStage^ `]`)? `,` $b (`[` $bStage^ `]`)? `,` $acc (`partials` $partials^ `:` qualified(type($partials)))?
+    attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -6,7 +6,9 @@
 // ring), widens them to the accumulator's type and adds their product into
 // every register of that row and column, K steps unrolled. Rows read along K
 // (A, and B with transB) move several K steps at once in vectors of up to 16
-// bytes; the sums still run over k in ascending order, as with one step.
+// bytes; the sums still run over k in ascending order, as with one step. Where
+// groups of warps repeat the accumulator (fewer rows than they cover), they
+// split K between them and add up their partial sums through shared memory.
 //
 //===----------------------------------------------------------------------===//
 #include "../PatternBase.h"
@@ -68,9 +70,30 @@ struct DotFMA : OpConversionPattern<FmaDotOp> {
     Type aElem = aTy.getElementType(), bElem = bTy.getElementType();
     bool trans = op.getTransB();
     int64_t k = as.dims[1];
+    OpBuilder &b = rw;
+    // Split K between the groups of warps that hold the same elements: group q sums
+    // k in [q K/R, (q + 1) K/R) from zero; the groups meet in `partials` below.
+    int64_t reps = 1;
+    Value kLo = cIndex(b, loc, 0), group;
+    SmallVector<Value> accIn = acc;
+    if (op.getPartials()) {
+      reps = op.getPartials().getType().getShape()[0];
+      auto bl = cast<BlockedEncodingAttr>(accTy.getEncoding());
+      Value rest = arith::DivUIOp::create(b, loc, threadId(b, loc), cIndex(b, loc, 32)), along;
+      for (unsigned d : bl.getOrder()) {
+        Value c = arith::RemUIOp::create(b, loc, rest, cIndex(b, loc, bl.getWarpsPerCTA()[d]));
+        if (d == 0) along = c;
+        rest = arith::DivUIOp::create(b, loc, rest, cIndex(b, loc, bl.getWarpsPerCTA()[d]));
+      }
+      int64_t warpsPerGroup = accTy.getDimSize(0) / (int64_t(bl.getSizePerThread()[0]) * bl.getThreadsPerWarp()[0]);
+      group = arith::DivUIOp::create(b, loc, along, cIndex(b, loc, warpsPerGroup));
+      kLo = arith::MulIOp::create(b, loc, group, cIndex(b, loc, k / reps));
+      Value zero = arith::ConstantOp::create(b, loc, accElem, b.getZeroAttr(accElem));
+      for (Value &v : acc) v = zero;
+    }
     SmallVector<const BufferShape *> alongK = {&as};
     if (trans) alongK.push_back(&bs);
-    int64_t w = kStep(k, alongK);
+    int64_t w = kStep(k / reps, alongK);
     auto widen = [&](OpBuilder &b, Value v) -> Value {
       if (v.getType() == accElem) return v;
       if (v.getType().getIntOrFloatBitWidth() < accElem.getIntOrFloatBitWidth())
@@ -97,9 +120,8 @@ struct DotFMA : OpConversionPattern<FmaDotOp> {
       }
       return out;
     };
-    OpBuilder &b = rw;
-    for (int64_t k0 = 0; k0 < k; k0 += w) {
-      Value kv = cIndex(b, loc, k0);
+    for (int64_t k0 = 0; k0 < k / reps; k0 += w) {
+      Value kv = arith::AddIOp::create(b, loc, kLo, cIndex(b, loc, k0));
       SmallVector<SmallVector<Value>> av, bv;
       for (Value i : rows) av.push_back(readRun(b, a.getA(), a.getAStage(), as, aElem, i, kv, w));
       for (Value j : cols) {
@@ -116,6 +138,24 @@ struct DotFMA : OpConversionPattern<FmaDotOp> {
       for (int64_t kk = 0; kk < w; ++kk)
         for (size_t r = 0; r < acc.size(); ++r)
           acc[r] = math::FmaOp::create(b, loc, av[regRow[r]][kk], bv[regCol[r]][kk], acc[r]);
+    }
+    if (op.getPartials()) {
+      // Each group's sums into its slice (after the previous reads of the buffer), then every
+      // group adds all of them, in group order, to the accumulator it was given.
+      BufferShape ps = bufferShape(op.getPartials().getType(), 3);
+      auto at = [&](Value g, size_t r) {
+        return gep(b, loc, a.getPartials(), byteOffset(b, loc, ps, {g, rows[regRow[r]], cols[regCol[r]]}, Value()));
+      };
+      unsigned bytes = unsigned((accElem.getIntOrFloatBitWidth() + 7) / 8);
+      gpu::BarrierOp::create(b, loc);
+      for (size_t r = 0; r < acc.size(); ++r) LLVM::StoreOp::create(b, loc, acc[r], at(group, r), bytes);
+      gpu::BarrierOp::create(b, loc);
+      for (size_t r = 0; r < acc.size(); ++r) {
+        Value sum = accIn[r];
+        for (int64_t g = 0; g < reps; ++g)
+          sum = arith::AddFOp::create(b, loc, sum, LLVM::LoadOp::create(b, loc, accElem, at(cIndex(b, loc, g), r), bytes));
+        acc[r] = sum;
+      }
     }
     rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(accTy), acc));
     return success();

@@ -23,6 +23,12 @@ LogicalResult FmaDotOp::verify() {
   if (bk != k) return emitOpError("A is ") << a[0] << "x" << k << " but B's K is " << bk;
   if (c.getDimSize(0) != a[0] || c.getDimSize(1) != bn)
     return emitOpError("the accumulator must be ") << a[0] << "x" << bn;
+  if (Value p = getPartials()) {
+    ArrayRef<int64_t> ps = cast<MemDescType>(p.getType()).getShape();
+    if (ps.size() != 3 || ps[1] != c.getDimSize(0) || ps[2] != c.getDimSize(1) ||
+        cast<MemDescType>(p.getType()).getElementType() != c.getElementType())
+      return emitOpError("partials must be [R, ") << c.getDimSize(0) << ", " << c.getDimSize(1) << "] of the accumulator's type";
+  }
   if (!isa<FloatType>(c.getElementType()) || !isa<FloatType>(getA().getType().getElementType()) ||
       !isa<FloatType>(getB().getType().getElementType()))
     return emitOpError("takes floating-point operands and accumulator");

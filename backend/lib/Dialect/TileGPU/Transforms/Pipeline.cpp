@@ -156,6 +156,17 @@ void copyInto(OpBuilder &b, tile::LoadOp ld, IRMapping &map, Value buffer, Value
                       buffer, stage, ld.getLensAttr(), ld.getMaskedAttr(), ld.getSqueezedAttr());
 }
 
+/// The load (and its conversion) become a read of `stage` of the ring, where the load's
+/// value was used (the SIMT policy's FMA dots read the ring in place instead: through-shared).
+void readFromRing(Staged s, Value buf, Value stage) {
+  Value old = s.replaced();
+  OpBuilder at(old.getDefiningOp());
+  auto read = LocalLoadOp::create(at, s.load.getLoc(), old.getType(), buf, stage);
+  old.replaceAllUsesWith(read.getResult());
+  if (s.convert) s.convert.erase();
+  s.load.erase();
+}
+
 class Pipeliner {
 public:
   Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
@@ -367,14 +378,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     OpBuilder end(loop.getBody()->getTerminator());
     MBarrierArriveOp::create(end, loc, free, stage, /*copies=*/false);
   }
-  for (size_t i = 0; i < loads.size(); ++i) {
-    Value old = loads[i].replaced();
-    OpBuilder at(old.getDefiningOp());
-    auto read = LocalLoadOp::create(at, loads[i].load.getLoc(), old.getType(), bufs[i], stage);
-    old.replaceAllUsesWith(read.getResult());
-    if (loads[i].convert) loads[i].convert.erase();
-    loads[i].load.erase();
-  }
+  for (size_t i = 0; i < loads.size(); ++i) readFromRing(loads[i], bufs[i], stage);
   // Drain: the empty groups of the last iterations, and shared memory free for what follows.
   OpBuilder post(loop->getBlock(), std::next(Block::iterator(loop)));
   if (!mb) AsyncWaitOp::create(post, loc, 0);
@@ -397,20 +401,29 @@ bool Pipeliner::cloneDefs(Value v, OpBuilder *b, IRMapping &map) {
   return true;
 }
 
+/// The values from outside `loop` that its copies' addresses are computed from (the loads'
+/// operands and those of the in-loop ops they are computed by), the induction variable aside.
+SmallVector<Value> copiesReadFromOutside(scf::ForOp loop, ArrayRef<Staged> loads,
+                                         ArrayRef<SmallVector<Operation *>> slices) {
+  SmallVector<Value> out;
+  for (size_t i = 0; i < loads.size(); ++i) {
+    SmallVector<Value> used(const_cast<tile::LoadOp &>(loads[i].load)->getOperands());
+    for (Operation *op : slices[i]) used.append(op->getOperands().begin(), op->getOperands().end());
+    for (Value v : used)
+      if (v != loop.getInductionVar() && !loop->isAncestor(v.getParentBlock()->getParentOp())) out.push_back(v);
+  }
+  return out;
+}
+
 /// Whether a producer warpgroup can run the loop's copies by itself: the loop's
 /// bounds and every value its copies' addresses are computed from (outside the
 /// loop) come from the function's arguments through pure scalar ops.
 bool Pipeliner::producerCanIssue(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<SmallVector<Operation *>> slices) {
   IRMapping dry;
-  auto outside = [&](Value v) { return !loop->isAncestor(v.getParentBlock()->getParentOp()); };
   for (Value v : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
     if (!cloneDefs(v, nullptr, dry)) return false;
-  for (size_t i = 0; i < loads.size(); ++i) {
-    SmallVector<Value> used(loads[i].load->getOperands());
-    for (Operation *op : slices[i]) used.append(op->getOperands().begin(), op->getOperands().end());
-    for (Value v : used)
-      if (v != loop.getInductionVar() && outside(v) && !cloneDefs(v, nullptr, dry)) return false;
-  }
+  for (Value v : copiesReadFromOutside(loop, loads, slices))
+    if (!cloneDefs(v, nullptr, dry)) return false;
   return true;
 }
 
@@ -448,12 +461,7 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
   OpBuilder pb = OpBuilder::atBlockEnd(&ws_.getProducer().front());
   IRMapping pmap;
   for (Value v : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()}) cloneDefs(v, &pb, pmap);
-  for (size_t i = 0; i < loads.size(); ++i) {
-    SmallVector<Value> used(loads[i].load->getOperands());
-    for (Operation *op : slices[i]) used.append(op->getOperands().begin(), op->getOperands().end());
-    for (Value v : used)
-      if (v != loop.getInductionVar() && !loop->isAncestor(v.getParentBlock()->getParentOp())) cloneDefs(v, &pb, pmap);
-  }
+  for (Value v : copiesReadFromOutside(loop, loads, slices)) cloneDefs(v, &pb, pmap);
   Value lb = pmap.lookupOrDefault(loop.getLowerBound()), step = pmap.lookupOrDefault(loop.getStep());
   auto ploop = scf::ForOp::create(pb, loc, lb, pmap.lookupOrDefault(loop.getUpperBound()), step);
   OpBuilder in(ploop.getBody()->getTerminator());
@@ -484,14 +492,7 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
   MBarrierWaitOp::create(b, loc, full, cstage,
                          arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, iter, cS2), constIndex(b, loc, 2)));
   FenceAsyncSharedOp::create(b, loc);
-  for (size_t i = 0; i < loads.size(); ++i) {
-    Staged st = loads[i];
-    OpBuilder at(st.convert);
-    auto read = LocalLoadOp::create(at, st.load.getLoc(), st.convert.getType(), bufs[i], cstage);
-    st.convert.getResult().replaceAllUsesWith(read.getResult());
-    st.convert.erase();
-    st.load.erase();
-  }
+  for (size_t i = 0; i < loads.size(); ++i) readFromRing(loads[i], bufs[i], cstage);
   OpBuilder end(loop.getBody()->getTerminator());
   MBarrierArriveOp::create(end, loc, free, cstage, /*copies=*/false);
 }

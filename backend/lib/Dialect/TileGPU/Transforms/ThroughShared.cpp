@@ -37,6 +37,19 @@ bool inRegisters(ConvertLayoutOp op) {
   return m && d && d.getOpIdx() == 0 && d.getParent() == m && m.getWarpsPerCTA()[1] == 1;
 }
 
+/// How many groups of warps hold the same elements of a blocked tile because its rows are
+/// fewer than the warps along them cover (a decode's one query row over 4 warps: 4); 1 when
+/// none do, or when the columns repeat over warps too (not split).
+int64_t rowWarpRepeats(RankedTensorType t) {
+  auto bl = dyn_cast<BlockedEncodingAttr>(t.getEncoding());
+  if (!bl || t.getRank() != 2) return 1;
+  int64_t rowsPerWarp = int64_t(bl.getSizePerThread()[0]) * bl.getThreadsPerWarp()[0];
+  int64_t warpsAlong = bl.getWarpsPerCTA()[0], rows = t.getDimSize(0);
+  int64_t colsCovered = int64_t(bl.getSizePerThread()[1]) * bl.getThreadsPerWarp()[1] * bl.getWarpsPerCTA()[1];
+  if (rows % rowsPerWarp || rowsPerWarp * warpsAlong <= rows || colsCovered > t.getDimSize(1)) return 1;
+  return rowsPerWarp * warpsAlong / rows;
+}
+
 /// A buffer for tile type `t`, rows padded by `padBytes` (at least one element).
 MemDescType bufferType(RankedTensorType t, int64_t padBytes) {
   MLIRContext *ctx = t.getContext();
@@ -115,6 +128,7 @@ private:
     Value buf = alloc(bufferType(t, rowBytes % 16 == 0 && rowBytes >= 64 ? 16 : 4), loc);
     OpBuilder::InsertionGuard g(b_);
     if (Operation *def = v.getDefiningOp()) b_.setInsertionPointAfter(def);
+    else if (cast<BlockArgument>(v).getOwner() == &f_.getBody().front()) b_.setInsertionPointAfter(buf.getDefiningOp());
     else b_.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
     store(v, buf, loc);
     return {buf, Value()};
@@ -136,8 +150,18 @@ private:
     Type accElem = getElementTypeOrSelf(d.getAcc().getType());
     auto [a, aStage] = operandSource(d.getA(), accElem, loc);
     auto [b, bStage] = operandSource(d.getB(), accElem, loc);
+    // Warps that hold the same accumulator elements (fewer rows than warp groups along them)
+    // split K between them and meet in a buffer of partial sums (FMA.cpp).
+    Value partials;
+    auto accTy = cast<RankedTensorType>(d.getAcc().getType());
+    int64_t k = cast<RankedTensorType>(d.getA().getType()).getDimSize(1);
+    if (int64_t r = rowWarpRepeats(accTy); r > 1 && k % (8 * r) == 0) {
+      MLIRContext *ctx = f_.getContext();
+      auto enc = SharedEncodingAttr::get(ctx, /*vec=*/1, /*perPhase=*/1, /*maxPhase=*/1, /*pad=*/0, {2u, 1u, 0u});
+      partials = alloc(MemDescType::get(ctx, {r, accTy.getDimSize(0), accTy.getDimSize(1)}, accElem, enc), loc);
+    }
     b_.setInsertionPoint(d);
-    auto fma = FmaDotOp::create(b_, loc, d.getType(), a, aStage, b, bStage, d.getAcc(), d.getTransB());
+    auto fma = FmaDotOp::create(b_, loc, d.getType(), a, aStage, b, bStage, d.getAcc(), partials, d.getTransB());
     Value oldA = d.getA(), oldB = d.getB();
     d.getResult().replaceAllUsesWith(fma.getResult());
     d.erase();
