@@ -205,6 +205,14 @@ def reductions_ref(i):
             "T": np.trunc(x * np.float32(10.0)).astype(np.float64)}
 
 
+def argmax_ties_ref(i):
+    x = np.floor(i["X"].astype(np.float32) * np.float32(2.0)).astype(np.float64)
+    q = np.arange(x.shape[0])[:, None]
+    c = np.arange(x.shape[1])[None, :]
+    y = np.where((q % 3 == 0) & ((c == 40) | (c == 9 + q % 5)), np.nan, x)
+    return {"A": np.argmax(x, axis=1)[:, None], "H": np.argmax(y, axis=1)[:, None]}
+
+
 def branches_ref(x, mode):
     y = x * 2.0 if mode == 1 else np.exp(x) if mode == 2 else -x
     last = (x.shape[0] - 1) // 16 * 16
@@ -347,6 +355,10 @@ CASES = {
     "half_sums": dict(file="tests/numerics/kernels/half_reductions.ph", kernel="half_sums",
                       inputs={"X": (F16, (29, 32)), "C": (F32, (4, 32))}, args={},
                       outputs={"R": F32, "C": F32}, ref=half_sums_ref),
+    # Ties everywhere and two NaNs in every third row: the first maximum, or the first NaN.
+    "argmax_ties": dict(file="tests/numerics/kernels/argmax_ties.ph", kernel="argmax_ties",
+                        inputs={"X": (F32, (37, 64))}, args={}, outputs={"A": np.int32, "H": np.int32},
+                        ref=argmax_ties_ref),
     "reductions": dict(file="tests/numerics/kernels/reductions.ph", kernel="reductions",
                        inputs={"X": (F32, (37, 64)), "CS": (F32, (3, 64)), "CM": (F32, (3, 64))}, args={},
                        outputs={"RM": F32, "RA": np.int32, "CS": F32, "CM": F32, "H": F32, "T": np.int32},
