@@ -167,12 +167,12 @@ def attention_variants():
     scale = 1.0 / np.sqrt(d)
     return {
         "sliding_window_attention": dict(
-            file="examples/sliding_window_attention.ph", kernel="sliding_window_attention", inputs=qkv(F32),
-            args={"scale": scale, "W": sw}, outputs={"O": F32},
+            file="examples/sliding_window_attention.ph", kernel="sliding_window_attention", inputs=qkv(F16),
+            args={"scale": scale, "W": sw}, outputs={"O": F16},
             ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale, (j <= i) & (j > i - sw))}),
         "alibi_attention": dict(
-            file="examples/alibi_attention.ph", kernel="alibi_attention", inputs=qkv(F32),
-            args={"scale": scale, "slope": slope}, outputs={"O": F32},
+            file="examples/alibi_attention.ph", kernel="alibi_attention", inputs=qkv(F16),
+            args={"scale": scale, "slope": slope}, outputs={"O": F16},
             ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale, j <= i, bias=-slope * (i - j))}),
         "softcap_attention": dict(
             file="examples/softcap_attention.ph", kernel="softcap_attention",
@@ -182,8 +182,8 @@ def attention_variants():
                                                  score=lambda s: cap * np.tanh(s / cap))}),
         "document_attention": dict(
             file="examples/document_attention.ph", kernel="document_attention",
-            inputs=dict(qkv(F32), Start=(np.int32, (n, 1), sequence_starts)),
-            args={"scale": scale}, outputs={"O": F32},
+            inputs=dict(qkv(F16), Start=(np.int32, (n, 1), sequence_starts)),
+            args={"scale": scale}, outputs={"O": F16},
             ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale,
                                                  (j <= i) & (j >= x["Start"].astype(np.int64)))}),
         "gqa_prefill": dict(
