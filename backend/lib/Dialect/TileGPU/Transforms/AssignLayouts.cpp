@@ -154,7 +154,7 @@ bool isLayoutFree(Operation *op) {
 /// tile.insert's dest and result must have one type, and its part goes through shared memory).
 bool sharesLayout(Operation *op) {
   return isElementwise(op) ||
-         isa<tile::BroadcastOp, tile::RowMaxOp, tile::RowSumOp, tile::ConvertOp, tile::MaskColsOp, tile::CausalMaskOp,
+         isa<tile::BroadcastOp, tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp, tile::ConvertOp, tile::MaskColsOp, tile::CausalMaskOp,
              tile::ColMaxOp, tile::ColSumOp, tile::InsertOp>(op);
 }
 
@@ -266,7 +266,7 @@ LogicalResult Assigner::chooseMma() {
   bool rowsOnly = false;
   SmallVector<std::pair<int64_t, int64_t>> shapes;
   f_.walk([&](Operation *op) {
-    if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) rowsOnly = true;
+    if (isa<tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp>(op)) rowsOnly = true;
     if (auto d = dyn_cast<tile::DotOp>(op)) {
       auto rt = cast<RankedTensorType>(d.getResult().getType());
       shapes.push_back({rt.getDimSize(0), rt.getDimSize(1)});
@@ -330,7 +330,7 @@ bool Assigner::chooseWgmma() {
   bool ok = true, sameN = true, reducesRows = false;
   int64_t n0 = -1, maxN = 0;
   f_.walk([&](Operation *op) {
-    if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) reducesRows = true;
+    if (isa<tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp>(op)) reducesRows = true;
   });
   f_.walk([&](tile::DotOp d) {
     auto a = cast<RankedTensorType>(d.getA().getType()), b = cast<RankedTensorType>(d.getB().getType());
@@ -376,7 +376,7 @@ void Assigner::propagate() {
         set(d.getResult(), fmaBlocked(ctx_, rt.getDimSize(0), rt.getDimSize(1), threads_, rowsReducedFrom(d.getResult())));
     });
     f_.walk([&](Operation *op) {
-      if (!isa<tile::RowMaxOp, tile::RowSumOp>(op)) return;
+      if (!isa<tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp>(op)) return;
       auto t = cast<RankedTensorType>(op->getOperand(0).getType());
       if (t.getRank() != 2) return;
       Attribute a = rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_);
