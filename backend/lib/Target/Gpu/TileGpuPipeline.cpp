@@ -1,5 +1,6 @@
 //===- TileGpuPipeline.cpp - The TileGPU passes as the GPU target runs them --===//
 #include "TileGpuPipeline.h"
+#include "ph/Backend/Arch.h"
 #include "ph/Dialect/TileGPU/Layouts.h"
 #include "Emit/Stages.h"
 
@@ -170,8 +171,12 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // Rings on mbarriers: measured on the H200 (docs/tilegpu.md), +18 % for D = 128 attention on
   // mma.sync, nothing yet on wgmma (whose warpgroups still wait for every wgmma);
   // PH_TILEGPU_MBARRIERS=0|1 overrides.
-  po.mbarriers = res.policy == "mma";
-  if (const char *e = std::getenv("PH_TILEGPU_MBARRIERS")) po.mbarriers = std::string(e) == "1";
+  // mbarrier.try_wait.parity needs sm_90: on sm_80-89 a ring waits on cp.async groups (ptxas
+  // refused every mma-policy attention there, examples/softcap_attention.ph included).
+  const GpuArch *ga = findGpuArch(arch);
+  bool hasTryWait = ga && ga->sm >= 90;
+  po.mbarriers = res.policy == "mma" && hasTryWait;
+  if (const char *e = std::getenv("PH_TILEGPU_MBARRIERS")) po.mbarriers = std::string(e) == "1" && hasTryWait;
   // A producer warpgroup for wgmma loops (measuring: off by default).
   if (const char *e = std::getenv("PH_TILEGPU_WARPSPEC")) {
     po.warpSpecialize = std::string(e) == "1";

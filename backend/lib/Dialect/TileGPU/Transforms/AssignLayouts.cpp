@@ -122,7 +122,7 @@ bool isLayoutFree(Operation *op) {
 /// tile.insert's dest and result must have one type, and its part goes through shared memory).
 bool sharesLayout(Operation *op) {
   return isElementwise(op) ||
-         isa<tile::BroadcastOp, tile::RowMaxOp, tile::RowSumOp, tile::ConvertOp, tile::MaskColsOp, tile::CausalMaskOp,
+         isa<tile::BroadcastOp, tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp, tile::ConvertOp, tile::MaskColsOp, tile::CausalMaskOp,
              tile::ColMaxOp, tile::ColSumOp, tile::InsertOp>(op);
 }
 
@@ -201,7 +201,7 @@ LogicalResult Assigner::chooseMma() {
   bool rowsOnly = false;
   SmallVector<std::pair<int64_t, int64_t>> shapes;
   f_.walk([&](Operation *op) {
-    if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) rowsOnly = true;
+    if (isa<tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp>(op)) rowsOnly = true;
     if (auto d = dyn_cast<tile::DotOp>(op)) {
       auto rt = cast<RankedTensorType>(d.getResult().getType());
       shapes.push_back({rt.getDimSize(0), rt.getDimSize(1)});
@@ -265,7 +265,7 @@ bool Assigner::chooseWgmma() {
   bool ok = true, sameN = true, reducesRows = false;
   int64_t n0 = -1, maxN = 0;
   f_.walk([&](Operation *op) {
-    if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) reducesRows = true;
+    if (isa<tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp>(op)) reducesRows = true;
   });
   f_.walk([&](tile::DotOp d) {
     auto a = cast<RankedTensorType>(d.getA().getType()), b = cast<RankedTensorType>(d.getB().getType());
@@ -304,7 +304,7 @@ void Assigner::propagate() {
   // statistic made first must not pick a layout that splits the rows over warps).
   if (!mma_)
     f_.walk([&](Operation *op) {
-      if (!isa<tile::RowMaxOp, tile::RowSumOp>(op)) return;
+      if (!isa<tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp>(op)) return;
       auto t = cast<RankedTensorType>(op->getOperand(0).getType());
       if (t.getRank() == 2) set(op->getOperand(0), rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_));
     });
