@@ -2,9 +2,10 @@
 /// linear in the distance between query i and key j, with one `slope` per head (here one head
 /// per launch, given as an argument). The bias is a function of index tiles, as
 /// FlexAttention's `score_mod`.
-@autotune(D in [64], BR in [32], BC in [32])
-kernel alibi_attention(Q: tensor<f32>[N, D], K: tensor<f32>[N, D], V: tensor<f32>[N, D],
-                       O: tensor<f32>[N, D], scale: f32, slope: f32) {
+@tensorcore
+@autotune(D in [64], BR in [64], BC in [32])
+kernel alibi_attention(Q: tensor<f16>[N, D], K: tensor<f16>[N, D], V: tensor<f16>[N, D],
+                       O: tensor<f16>[N, D], scale: f32, slope: f32) {
   let row = ctx.block.x * BR
   let q = Q[row :+ BR, :]
   var acc: tile<f32>[BR, D] = 0.0

@@ -4,9 +4,10 @@
 /// document mask, written as comparisons of index tiles with the queries' `[BR, 1]` column of
 /// starts. The key loop starts at the block holding the earliest start among the block's
 /// queries (the first query's), so the blocks of earlier sequences are not read at all.
-@autotune(D in [64], BR in [32], BC in [32])
-kernel document_attention(Q: tensor<f32>[N, D], K: tensor<f32>[N, D], V: tensor<f32>[N, D],
-                          Start: tensor<i32>[N, 1], O: tensor<f32>[N, D], scale: f32) {
+@tensorcore
+@autotune(D in [64], BR in [64], BC in [32])
+kernel document_attention(Q: tensor<f16>[N, D], K: tensor<f16>[N, D], V: tensor<f16>[N, D],
+                          Start: tensor<i32>[N, 1], O: tensor<f16>[N, D], scale: f32) {
   let row = ctx.block.x * BR
   let q = Q[row :+ BR, :]
   let start = Start[row :+ BR, 0 :+ 1]

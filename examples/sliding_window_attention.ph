@@ -2,9 +2,10 @@
 /// `i - W < j <= i`, a window of `W` keys ending at itself. The mask is a comparison of index
 /// tiles (`row_ids`, `col_ids`) written in the kernel, as FlexAttention's `mask_mod`; the key
 /// loop starts at the first block the window reaches and stops after the block's last query.
-@autotune(D in [64], BR in [32], BC in [32])
-kernel sliding_window_attention(Q: tensor<f32>[N, D], K: tensor<f32>[N, D], V: tensor<f32>[N, D],
-                                O: tensor<f32>[N, D], scale: f32, W: i32) {
+@tensorcore
+@autotune(D in [64], BR in [64], BC in [32])
+kernel sliding_window_attention(Q: tensor<f16>[N, D], K: tensor<f16>[N, D], V: tensor<f16>[N, D],
+                                O: tensor<f16>[N, D], scale: f32, W: i32) {
   let row = ctx.block.x * BR
   let q = Q[row :+ BR, :]
   var acc: tile<f32>[BR, D] = 0.0

@@ -5,7 +5,7 @@ in GB/s and as a fraction of the copy bandwidth measured here (`y.copy_(x)` of 1
 attention variants (sliding window, ALiBi, soft-cap, document mask) next to FlexAttention with
 the same score_mod / mask_mod.
 
-usage: bench_memory_bound.py PH PH_RUN [--iters 50] [--out LOG.jsonl] [--only softmax,...]
+usage: bench_memory_bound.py PH PH_RUN [--iters 50] [--out LOG.jsonl] [--only softmax,...] [--prebuilt DIR]
 
 PH builds each example into a temporary folder (`ph build examples/K.ph --kernel K`), PH_RUN
 times it on the GPU. Every Ph output is checked against PyTorch (`ph-run --ref`: rel. L2 error,
@@ -52,7 +52,7 @@ def attention_cases():
     from torch.nn.attention.flex_attention import flex_attention, create_block_mask
     n, d, window, slope, cap = 8192, 64, 1024, 0.05, 30.0
     scale = 1 / math.sqrt(d)
-    q, k, v = (rand(n, d, dtype=torch.float32) for _ in range(3))
+    q, k, v = (rand(n, d) for _ in range(3))  # f16: every variant runs under @tensorcore
     starts = torch.zeros(n, 1, dtype=torch.int32, device="cuda")
     for s in range(0, n, 1000):
         starts[s:s + 1000] = s
@@ -72,8 +72,8 @@ def attention_cases():
         fn = lambda bm=bm, sm=score_mod: fl(q[None, None], k[None, None], v[None, None], score_mod=sm, block_mask=bm,
                                             scale=scale)[0, 0]
         out.append((name, inputs, dict(args, scale=scale), fn, "O"))
-    # The soft-cap kernel is f16 under @tensorcore and has no mask.
-    q16, k16, v16 = (rand(n, d) for _ in range(3))
+    # The soft-cap kernel has no mask.
+    q16, k16, v16 = q, k, v
     fl = torch.compile(flex_attention)
     sc = lambda s, b, h, i, j: cap * torch.tanh(s / cap)
     out.append(("softcap_attention", {"Q": q16, "K": k16, "V": v16}, {"scale": scale, "cap": cap},
@@ -81,12 +81,17 @@ def attention_cases():
     return out, n, d
 
 
-def ph_bench(ph, ph_run, tmp, name, inputs, args, ref, iters):
-    folder = os.path.join(tmp, name)
-    b = subprocess.run([ph, "build", os.path.join(ROOT, "examples", name + ".ph"), "--kernel", name, "-o", folder],
-                       capture_output=True, text=True)
-    if b.returncode != 0:
-        return None, f"build failed: {b.stderr[-1500:]}"
+def ph_bench(ph, ph_run, tmp, name, inputs, args, ref, iters, prebuilt=None):
+    if prebuilt:  # built elsewhere (a device without MLIR): PREBUILT/NAME from `ph build`
+        folder = os.path.join(prebuilt, name)
+        if not os.path.isdir(folder):
+            return None, f"not built: {folder}"
+    else:
+        folder = os.path.join(tmp, name)
+        b = subprocess.run([ph, "build", os.path.join(ROOT, "examples", name + ".ph"), "--kernel", name, "-o", folder],
+                           capture_output=True, text=True)
+        if b.returncode != 0:
+            return None, f"build failed: {b.stderr[-1500:]}"
     cmd = [ph_run, folder, "--kernel", name, "--bench", "--json", "--iters", str(iters), "--warmup", "3"]
     for k, t in inputs.items():
         p = os.path.join(tmp, f"{name}_{k}.npy"); np.save(p, t.cpu().numpy()); cmd += ["--in", f"{k}={p}"]
@@ -112,6 +117,8 @@ def main():
     ap.add_argument("ph"); ap.add_argument("ph_run")
     ap.add_argument("--iters", type=int, default=50); ap.add_argument("--out", default=None)
     ap.add_argument("--only", default="")
+    ap.add_argument("--prebuilt", default=None,
+                    help="folders PREBUILT/K made by `ph build examples/K.ph --kernel K` elsewhere (PH is unused)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     log = open(a.out, "a") if a.out else None
@@ -129,7 +136,7 @@ def main():
                 continue
             ts = list(inputs.values())
             ref = fn(*ts)
-            res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters)
+            res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, a.prebuilt)
             eager = time_cuda(lambda: fn(*ts), a.iters)
             compiled = torch.compile(fn)
             compiled(*ts)
@@ -158,7 +165,7 @@ def main():
             if only and name not in only:
                 continue
             ref = fn()
-            res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters)
+            res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, a.prebuilt)
             flex = time_cuda(fn, a.iters)
             row = {"kernel": name, "N": n, "D": d, "flex_ms": flex}
             if res is None:

@@ -121,14 +121,6 @@ const std::vector<Builtin> &table() {
                       K::IndexTile, 1, 1);
     cols.axis = 1;
     t.push_back(cols);
-    t.push_back(fn("mask_cols", "mask_cols(s: tile[R, C], n: i32, v: scalar)",
-                   "Sets the columns `j >= n` of `s` to `v`, in place. Masks the keys past the end of the last "
-                   "block: `mask_cols(s, extent(K, 0) - kt, -1.0e30)`.",
-                   K::InPlaceMask, 3, 3));
-    t.push_back(fn("causal_mask", "causal_mask(s: tile[R, C], row: i32, col: i32)",
-                   "Sets `s[i, j]` to `-1.0e30` where `col + j > row + i`, in place: a query at row `row + i` does "
-                   "not see keys after it.",
-                   K::InPlaceMask, 3, 3));
     t.push_back(fn("extent", "extent(x, d: int) -> i32",
                    "The extent of dimension `d` of `x`: a tensor's size (known at launch, or a constant) or a tile's "
                    "compile-time extent.",

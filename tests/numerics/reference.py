@@ -167,12 +167,12 @@ def attention_variants():
     scale = 1.0 / np.sqrt(d)
     return {
         "sliding_window_attention": dict(
-            file="examples/sliding_window_attention.ph", kernel="sliding_window_attention", inputs=qkv(F32),
-            args={"scale": scale, "W": sw}, outputs={"O": F32},
+            file="examples/sliding_window_attention.ph", kernel="sliding_window_attention", inputs=qkv(F16),
+            args={"scale": scale, "W": sw}, outputs={"O": F16},
             ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale, (j <= i) & (j > i - sw))}),
         "alibi_attention": dict(
-            file="examples/alibi_attention.ph", kernel="alibi_attention", inputs=qkv(F32),
-            args={"scale": scale, "slope": slope}, outputs={"O": F32},
+            file="examples/alibi_attention.ph", kernel="alibi_attention", inputs=qkv(F16),
+            args={"scale": scale, "slope": slope}, outputs={"O": F16},
             ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale, j <= i, bias=-slope * (i - j))}),
         "softcap_attention": dict(
             file="examples/softcap_attention.ph", kernel="softcap_attention",
@@ -182,8 +182,8 @@ def attention_variants():
                                                  score=lambda s: cap * np.tanh(s / cap))}),
         "document_attention": dict(
             file="examples/document_attention.ph", kernel="document_attention",
-            inputs=dict(qkv(F32), Start=(np.int32, (n, 1), sequence_starts)),
-            args={"scale": scale}, outputs={"O": F32},
+            inputs=dict(qkv(F16), Start=(np.int32, (n, 1), sequence_starts)),
+            args={"scale": scale}, outputs={"O": F16},
             ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale,
                                                  (j <= i) & (j >= x["Start"].astype(np.int64)))}),
         "gqa_prefill": dict(
@@ -203,6 +203,14 @@ def reductions_ref(i):
             "CS": b.sum(axis=1), "CM": b.max(axis=1),
             "H": (x * np.float32(100.0)).astype(np.float16).astype(np.float64),
             "T": np.trunc(x * np.float32(10.0)).astype(np.float64)}
+
+
+def argmax_ties_ref(i):
+    x = np.floor(i["X"].astype(np.float32) * np.float32(2.0)).astype(np.float64)
+    q = np.arange(x.shape[0])[:, None]
+    c = np.arange(x.shape[1])[None, :]
+    y = np.where((q % 3 == 0) & ((c == 40) | (c == 9 + q % 5)), np.nan, x)
+    return {"A": np.argmax(x, axis=1)[:, None], "H": np.argmax(y, axis=1)[:, None]}
 
 
 def branches_ref(x, mode):
@@ -347,6 +355,10 @@ CASES = {
     "half_sums": dict(file="tests/numerics/kernels/half_reductions.ph", kernel="half_sums",
                       inputs={"X": (F16, (29, 32)), "C": (F32, (4, 32))}, args={},
                       outputs={"R": F32, "C": F32}, ref=half_sums_ref),
+    # Ties everywhere and two NaNs in every third row: the first maximum, or the first NaN.
+    "argmax_ties": dict(file="tests/numerics/kernels/argmax_ties.ph", kernel="argmax_ties",
+                        inputs={"X": (F32, (37, 64))}, args={}, outputs={"A": np.int32, "H": np.int32},
+                        ref=argmax_ties_ref),
     "reductions": dict(file="tests/numerics/kernels/reductions.ph", kernel="reductions",
                        inputs={"X": (F32, (37, 64)), "CS": (F32, (3, 64)), "CM": (F32, (3, 64))}, args={},
                        outputs={"RM": F32, "RA": np.int32, "CS": F32, "CM": F32, "H": F32, "T": np.int32},

@@ -38,6 +38,8 @@ namespace tile = ph::tile;
 
 namespace {
 
+struct MaskMatch;
+
 class Emitter {
 public:
   Emitter(MLIRContext &ctx, const kir::Kernel &k, const SourceManager *sources)
@@ -89,6 +91,7 @@ private:
   Value binary(const kir::Expr &e, Location l);
   Value compare(const kir::Expr &e, Location l);
   Value select(const kir::Expr &e, Location l);
+  Value maskOp(const kir::Expr &e, const MaskMatch &m, Location l);
 
   struct SliceOperands {
     SmallVector<Value> offsets;
@@ -235,7 +238,51 @@ Value Emitter::unary(const kir::Expr &e, Location l) {
   return b.create(st)->getResult(0);
 }
 
+/// The source of `rowargmax(x)` as the elaborator writes it (elab/Calls.cpp, with ops every
+/// kir consumer has): rowmin(where(x == rowmax(x) || x != x, col_ids(x), C)), rowmin on i32
+/// being -1 - rowmax(-1 - v). Null unless `e` is exactly that tree over one `x`.
+const kir::Expr *rowArgMaxSource(const kir::Expr &e) {
+  auto isConst = [](const kir::ExprPtr &p, int64_t v) {
+    return p && p->kind == kir::ExprKind::IntConst && p->type.isScalar() && p->ival == v;
+  };
+  auto flipped = [&](const kir::Expr &n) -> const kir::Expr * { // -1 - v
+    if (n.kind != kir::ExprKind::Binary || n.op != kir::Op::Sub || n.operands.size() != 2 ||
+        n.type.elem != Elem::I32 || !isConst(n.operands[0], -1) || !n.operands[1])
+      return nullptr;
+    return n.operands[1].get();
+  };
+  const kir::Expr *max = flipped(e);
+  if (!max || max->kind != kir::ExprKind::RowReduce || max->op != kir::Op::Max || max->operands.size() != 1 ||
+      e.type.shape.size() != 2 || e.type.shape[1] != 1)
+    return nullptr;
+  const kir::Expr *sel = flipped(*max->operands[0]);
+  if (!sel || sel->kind != kir::ExprKind::Select || sel->operands.size() != 3 || sel->type.shape.size() != 2)
+    return nullptr;
+  const kir::ExprPtr &hit = sel->operands[0], &ids = sel->operands[1];
+  if (!ids || ids->kind != kir::ExprKind::IndexTile || ids->index != 1 || ids->type.shape != sel->type.shape ||
+      !isConst(sel->operands[2], sel->type.shape[1]))
+    return nullptr;
+  if (!hit || hit->kind != kir::ExprKind::Binary || hit->op != kir::Op::Or || hit->operands.size() != 2)
+    return nullptr;
+  const kir::ExprPtr &eq = hit->operands[0], &ne = hit->operands[1];
+  if (!eq || eq->kind != kir::ExprKind::Compare || eq->op != kir::Op::Eq || eq->operands.size() != 2 || !ne ||
+      ne->kind != kir::ExprKind::Compare || ne->op != kir::Op::Ne || ne->operands.size() != 2)
+    return nullptr;
+  const kir::ExprPtr &x = eq->operands[0], &m = eq->operands[1];
+  if (!x || x->type.shape != sel->type.shape || ne->operands[0] != x || ne->operands[1] != x || !m ||
+      m->kind != kir::ExprKind::RowReduce || m->op != kir::Op::Max || m->operands.size() != 1 || m->operands[0] != x)
+    return nullptr;
+  return x.get();
+}
+
 Value Emitter::binary(const kir::Expr &e, Location l) {
+  // rowargmax: one reduction of (value, column) pairs on every target (tile.rowargmax).
+  if (const kir::Expr *src = rowArgMaxSource(e)) {
+    Value x = expr(*src);
+    if (!x)
+      return {};
+    return tile::RowArgMaxOp::create(b, l, typeOf(e.type), x);
+  }
   Type t = typeOf(e.type);
   Value x = coerce(l, expr(*e.operands[0]), t);
   Value y = coerce(l, expr(*e.operands[1]), t);
@@ -278,8 +325,92 @@ Value Emitter::compare(const kir::Expr &e, Location l) {
   return arith::CmpIOp::create(b, l, p, x, y);
 }
 
-/// `where(c, a, b)`: arith.select on operands broadcast to the result's shape.
+/// `col_ids(t)` (axis 1) or `row_ids(t)` (axis 0) over exactly `shape`.
+bool isIds(const kir::ExprPtr &e, uint32_t axis, const std::vector<int64_t> &shape) {
+  return e && e->kind == kir::ExprKind::IndexTile && e->index == axis && e->type.shape == shape;
+}
+bool isIntScalar(const kir::ExprPtr &e) { return e && e->type.isScalar() && e->type.elem == Elem::I32; }
+/// `ids`, `off + ids` or `ids + off` with `off` an i32 scalar: sets `off` (null for none).
+bool offsetIds(const kir::ExprPtr &e, uint32_t axis, const std::vector<int64_t> &shape, kir::ExprPtr &off) {
+  off = nullptr;
+  if (isIds(e, axis, shape))
+    return true;
+  if (!e || e->kind != kir::ExprKind::Binary || e->op != kir::Op::Add || e->operands.size() != 2)
+    return false;
+  for (int i = 0; i < 2; ++i)
+    if (isIds(e->operands[i], axis, shape) && isIntScalar(e->operands[1 - i])) {
+      off = e->operands[1 - i];
+      return true;
+    }
+  return false;
+}
+
+/// The masks of std/masks.ph, recognised in a `where`:
+///   where(col_ids(s) < n, s, v)                              -> tile.mask_cols s, n, v
+///   where(col + col_ids(s) <= row + row_ids(s), s, -1.0e30)  -> tile.causal_mask s, row, col
+/// and the mirrored comparisons (`n > col_ids(s)`, `row + row_ids(s) >= col + col_ids(s)`).
+/// Every target lowers a mask op without index tiles, and the tensor-core path runs it only
+/// on the key blocks it changes, so the seed's kernels compile to the MLIR they did when the
+/// masks were builtins.
+struct MaskMatch {
+  bool causal = false;
+  kir::ExprPtr s, n, v;        // mask_cols
+  kir::ExprPtr row, col;       // causal_mask (null: 0)
+};
+bool matchMask(const kir::Expr &e, MaskMatch &m) {
+  if (e.operands.size() != 3 || e.type.shape.size() != 2)
+    return false;
+  const kir::ExprPtr &c = e.operands[0], &a = e.operands[1], &v = e.operands[2];
+  if (!c || c->kind != kir::ExprKind::Compare || c->operands.size() != 2 || c->type.shape != e.type.shape ||
+      !a || a->type != e.type || !v || !v->type.isScalar())
+    return false;
+  const std::vector<int64_t> &shape = e.type.shape;
+  const kir::ExprPtr &x = c->operands[0], &y = c->operands[1];
+  m.s = a;
+  if (c->op == kir::Op::Lt && isIds(x, 1, shape) && isIntScalar(y))
+    m.n = y;
+  else if (c->op == kir::Op::Gt && isIntScalar(x) && isIds(y, 1, shape))
+    m.n = x;
+  if (m.n) {
+    m.v = v;
+    return true;
+  }
+  if (v->kind != kir::ExprKind::FloatConst || v->fval != -1.0e30 || !ph::isFloat(e.type.elem))
+    return false;
+  m.causal = true;
+  if (c->op == kir::Op::Le)
+    return offsetIds(x, 1, shape, m.col) && offsetIds(y, 0, shape, m.row);
+  if (c->op == kir::Op::Ge)
+    return offsetIds(x, 0, shape, m.row) && offsetIds(y, 1, shape, m.col);
+  return false;
+}
+
+/// A matched mask, its operands emitted in the mask op's order (s, then n, v or row, col).
+Value Emitter::maskOp(const kir::Expr &e, const MaskMatch &m, Location l) {
+  Type t = typeOf(e.type);
+  Value s = coerce(l, expr(*m.s), t);
+  if (!s)
+    return {};
+  auto int32 = [&](const kir::ExprPtr &x) { return x ? coerce(l, expr(*x), b.getI32Type()) : i32Const(l, 0); };
+  if (!m.causal) {
+    Value n = int32(m.n);
+    Value v = n ? coerce(l, expr(*m.v), getElementTypeOrSelf(t)) : Value();
+    if (!v)
+      return {};
+    return tile::MaskColsOp::create(b, l, t, s, n, v);
+  }
+  Value row = int32(m.row);
+  Value col = row ? int32(m.col) : Value();
+  if (!col)
+    return {};
+  return tile::CausalMaskOp::create(b, l, t, s, row, col);
+}
+
+/// `where(c, a, b)`: a mask op when it is one of std/masks.ph's (maskOp), else arith.select
+/// on operands broadcast to the result's shape.
 Value Emitter::select(const kir::Expr &e, Location l) {
+  if (MaskMatch m; matchMask(e, m))
+    return maskOp(e, m, l);
   kir::KType cond = e.operands[0]->type;
   cond.shape = e.type.shape;
   Value c = coerce(l, expr(*e.operands[0]), typeOf(cond));
@@ -391,6 +522,8 @@ Value Emitter::expr(const kir::Expr &e) {
       return tile::ColMaxOp::create(b, l, t, x);
     return tile::ColSumOp::create(b, l, t, x);
   }
+  // Hand-built kir may still hold the mask kinds; the elaborator writes std/masks.ph's
+  // `where` instead, which select() raises to the same ops.
   case kir::ExprKind::MaskCols: {
     Value s = coerce(l, expr(*e.operands[0]), t);
     Value n = coerce(l, expr(*e.operands[1]), b.getI32Type());

@@ -22,11 +22,11 @@ enum class BuiltinKind {
   Dot,         // dot, dot_t: [M,K]·[K,N] (or [N,K]ᵀ), accumulating in the destination's type
   RowReduce,   // [R,C] -> [R,1] (op: Max, Sum; Min is written -rowmax(-x))
   ColReduce,   // [R,C] -> [1,C] (op: Max, Sum)
-  ArgMax,      // rowargmax: [R,C] -> i32 [R,1], written with rowmax, ==, where and col_ids
+  ArgMax,      // rowargmax: [R,C] -> i32 [R,1], written with rowmax, ==, where and col_ids (KirToTile lowers that to tile.rowargmax)
   Convert,     // f16(x), bf16(x), f32(x), i32(x): explicit element conversion (elem below)
   Unary,       // elementwise, floating point (op; eval and mlirOp below)
   Binary,      // elementwise, broadcasting (op: Max, Min)
-  InPlaceMask, // changes its first argument, a tile variable, in place (mask_cols, causal_mask)
+  InPlaceMask, // unused: mask_cols and causal_mask are std functions (std/masks.ph)
   Extent,      // extent(x, d)
   Range,       // range(start, end, step): drives `for`
   Select,      // where(c, a, b)

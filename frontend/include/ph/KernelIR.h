@@ -50,6 +50,7 @@ enum class ExprKind {
   Dot,        // operands a [M,K], b [K,N] (or [N,K] with transB); accumulates in type.elem
   RowReduce,  // op in {Max, Sum}; operands[0] [R,C] -> [R,1]
   ColReduce,  // op in {Max, Sum}; operands[0] [R,C] -> [1,C] (sums top to bottom)
+  // The elaborator writes std/masks.ph's where for these two; hand-built kir may still use them.
   MaskCols,   // operands: tile [R,C], n (I32), value (scalar): s[i,j] = value where j >= n
   CausalMask, // operands: tile [R,C], row (I32), col (I32): s[i,j] = -1e30 where col+j > row+i
   Compare,    // op in {Lt, Le, Gt, Ge, Eq, Ne}; operands of one element type, broadcast to `type` (Bool)

@@ -8,6 +8,21 @@
 
 namespace ph::check::elab {
 
+namespace {
+/// Whether `body` assigns (whole or in slices, at any depth) the name bound to symbol `sym`.
+bool assigns(const State &st, const std::vector<StmtPtr> &body, uint32_t sym) {
+  for (const StmtPtr &s : body) {
+    if (s->kind == StmtKind::Assign && s->target) {
+      const Expr *root = s->target.get();
+      while (root->kind == ExprKind::Index) root = root->operands[0].get();
+      if (root->kind == ExprKind::Name && st.symbolOf(root) == sym) return true;
+    }
+    if (assigns(st, s->body, sym) || assigns(st, s->elseBody, sym)) return true;
+  }
+  return false;
+}
+} // namespace
+
 void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::StmtPtr> &out) {
   for (auto &f : frames_)
     if (f.decl == &fn) {
@@ -91,6 +106,24 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
         b.type = v.type;
         b.what = "the value `" + text(arg.range) + "`";
       } else {
+        b.kind = Binding::Kind::Error;
+      }
+    }
+    // A fn that changes its first parameter in place (std/masks.ph's mask_cols,
+    // causal_mask) needs a tile variable or a slice there, not a value: said at the
+    // argument, and the body stays quiet.
+    if (i == 0 && b.kind != Binding::Kind::Error && ps != st_.paramSymbol.end() &&
+        assigns(st_, fn.body, ps->second)) {
+      bool computed = arg.kind != ExprKind::Name && arg.kind != ExprKind::Index;
+      bool writable = !computed && (b.kind == Binding::Kind::TileSlice || b.kind == Binding::Kind::TensorSlice ||
+                                    (b.kind == Binding::Kind::Var && varTypes_[b.var].isTile()));
+      if (writable && b.isLet && b.kind == Binding::Kind::Var) {
+        report(DiagKind::AssignToLet, arg.range, {k_->vars[b.var].name});
+        b.kind = Binding::Kind::Error;
+      } else if (!writable) {
+        Type shown = b.kind == Binding::Kind::Var ? varTypes_[b.var] : b.kind == Binding::Kind::Value ? b.value.type : b.type;
+        report(DiagKind::NotInPlaceTarget, arg.range,
+               {fn.name.name, "`" + text(arg.range) + "` (" + shown.symbolic() + ")"});
         b.kind = Binding::Kind::Error;
       }
     }
@@ -338,50 +371,6 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
     r.expr = un(bi.op, a.expr);
     return r;
   }
-  case BuiltinKind::InPlaceMask: {
-    const Expr &target = *e.operands[0];
-    const Binding *b = target.kind == ExprKind::Name ? bindingOf(target) : nullptr;
-    Val s = expr(target);
-    if (s.isError()) return errorVal();
-    if (!b || b->kind != Binding::Kind::Var || !varTypes_[b->var].isTile()) {
-      report(DiagKind::NotInPlaceTarget, target.range, {n, "`" + text(target.range) + "` (" + s.type.symbolic() + ")"});
-      return errorVal();
-    }
-    if (!tile2d(s, target)) return errorVal();
-    if (b->isLet) {
-      report(DiagKind::AssignToLet, target.range, {k_->vars[b->var].name});
-      return errorVal();
-    }
-    std::vector<ExprPtr> ops = {s.expr};
-    if (n == "mask_cols") {
-      Val cols = intExpr(*e.operands[1], "the column count of `mask_cols`");
-      Val v = expr(*e.operands[2]);
-      if (cols.isError() || v.isError()) return errorVal();
-      if (!v.type.isScalar()) {
-        report(DiagKind::ScalarExpected, e.operands[2]->range, {"the value of `mask_cols`", v.type.symbolic()});
-        return errorVal();
-      }
-      v = convert(v, s.type.elem, e.operands[2]->range);
-      ops.push_back(cols.expr);
-      ops.push_back(v.expr);
-    } else {
-      Val row = intExpr(*e.operands[1], "the row of `causal_mask`");
-      Val col = intExpr(*e.operands[2], "the column of `causal_mask`");
-      if (row.isError() || col.isError()) return errorVal();
-      ops.push_back(row.expr);
-      ops.push_back(col.expr);
-    }
-    auto nd = node(n == "mask_cols" ? kir::ExprKind::MaskCols : kir::ExprKind::CausalMask, s.type, e.range);
-    nd->operands = ops;
-    Val masked;
-    masked.type = s.type;
-    masked.expr = nd;
-    masked.fromDot = s.fromDot;
-    assignVar(b->var, masked, e.range, target.range, *out_);
-    Val r;
-    r.type = Type::voidType();
-    return r;
-  }
   case BuiltinKind::Extent: {
     Val x = expr(*e.operands[0]);
     auto d = constInt(*e.operands[1], "the dimension of `extent`");
@@ -496,6 +485,7 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
   case BuiltinKind::Range:
     report(DiagKind::TypeMismatch, e.range, {"a value", "range(...)` outside `for"});
     return errorVal();
+  case BuiltinKind::InPlaceMask: // no entry has it: mask_cols and causal_mask are std/masks.ph's
   case BuiltinKind::Decorator: return errorVal();
   }
   return errorVal();

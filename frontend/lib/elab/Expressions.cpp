@@ -283,7 +283,9 @@ Val Elaborator::binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc,
     if (isFloat(r.type.elem) && r.type.elem != Elem::FloatLit && (a.type.elem == Elem::FloatLit || b.type.elem == Elem::FloatLit))
       r.type.elem = elem;
   } else {
-    if (op == kir::Op::Rem) {
+    // `%` on tiles: integer tiles only (docs/language.md), as on scalars.
+    auto integral = [](const Val &v) { return v.type.elem == Elem::I32 || v.type.elem == Elem::IntLit; };
+    if (op == kir::Op::Rem && !(integral(a) && integral(b))) {
       report(DiagKind::TypeMismatch, loc, {"integers for `%`", a.type.symbolic() + " % " + b.type.symbolic()});
       return errorVal();
     }

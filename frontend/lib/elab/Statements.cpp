@@ -31,9 +31,7 @@ void Elaborator::stmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
     const std::string &n = e.name.name;
     if (auto f = st_.functions.find(n); f != st_.functions.end()) {
       inlineCall(e, *f->second, out);
-    } else if (const Builtin *bi = findBuiltinFunction(n); bi && bi->kind == BuiltinKind::InPlaceMask) {
-      expr(e);
-    } else if (bi) {
+    } else if (findBuiltinFunction(n)) {
       report(DiagKind::UselessExpression, e.range, {});
     }
     break;

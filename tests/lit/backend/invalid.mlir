@@ -183,6 +183,15 @@ func.func @splat_elem(%x: f16) {
 
 // -----
 
+// Negative: rowargmax gives one i32 column.
+func.func @rowargmax_shape(%s: tensor<4x8xf32>) {
+  // expected-error @+1 {{result shape [4, 8], expected [4, 1]}}
+  %a = tile.rowargmax %s : tensor<4x8xf32> -> tensor<4x8xi32>
+  return
+}
+
+// -----
+
 // Negative: the mask value has the tile's element type.
 func.func @mask_cols_value(%s: tensor<4x4xf32>, %n: i32, %v: f16) {
   // expected-error @+1 {{failed to verify that value has the element type}}

@@ -36,6 +36,8 @@ func.func @compute(%q: tensor<64x64xf16>, %k: tensor<32x64xf16>, %v: tensor<32x6
   %m = tile.mask_cols %s, %n, %x : tensor<64x32xf32>
   // CHECK: tile.causal_mask %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xf32>
   %c = tile.causal_mask %m, %n, %n : tensor<64x32xf32>
+  // CHECK: tile.rowargmax %{{.*}} : tensor<64x32xf32> -> tensor<64x1xi32>
+  %am = tile.rowargmax %c : tensor<64x32xf32> -> tensor<64x1xi32>
   // CHECK: tile.rowmax %{{.*}} : tensor<64x32xf32> -> tensor<64x1xf32>
   %r = tile.rowmax %c : tensor<64x32xf32> -> tensor<64x1xf32>
   // CHECK: tile.rowsum %{{.*}} : tensor<64x32xf32> -> tensor<64x1xf32>

@@ -169,6 +169,24 @@ func.func @masks(%s: tensor<4x6xf32>, %n: i32, %v: f32) {
 
 // -----
 
+// rowargmax: one reduction carrying (best value, its column); a column replaces the best
+// when it is larger, or a NaN over a number.
+// CHECK-LABEL: func.func private @argmax_cta
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf uno
+// CHECK: arith.cmpf ord
+// CHECK: linalg.index 1 : index
+// CHECK: linalg.yield %{{.*}}, %{{.*}} : f32, i32
+func.func @argmax(%s: tensor<4x6xf32>) {
+  %a = tile.rowargmax %s : tensor<4x6xf32> -> tensor<4x1xi32>
+  return
+}
+
+// -----
+
 // Tile slices become tensor slices (rank-reducing where squeezed).
 // CHECK-LABEL: func.func private @slices_cta
 // CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>

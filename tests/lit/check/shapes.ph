@@ -46,8 +46,9 @@ kernel shapes(Q: tensor<f16>[N, D], K: tensor<f16>[N, D], O: tensor<f16>[N, D], 
   let e = extent(acc, 2)
   // CHECK: shapes.ph:[[@LINE+1]]:13: error[E0211]: `mask_cols` changes its first argument in place: it must be a tile variable, found `row` (i32)
   mask_cols(row, 3, 0.0)
-  // CHECK: shapes.ph:[[@LINE+1]]:21: error[E0318]: the value of `mask_cols` must be a scalar, found `tile<f32>[BR, D]`
-  mask_cols(acc, 3, acc)
+  // CHECK: shapes.ph:[[@LINE+1]]:22: error[E0318]: the end of `range` must be a scalar, found `tile<f32>[BR, D]`
+  for t2 in range(0, acc, 8) {
+  }
   // CHECK: shapes.ph:[[@LINE+2]]:9: error[E0320]: cannot multiply `tile<f16>[BR, D]` and `tile<bf16>[BR, D]`: element types differ
   let bf = B[row :+ BR, :]
   acc = q * bf

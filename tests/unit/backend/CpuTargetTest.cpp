@@ -151,8 +151,6 @@ TEST(CpuTarget, DotTransposedMaskedSoftmax) {
   auto S = [&] { return varRead(s, f32({8, 6})); };
   ExprPtr q = load(0, {full(8), full(4)}, f32({8, 4}));
   ExprPtr kt = load(1, {full(6), full(4)}, f32({6, 4}));
-  Expr mask = ex(ExprKind::MaskCols, f32({8, 6}));
-  mask.operands = {S(), ic(5), fc(-1.0e30)};
   Expr rmax = ex(ExprKind::RowReduce, f32({8, 1}));
   rmax.op = Op::Max;
   rmax.operands = {S()};
@@ -160,7 +158,7 @@ TEST(CpuTarget, DotTransposedMaskedSoftmax) {
   rsum.op = Op::Sum;
   rsum.operands = {S()};
   k.body = {decl(s, bin(Op::Mul, dotE(q, kt, f32({8, 6}), /*transB=*/true), fc(0.5), f32({8, 6}))),
-            assign(s, mk(mask)),
+            assign(s, maskCols(S(), ic(5), fc(-1.0e30), f32({8, 6}))),
             decl(mx, mk(rmax)),
             assign(s, un(Op::Exp, bin(Op::Sub, S(), varRead(mx, f32({8, 1})), f32({8, 6})), f32({8, 6}))),
             store(2, {full(8), full(6)}, bin(Op::Div, S(), mk(rsum), f32({8, 6})))};
@@ -193,9 +191,8 @@ TEST(CpuTarget, CausalMaskPerBlock) {
   k.tensors = {tensorParam("X", Elem::F32, {8, 8}, {"8", "8"}, true, false),
                tensorParam("Y", Elem::F32, {8, 8}, {"8", "8"}, false, true)};
   ExprPtr row = bin(Op::Mul, blockId(0), ic(4), ty(Elem::I32));
-  Expr cm = ex(ExprKind::CausalMask, f32({4, 8}));
-  cm.operands = {load(0, {range(row, 4, false), full(8)}, f32({4, 8})), row, ic(2)};
-  k.body = {store(1, {range(row, 4, false), full(8)}, mk(cm))};
+  k.body = {store(1, {range(row, 4, false), full(8)},
+                  causalMask(load(0, {range(row, 4, false), full(8)}, f32({4, 8})), row, ic(2), f32({4, 8})))};
   std::vector<HostTensor> t = {randomTensor(Elem::F32, {8, 8}, 6), nanTensor(Elem::F32, {8, 8})};
   runCpu(k, t, {}, {}, 2);
   for (int i = 0; i < 8; ++i)

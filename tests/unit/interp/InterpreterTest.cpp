@@ -160,15 +160,16 @@ TEST(Interpreter, RowReductionsGiveColumns) {
 }
 
 TEST(Interpreter, MaskColsAndCausalMask) {
-  // s = 1 everywhere; mask_cols(s, 2, -7); causal_mask(t, row=1, col=2).
+  // s = 1 everywhere; mask_cols(s, 2, -7); causal_mask(t, row=1, col=2), as std/masks.ph
+  // writes them (where, col_ids, row_ids).
   Kernel k;
   k.name = "masks";
   k.tensors = {tensorParam("A", Elem::F32, {3, 4}, {"3", "4"}, false, true),
                tensorParam("B", Elem::F32, {3, 4}, {"3", "4"}, false, true)};
   KType t = ty(Elem::F32, {3, 4});
   ExprPtr ones = splat(fc(1.0), t);
-  k.body = {store(0, {full(3), full(4)}, op(ExprKind::MaskCols, Op::None, {ones, ic(2), fc(-7.0)}, t)),
-            store(1, {full(3), full(4)}, op(ExprKind::CausalMask, Op::None, {ones, ic(1), ic(2)}, t))};
+  k.body = {store(0, {full(3), full(4)}, maskCols(ones, ic(2), fc(-7.0), t)),
+            store(1, {full(3), full(4)}, causalMask(ones, ic(1), ic(2), t))};
   Launch l;
   l.tensors = {nans(Elem::F32, {3, 4}), nans(Elem::F32, {3, 4})};
   l.bind();

@@ -96,6 +96,24 @@ inline ExprPtr bin(Op o, ExprPtr a, ExprPtr b, KType t) { return op(ExprKind::Bi
 inline ExprPtr un(Op o, ExprPtr a, KType t) { return op(ExprKind::Unary, o, {a}, std::move(t)); }
 inline ExprPtr convert(ExprPtr a, KType t) { return op(ExprKind::Convert, Op::None, {a}, std::move(t)); }
 inline ExprPtr splat(ExprPtr a, KType t) { return op(ExprKind::Splat, Op::None, {a}, std::move(t)); }
+/// `col_ids` (axis 1) or `row_ids` (axis 0) of a tile of shape `t`.
+inline ExprPtr ids(uint32_t axis, const KType &t) {
+  Expr e = ex(ExprKind::IndexTile, KType{Elem::I32, t.shape});
+  e.index = axis;
+  return mk(std::move(e));
+}
+/// std/masks.ph's mask_cols(s, n, v) as the elaborator builds it: where(col_ids(s) < n, s, v).
+inline ExprPtr maskCols(ExprPtr s, ExprPtr n, ExprPtr v, const KType &t) {
+  ExprPtr c = op(ExprKind::Compare, Op::Lt, {ids(1, t), std::move(n)}, KType{Elem::Bool, t.shape});
+  return op(ExprKind::Select, Op::None, {c, std::move(s), std::move(v)}, t);
+}
+/// std/masks.ph's causal_mask(s, row, col): where(col + col_ids(s) <= row + row_ids(s), s, -1.0e30).
+inline ExprPtr causalMask(ExprPtr s, ExprPtr row, ExprPtr col, const KType &t) {
+  KType it{Elem::I32, t.shape};
+  ExprPtr c = op(ExprKind::Compare, Op::Le, {bin(Op::Add, std::move(col), ids(1, t), it), bin(Op::Add, std::move(row), ids(0, t), it)},
+                 KType{Elem::Bool, t.shape});
+  return op(ExprKind::Select, Op::None, {c, std::move(s), fc(-1.0e30, t.elem)}, t);
+}
 inline ExprPtr dotE(ExprPtr a, ExprPtr b, KType t, bool transB = false) {
   Expr e = ex(ExprKind::Dot, std::move(t));
   e.operands = {a, b};

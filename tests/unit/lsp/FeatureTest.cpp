@@ -76,7 +76,7 @@ kernel causal_attention(Q: tensor<f32>[N, D], K: tensor<f32>[N, D], V: tensor<f3
     let v = V[kt :+ BC, :]
     var s: tile<f32>[BR, BC] = dot_t(q, k)
     s = $s^s * scale
-    causal_mask(s, row, kt)
+    $cm[[causal_m$cmp^ask]](s, row, kt)
     $os[[online_so$osp^ftmax]](acc, m, l, s, v)
   }
   acc = acc / l
@@ -95,6 +95,24 @@ TEST(Hover, StdFunctionAtTheCallShowsSignatureDocAndSource) {
   EXPECT_NE(v.find("online softmax"), std::string::npos) << v; // the `///` documentation
   EXPECT_NE(v.find("std/attention.ph:12"), std::string::npos) << v;
   EXPECT_EQ(h["range"], rangeJson(*s, a.range("os")));
+}
+
+TEST(Hover, StdMaskIsAFunctionOfStdMasks) {
+  // causal_mask is an ordinary std function (std/masks.ph), no longer a builtin.
+  Annotations a(kCausal);
+  auto s = snapshotOf(a.code());
+  ASSERT_FALSE(s->analysis->hasErrors());
+  json h = hover(*s, at(*s, a.point("cmp")), {});
+  ASSERT_TRUE(h.is_object()) << h;
+  std::string v = h["contents"]["value"];
+  EXPECT_NE(v.find("fn causal_mask(s, row, col)"), std::string::npos) << v;
+  EXPECT_NE(v.find("does not see the keys after it"), std::string::npos) << v; // its `///` lines
+  EXPECT_NE(v.find("std/masks.ph:16"), std::string::npos) << v;
+  EXPECT_EQ(h["range"], rangeJson(*s, a.range("cm")));
+  json d = definition(*s, at(*s, a.point("cmp")));
+  ASSERT_TRUE(d.is_array() && d.size() == 1) << d;
+  EXPECT_NE(d[0]["uri"].get<std::string>().find("std/masks.ph"), std::string::npos) << d;
+  EXPECT_EQ(d[0]["range"]["start"]["line"], 15); // `fn causal_mask` is line 16
 }
 
 TEST(Hover, StdFunctionAtItsDefinition) {

@@ -129,10 +129,84 @@ struct RowReducePattern : OpConversionPattern<ReduceOp> {
   }
 };
 
+/// rowargmax: (value, column) pairs combined within a thread, then across the lanes that
+/// share the row with butterfly shuffles of both halves. The combination (the larger value,
+/// a NaN above any number, then the smaller column) is associative and commutative, so the
+/// order of combining does not change the index: the first maximum, or the first NaN.
+struct RowArgMaxPattern : OpConversionPattern<tile::RowArgMaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(tile::RowArgMaxOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto srcTy = cast<RankedTensorType>(op.getSource().getType());
+    auto resTy = cast<RankedTensorType>(op.getType());
+    if (srcTy.getEncoding() != resTy.getEncoding() || srcTy.getRank() != 2)
+      return rw.notifyMatchFailure(op, "a reduction between layouts");
+    RegisterLayout src = layoutOfType(srcTy), res = layoutOfType(resTy);
+    SmallVector<int> xors;
+    std::string why;
+    if (!rowLanes(srcTy.getEncoding(), src, xors, why)) return rw.notifyMatchFailure(op, why);
+    Type elem = srcTy.getElementType();
+    bool isFloat = isa<FloatType>(elem);
+    SmallVector<Value> in = unpack(rw, loc, a.getSource());
+    // Shuffles move 32-bit values; widening a 16-bit float is exact.
+    if (isFloat && elem.getIntOrFloatBitWidth() < 32)
+      for (Value &v : in) v = arith::ExtFOp::create(rw, loc, rw.getF32Type(), v);
+    // Whether (w, j) comes before (v, i).
+    auto better = [&](Value v, Value i, Value w, Value j) -> Value {
+      Value before = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::slt, j, i);
+      if (!isFloat) {
+        Value gt = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sgt, w, v);
+        Value eq = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, w, v);
+        return arith::OrIOp::create(rw, loc, gt, arith::AndIOp::create(rw, loc, eq, before));
+      }
+      Value gt = arith::CmpFOp::create(rw, loc, arith::CmpFPredicate::OGT, w, v);
+      Value eq = arith::CmpFOp::create(rw, loc, arith::CmpFPredicate::OEQ, w, v);
+      Value wNan = arith::CmpFOp::create(rw, loc, arith::CmpFPredicate::UNO, w, w);
+      Value vNan = arith::CmpFOp::create(rw, loc, arith::CmpFPredicate::UNO, v, v);
+      Value vNum = arith::CmpFOp::create(rw, loc, arith::CmpFPredicate::ORD, v, v);
+      Value same = arith::OrIOp::create(rw, loc, eq, arith::AndIOp::create(rw, loc, wNan, vNan));
+      Value r = arith::OrIOp::create(rw, loc, gt, arith::AndIOp::create(rw, loc, wNan, vNum));
+      return arith::OrIOp::create(rw, loc, r, arith::AndIOp::create(rw, loc, same, before));
+    };
+    using Pair = std::pair<Value, Value>;
+    auto combine = [&](Pair p, Pair q) -> Pair {
+      Value take = better(p.first, p.second, q.first, q.second);
+      return {arith::SelectOp::create(rw, loc, take, q.first, p.first),
+              arith::SelectOp::create(rw, loc, take, q.second, p.second)};
+    };
+    SmallVector<Value> base = threadBase(rw, loc, srcTy.getEncoding(), src);
+    std::map<std::pair<int64_t, int64_t>, Pair> partial;
+    SmallVector<int64_t> rep, e;
+    for (int64_t r = 0; r < src.numRegs(); ++r) {
+      src.decompose(r, rep, e);
+      Value col = arith::IndexCastOp::create(rw, loc, rw.getI32Type(), position(rw, loc, src, base, r, 1));
+      auto key = std::make_pair(rep[0], e[0]);
+      auto it = partial.find(key);
+      partial[key] = it == partial.end() ? Pair{in[r], col} : combine(it->second, {in[r], col});
+    }
+    Value width = arith::ConstantIntOp::create(rw, loc, 32, 32);
+    for (auto &[key, p] : partial)
+      for (int x : xors) {
+        Value off = arith::ConstantIntOp::create(rw, loc, x, 32);
+        Value ov = gpu::ShuffleOp::create(rw, loc, p.first, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+        Value oi = gpu::ShuffleOp::create(rw, loc, p.second, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+        p = combine(p, {ov, oi});
+      }
+    SmallVector<Value> out;
+    for (int64_t r = 0; r < res.numRegs(); ++r) {
+      res.decompose(r, rep, e);
+      out.push_back(partial.at({rep[0], e[0]}).second);
+    }
+    rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(resTy), out));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateReducePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
-  p.add<BroadcastPattern, RowReducePattern<tile::RowMaxOp, true>, RowReducePattern<tile::RowSumOp, false>>(tc, p.getContext());
+  p.add<BroadcastPattern, RowReducePattern<tile::RowMaxOp, true>, RowReducePattern<tile::RowSumOp, false>,
+        RowArgMaxPattern>(tc, p.getContext());
 }
 
 } // namespace ph::tilegpu

@@ -260,6 +260,44 @@ Value lowerReduce(OpBuilder &b, Operation *op, bool isMax, bool rows) {
   return acc == elem ? g.getResult(0) : convertTo(b, loc, g.getResult(0), rt);
 }
 
+/// rowargmax: one reduction over the columns carrying (best value, its column),
+/// left to right; a column replaces the best when it is larger, or a NaN over a
+/// number, so the first maximum (or the first NaN) is kept.
+Value lowerRowArgMax(OpBuilder &b, RowArgMaxOp op) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto st = cast<RankedTensorType>(op.getSource().getType());
+  auto rt = cast<RankedTensorType>(op.getResult().getType());
+  Type elem = st.getElementType();
+  bool isF = isa<FloatType>(elem);
+  Value best = filled(b, loc, RankedTensorType::get(rt.getShape(), elem), lowestOf(b, loc, elem));
+  Value at = filled(b, loc, rt, constantOf(b, loc, rt.getElementType(), 0));
+  AffineExpr i, j;
+  bindDims(ctx, i, j);
+  AffineExpr zero = getAffineConstantExpr(0, ctx);
+  AffineMap in = AffineMap::get(2, 0, {i, j}, ctx), out = AffineMap::get(2, 0, {i, zero}, ctx);
+  SmallVector<utils::IteratorType> iters = {utils::IteratorType::parallel, utils::IteratorType::reduction};
+  auto g = linalg::GenericOp::create(
+      b, loc, TypeRange{best.getType(), rt}, ValueRange{op.getSource()}, ValueRange{best, at},
+      SmallVector<AffineMap>{in, out, out}, iters,
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        Value x = args[0], bv = args[1], bi = args[2];
+        Value take;
+        if (isF) {
+          Value gt = arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OGT, x, bv);
+          Value xNan = arith::CmpFOp::create(bb, l, arith::CmpFPredicate::UNO, x, x);
+          Value bNum = arith::CmpFOp::create(bb, l, arith::CmpFPredicate::ORD, bv, bv);
+          take = arith::OrIOp::create(bb, l, gt, arith::AndIOp::create(bb, l, xNan, bNum));
+        } else {
+          take = arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sgt, x, bv);
+        }
+        Value col = arith::IndexCastOp::create(bb, l, bb.getI32Type(), linalg::IndexOp::create(bb, l, 1));
+        linalg::YieldOp::create(bb, l, ValueRange{arith::SelectOp::create(bb, l, take, x, bv).getResult(),
+                                                  arith::SelectOp::create(bb, l, take, col, bi).getResult()});
+      });
+  return g.getResult(1);
+}
+
 /// A linalg.generic computing `body(indices, element)` for every element of
 /// `source` into a new tensor of the same type.
 Value mapWithIndices(OpBuilder &b, Location loc, Value source,
@@ -337,6 +375,8 @@ LogicalResult lowerBody(func::FuncOp f, ArrayRef<Value> blockIds) {
       repl = lowerReduce(b, op, isa<RowMaxOp>(op), /*rows=*/true);
     } else if (isa<ColMaxOp, ColSumOp>(op)) {
       repl = lowerReduce(b, op, isa<ColMaxOp>(op), /*rows=*/false);
+    } else if (auto o = dyn_cast<RowArgMaxOp>(op)) {
+      repl = lowerRowArgMax(b, o);
     } else if (auto o = dyn_cast<BroadcastOp>(op)) {
       repl = lowerBroadcast(b, o);
     } else if (auto o = dyn_cast<SplatOp>(op)) {

@@ -160,6 +160,7 @@ template <typename ReduceOp> static LogicalResult verifyRowReduce(ReduceOp op) {
 }
 LogicalResult RowMaxOp::verify() { return verifyRowReduce(*this); }
 LogicalResult RowSumOp::verify() { return verifyRowReduce(*this); }
+LogicalResult RowArgMaxOp::verify() { return verifyRowReduce(*this); }
 
 template <typename ReduceOp> static LogicalResult verifyColReduce(ReduceOp op) {
   ArrayRef<int64_t> s = op.getSource().getType().getShape(), r = op.getType().getShape();

@@ -148,8 +148,8 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   bool reducesRows = false, legacyCannot = false;
   m.walk([&](Operation *op) {
     if (isa<tile::RowMaxOp, tile::RowSumOp>(op)) reducesRows = true;
-    // The legacy emitters refuse `if` and column reductions: TileGPU takes those kernels.
-    if (isa<scf::IfOp, tile::ColMaxOp, tile::ColSumOp>(op)) legacyCannot = true;
+    // The legacy emitters refuse `if`, column reductions and rowargmax: TileGPU takes those kernels.
+    if (isa<scf::IfOp, tile::ColMaxOp, tile::ColSumOp, tile::RowArgMaxOp>(op)) legacyCannot = true;
   });
   // On sm_90a such a kernel runs on wgmma when the policy can take it (attention
   // with P from registers); mma.sync attention stays on the legacy emitter.

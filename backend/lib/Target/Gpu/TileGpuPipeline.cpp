@@ -1,5 +1,6 @@
 //===- TileGpuPipeline.cpp - The TileGPU passes as the GPU target runs them --===//
 #include "TileGpuPipeline.h"
+#include "ph/Backend/Arch.h"
 #include "ph/Dialect/TileGPU/Layouts.h"
 #include "Emit/Stages.h"
 
@@ -164,14 +165,21 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   const char *raster = std::getenv("PH_TILEGPU_RASTER");
   if (gemmShaped(m) && !(raster && std::string(raster) == "0")) lowerPm.addPass(tilegpu::createTileGPURasterize());
   tilegpu::TileGPUPipelineOptions po;
-  // Tuning knobs for measuring pipeline depth (default 3 stages, 4 for wgmma operands).
+  // Tuning knobs for measuring pipeline depth (default 3 stages, 4 for wgmma operands). The
+  // SIMT policy's FMA dots read their rings in place: 2 stages (one block ahead) leave room for
+  // a third CTA per SM, measured faster on the H200 (decode 3,842 vs 3,532 GB/s, docs/tilegpu.md).
+  if (res.policy == "simt") po.stages = 2;
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_STAGES")) po.wgmmaStages = std::max(2, std::atoi(e));
   // Rings on mbarriers: measured on the H200 (docs/tilegpu.md), +18 % for D = 128 attention on
   // mma.sync, nothing yet on wgmma (whose warpgroups still wait for every wgmma);
   // PH_TILEGPU_MBARRIERS=0|1 overrides.
-  po.mbarriers = res.policy == "mma";
-  if (const char *e = std::getenv("PH_TILEGPU_MBARRIERS")) po.mbarriers = std::string(e) == "1";
+  // mbarrier.try_wait.parity needs sm_90: on sm_80-89 a ring waits on cp.async groups (ptxas
+  // refused every mma-policy attention there, examples/softcap_attention.ph included).
+  const GpuArch *ga = findGpuArch(arch);
+  bool hasTryWait = ga && ga->sm >= 90;
+  po.mbarriers = res.policy == "mma" && hasTryWait;
+  if (const char *e = std::getenv("PH_TILEGPU_MBARRIERS")) po.mbarriers = std::string(e) == "1" && hasTryWait;
   // A producer warpgroup for wgmma loops (measuring: off by default).
   if (const char *e = std::getenv("PH_TILEGPU_WARPSPEC")) {
     po.warpSpecialize = std::string(e) == "1";

@@ -131,6 +131,21 @@ class Tile_RowReduceOp<string mnemonic, string what>
 def Tile_RowMaxOp : Tile_RowReduceOp<"rowmax", "maximum">;
 def Tile_RowSumOp : Tile_RowReduceOp<"rowsum", "sum">;
 
+def Tile_RowArgMaxOp : Tile_Op<"rowargmax", [Pure]> {
+  let summary = "the column of each row's maximum: [R, C] -> [R, 1] i32";
+  let description = [{
+    `rowargmax(x)`, one reduction of (value, column) pairs: the least column
+    holding the row's maximum, or its first NaN (numpy's `argmax`). The
+    combination is associative and commutative (larger value first, NaN above
+    every number, then the smaller column), so any order of combining, a
+    thread's registers and then butterfly shuffles, gives the same index.
+  }];
+  let arguments = (ins 2DTensorOf<[AnyFloat, I32]>:$source);
+  let results = (outs 2DTensorOf<[I32]>:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 class Tile_ColReduceOp<string mnemonic, string what>
     : Tile_Op<mnemonic, [Pure, AllElementTypesMatch<["source", "result"]>]> {
   let summary = "column " # what # ": [R, C] -> [1, C]";
