@@ -19,6 +19,10 @@
 #   tilegpu_device.sh build-ws PH OUT      a producer warpgroup (PH_TILEGPU_WARPSPEC=1) against the
 #   tilegpu_device.sh run-ws OUT [LOGS]    default on sm_90a: every configuration checked,
 #                                         sanitizers, SASS, bench_prefill.py and bench_tensorcore.py
+#   tilegpu_device.sh build-simt PH OUT    everything on TileGPU (its SIMT policy too) for sm_90: the
+#   tilegpu_device.sh run-simt OUT [LOGS]  examples and kvcache checks, decode_split's ring variants
+#                                         (CTA barrier, mbarriers, 2 and 4 stages) checked and under
+#                                         the sanitizers, SASS, bench_decode.py against the legacy emitter
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -237,6 +241,100 @@ run-ws)
     (cd "$T" && timeout 200 python3 bench_tensorcore.py "$R" "$T/$v/tc" --iters 20 --no-flex) > "$logs/tc-$v.log" 2>&1 || fails=$((fails+1))
     echo "attention_tc ($v):"; tail -14 "$logs/tc-$v.log"
   done
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-simt)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  mkdir -p "$out/ex_tg" "$out/kv_tg" "$out/dec"
+  PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_tg" > "$out/ex_tg.build.log" 2>&1 || echo "examples on TileGPU: some did not build (ex_tg.build.log)"
+  PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv_tg" > "$out/kv_tg.build.log" 2>&1 || echo "kvcache on TileGPU: some did not build (kv_tg.build.log)"
+  "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/legacy" > "$out/dec/legacy.log" 2>&1 || cat "$out/dec/legacy.log"
+  PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg" > "$out/dec/tg.log" 2>&1 || cat "$out/dec/tg.log"
+  # SIMT_VARIANTS=1: the ring depth and key-block A/B variants and the memory-bound examples too.
+  [ "${SIMT_VARIANTS:-0}" = 1 ] && { PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg_s3" > "$out/dec/tg_s3.log" 2>&1 || cat "$out/dec/tg_s3.log"; }
+  # Key blocks of 32 too (a copy of the example with BC in [32, 64]): smaller rings, more CTAs per SM.
+  sed 's/BC in \[64\]/BC in [32, 64]/' "$root/examples/decode_attention.ph" > "$out/dec/decode_bc.ph"
+  grep -q 'BC in \[32, 64\]' "$out/dec/decode_bc.ph" || { echo "decode_bc.ph: the autotune line changed"; exit 1; }
+  (cd "$root" && PH_GPU_LOWERING=tilegpu "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc" > "$out/dec/tg_bc.log" 2>&1) || cat "$out/dec/tg_bc.log"
+  if [ "${SIMT_VARIANTS:-0}" = 1 ]; then
+    (cd "$root" && "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/legacy_bc" > "$out/dec/legacy_bc.log" 2>&1) || cat "$out/dec/legacy_bc.log"
+    (cd "$root" && PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc_s3" > "$out/dec/tg_bc_s3.log" 2>&1) || cat "$out/dec/tg_bc_s3.log"
+  fi
+  # The memory-bound examples under both lowerings, for bench_memory_bound.py --prebuilt.
+  [ "${SIMT_VARIANTS:-0}" = 1 ] && for k in softmax layer_norm rms_norm swiglu cross_entropy; do
+    "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90 -o "$out/mem/legacy/$k" > "$out/mem.log" 2>&1 || cat "$out/mem.log"
+    PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90 -o "$out/mem/tg/$k" > "$out/mem.log" 2>&1 || cat "$out/mem.log"
+  done
+  cp "$root/bench/gpu/bench_memory_bound.py" "$out/"
+  cp "$root/bench/gpu/bench_decode.py" "$out/"
+  /usr/bin/python3 - "$out/dec" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1] + "/"
+rng = np.random.default_rng()
+b, hk, n, D = 3, 8, 600, 128
+for g in (1, 4):
+    np.save(d + f"q{g}.npy", rng.uniform(-1, 1, (b, hk * g, D)).astype(np.float16))
+np.save(d + "k.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
+np.save(d + "v.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
+np.save(d + "lens.npy", np.array([1, 517, 600], dtype=np.int32))
+PY
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-simt)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  sh "$T/check_examples.sh" run "$R" "$T/ex_tg" > "$logs/examples-tg.log" 2>&1 || fails=$((fails+1))
+  echo "examples (all on TileGPU, sm_90): $(grep -c '^ok' "$logs/examples-tg.log") ok, $(grep -c '^FAIL' "$logs/examples-tg.log") failed"
+  grep FAIL -A6 "$logs/examples-tg.log" | head -30
+  sh "$T/check_kvcache.sh" run "$R" "$T/kv_tg" > "$logs/kv-tg.log" 2>&1 || fails=$((fails+1))
+  echo "kvcache (all on TileGPU, sm_90): $(grep -c 'vs interpreter: ok' "$logs/kv-tg.log") ok; $(grep failures "$logs/kv-tg.log")"
+  D=$T/dec
+  for v in legacy tg tg_s3 tg_bc; do
+    [ -d "$D/$v" ] || continue
+    for g in 1 4; do
+      for s in 16 8; do
+        check_one "$v decode_split G=$g S=$s" "$D/$v" --kernel decode_split --config D=128,G=$g,BC=64,S=$s \
+          --in Q="$D/q$g.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy"
+      done
+    done
+  done
+  for g in 1 4; do
+    check_one "tg_bc decode_split G=$g BC=32 S=16" "$D/tg_bc" --kernel decode_split --config D=128,G=$g,BC=32,S=16 \
+      --in Q="$D/q$g.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy"
+  done
+  for tool in memcheck racecheck synccheck; do
+    for v in tg tg_bc; do
+      for g in 1 4; do
+        compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$D/$v" --kernel decode_split --config D=128,G=$g,BC=64,S=8 \
+          --in Q="$D/q$g.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy" --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+        echo "$tool $v decode_split G=$g: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+      done
+    done
+  done
+  for v in legacy tg; do
+    c=$(ls "$D/$v"/*decode_split*G4*.cubin 2>/dev/null | head -1)
+    [ -n "$c" ] || continue
+    cuobjdump -sass "$c" > "$logs/dec-sass-$v.txt" 2>&1
+    echo "$v decode_split G=4 SASS: $(grep -c 'LDGSTS' "$logs/dec-sass-$v.txt") LDGSTS, $(grep -c 'LDG' "$logs/dec-sass-$v.txt") LDG*, $(grep -c 'LDS' "$logs/dec-sass-$v.txt") LDS*, $(grep -c 'FFMA' "$logs/dec-sass-$v.txt") FFMA, $(grep -c 'BAR.SYNC' "$logs/dec-sass-$v.txt") BAR.SYNC, $(grep -c 'SYNCS' "$logs/dec-sass-$v.txt") SYNCS"
+  done
+  dirs="" labels=""
+  for v in legacy tg tg_s3 legacy_bc tg_bc tg_bc_s3; do
+    [ -d "$D/$v" ] || continue
+    dirs="$dirs${dirs:+,}$D/$v" labels="$labels${labels:+,}$v"
+  done
+  for v in legacy tg; do
+    [ -d "$T/mem/$v" ] || continue
+    (cd "$T" && timeout 150 python3 bench_memory_bound.py - "$R" --prebuilt "$T/mem/$v" --only softmax,layer_norm,rms_norm,swiglu,cross_entropy --out "$logs/mem-$v.jsonl") > "$logs/mem-$v.log" 2>&1 || fails=$((fails+1))
+    echo "memory-bound ($v):"; tail -7 "$logs/mem-$v.log"
+  done
+  # SIMT_BENCH_S=0: the checks only.
+  if [ "${SIMT_BENCH_S:-400}" != 0 ]; then
+    (cd "$T" && timeout ${SIMT_BENCH_S:-400} python3 bench_decode.py "$R" "$dirs" --labels "$labels" ${SIMT_SHAPES:+--shapes $SIMT_SHAPES} --backends cudnn,flash --out "$logs/decode.jsonl") > "$logs/decode.log" 2>&1 || fails=$((fails+1))
+    echo "decode (legacy emitter vs TileGPU SIMT variants):"; tail -16 "$logs/decode.log"
+  fi
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;

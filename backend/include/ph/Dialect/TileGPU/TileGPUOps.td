@@ -231,20 +231,34 @@ def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize", [SingleBlock, NoTer
   let assemblyFormat = "attr-dict `consumer` $consumer `producer` $producer";
 }
 
-def TileGPU_FmaDotOp : TileGPU_Op<"fma_dot", [MemoryEffects<[MemRead<SharedMemoryResource>]>,
+def TileGPU_FmaDotOp : TileGPU_Op<"fma_dot", [AttrSizedOperandSegments,
+                                               MemoryEffects<[MemRead<SharedMemoryResource>]>,
                                                AllTypesMatch<["acc", "result"]>]> {
   let summary = "D = A·B + C on the FMA units, A and B read from shared buffers";
   let description = [{
     The SIMT policy's dot: every thread computes the accumulator elements its
     layout gives it, reading row i of A and column j of B (row j with
-    `transB`, B stored [N, K]) from shared memory, one K step at a time.
+    `transB`, B stored [N, K]) from shared memory, several K steps a vector.
     tilegpu-through-shared makes it from a `tilegpu.dot` in a
-    `#tilegpu.blocked` layout, storing the operands into the buffers first.
+    `#tilegpu.blocked` layout, storing the operands into the buffers first;
+    an operand that tilegpu-pipeline already copied into a ring is read from
+    its stage (`aStage`, `bStage`: the buffer then has a leading stage
+    dimension). The operands keep their storage type (f16 K and V of a cache)
+    and are widened to the accumulator's as they are read.
+
+    Where the accumulator's layout repeats it over groups of warps (decode's
+    one query row over four warps), `partials` (`[R, M, N]` of the
+    accumulator's type, R the repeats) splits K between the groups: each sums
+    its share, the shares meet in the buffer (between two barriers) and every
+    group adds them all, in order, to the accumulator.
   }];
-  let arguments = (ins TileGPU_MemDescType:$a, TileGPU_MemDescType:$b, TileGPU_Tensor:$acc, UnitAttr:$transB);
+  let arguments = (ins TileGPU_MemDescType:$a, Optional<Index>:$aStage, TileGPU_MemDescType:$b,
+                       Optional<Index>:$bStage, TileGPU_Tensor:$acc, Optional<TileGPU_MemDescType>:$partials,
+                       UnitAttr:$transB);
   let results = (outs TileGPU_Tensor:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
+    $a (`[` $aStage^ `]`)? `,` $b (`[` $bStage^ `]`)? `,` $acc (`partials` $partials^ `:` qualified(type($partials)))?
+    attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -105,6 +105,38 @@ Attribute colBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64
   return BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
 }
 
+/// The SIMT policy's dot result: one element per thread per pass (spt [1, 1]),
+/// so that a thread's rows and columns lie a pass apart (rows i, i + pass_m, ...)
+/// and the lanes of a warp read consecutive rows of B (dot_t's K, read along K
+/// in 16-byte vectors: conflict-free in a buffer padded by 16 bytes) or
+/// consecutive columns. Among the splits of the lanes and warps, the one with
+/// the fewest operand reads per K step (rows plus columns a thread holds),
+/// counting replicated threads as wasted work; a result whose rows are
+/// reduced keeps every warp along the rows (the reduction stays in a warp),
+/// and others do on a tie (attention's P·V then shares the scores' layout and
+/// its [R, 1] statistics, with no conversion between them).
+Attribute fmaBlocked(MLIRContext *ctx, int64_t m, int64_t n, int64_t threads, bool rowsReduced) {
+  int64_t warps = std::max<int64_t>(1, threads / 32);
+  SmallVector<unsigned> best = {1, 32, unsigned(warps), 1};
+  double bestCost = 1e300;
+  for (int64_t wm = warps; wm >= 1; wm /= 2)
+    for (int64_t tn = 32; tn >= 1; tn /= 2) {
+      int64_t tm = 32 / tn, wn = warps / wm;
+      // A reduced row is split over lanes that each hold distinct columns (ReduceToNVVM
+      // reduces across the lanes along it: a column held twice would count twice).
+      if (rowsReduced && tn > n) continue;
+      int64_t coverM = std::min(m, tm * wm), coverN = std::min(n, tn * wn);
+      double redundancy = double(tm * wm * tn * wn) / double(coverM * coverN);
+      double cost = double(std::max<int64_t>(1, m / (tm * wm)) + std::max<int64_t>(1, n / (tn * wn))) +
+                    2.0 * (redundancy - 1.0) + (wn > 1 ? (rowsReduced ? 8.0 : 1.0) : 0.0);
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = {unsigned(tm), unsigned(tn), unsigned(wm), unsigned(wn)};
+      }
+    }
+  return BlockedEncodingAttr::get(ctx, {1, 1}, {best[0], best[1]}, {best[2], best[3]}, {1, 0});
+}
+
 bool isElementwise(Operation *op) {
   if (op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType())) return false;
   if (isa<arith::ConstantOp>(op)) return false;
@@ -166,6 +198,8 @@ private:
   Attribute get(Value v) const { return layout_.lookup(v); }
   Value convertTo(Value v, Attribute want, OpBuilder &b);
   Value convertAt(Value v, Attribute want, OpBuilder &b);
+  /// The layout of the dot result `v` is computed from through ops that share one layout.
+  Attribute dotLayoutBehind(Value v) const;
 
   func::FuncOp f_;
   MLIRContext *ctx_;
@@ -178,6 +212,37 @@ private:
   DenseMap<std::pair<Value, Attribute>, Value> converted_;
   bool changed_ = false;
 };
+
+/// Whether rows of `v`, or of a tile computed from it through ops that share
+/// one layout, are reduced (attention's scores).
+bool rowsReducedFrom(Value v) {
+  SmallVector<Value> work = {v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second) continue;
+    for (Operation *u : x.getUsers()) {
+      if (isa<tile::RowMaxOp, tile::RowSumOp>(u)) return true;
+      if (sharesLayout(u)) work.push_back(u->getResult(0));
+    }
+  }
+  return false;
+}
+
+Attribute Assigner::dotLayoutBehind(Value v) const {
+  SmallVector<Value> work = {v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second) continue;
+    Operation *def = x.getDefiningOp();
+    if (!def) continue;
+    if (isa<tile::DotOp>(def)) return get(x);
+    if (sharesLayout(def))
+      for (Value o : def->getOperands()) work.push_back(o);
+  }
+  return {};
+}
 
 bool Assigner::wantsMma() {
   if (policy_ == "simt") return false;
@@ -300,14 +365,27 @@ bool Assigner::chooseWgmma() {
 
 void Assigner::propagate() {
   if (mma_) f_.walk([&](tile::DotOp d) { set(d.getResult(), mma_); });
-  // SIMT: reduced rows anchor their tile in one warp per row group (an [R, 1]
-  // statistic made first must not pick a layout that splits the rows over warps).
-  if (!mma_)
+  // SIMT: dot results anchor in fmaBlocked; reduced rows anchor their tile in
+  // one warp per row group (an [R, 1] statistic made first must not pick a
+  // layout that splits the rows over warps), the dot's own layout where the
+  // tile is computed from a dot result that keeps its rows in one warp.
+  if (!mma_) {
+    f_.walk([&](tile::DotOp d) {
+      auto rt = cast<RankedTensorType>(d.getResult().getType());
+      if (rt.getRank() == 2)
+        set(d.getResult(), fmaBlocked(ctx_, rt.getDimSize(0), rt.getDimSize(1), threads_, rowsReducedFrom(d.getResult())));
+    });
     f_.walk([&](Operation *op) {
       if (!isa<tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp>(op)) return;
       auto t = cast<RankedTensorType>(op->getOperand(0).getType());
-      if (t.getRank() == 2) set(op->getOperand(0), rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_));
+      if (t.getRank() != 2) return;
+      Attribute a = rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_);
+      if (auto fromDot = dyn_cast_or_null<BlockedEncodingAttr>(dotLayoutBehind(op->getOperand(0)));
+          fromDot && fromDot.getWarpsPerCTA()[1] == 1)
+        a = fromDot;
+      set(op->getOperand(0), a);
     });
+  }
   // A reduced column anchors its tile and its [1, C] result in colBlocked under
   // every policy (a dot result keeps its layout and is converted to it).
   f_.walk([&](Operation *op) {

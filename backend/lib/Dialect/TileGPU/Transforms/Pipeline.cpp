@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -48,9 +49,15 @@ bool copiesInChunks(tile::LoadOp ld) {
          std::min(divisibility(ld.getOffsets()[d]), divisibility(ld.getExtents()[d])) % vec == 0;
 }
 
+/// A load the pipeline moves into shared memory: a tensor-core operand (with the
+/// conversion to its dot-operand layout, which becomes the read of the ring), or
+/// (no conversion) an operand of the SIMT policy's FMA dots, which read the ring.
 struct Staged {
   tile::LoadOp load;
   ConvertLayoutOp convert;
+  bool wgmma();
+  /// The op whose result the ring's read replaces.
+  Value replaced() { return convert ? convert.getResult() : load.getResult(); }
 };
 
 /// An operand of a wgmma dot: read by the tensor cores from shared memory.
@@ -58,6 +65,31 @@ bool forWgmma(Type t) {
   auto op = dyn_cast_or_null<DotOperandEncodingAttr>(layoutOf(t));
   auto m = op ? dyn_cast<MmaEncodingAttr>(op.getParent()) : MmaEncodingAttr();
   return m && m.getVersion() == 3;
+}
+
+bool Staged::wgmma() { return convert && forWgmma(convert.getType()); }
+
+/// Whether every use of `v` is, through layout conversions and widenings of its
+/// elements, an operand of a dot in a blocked layout (the SIMT policy's FMA dot,
+/// which reads its operands from shared memory and widens them as it reads).
+bool feedsOnlyFmaDots(Value v) {
+  if (v.use_empty()) return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *u = use.getOwner();
+    if (isa<ConvertLayoutOp>(u)) {
+      if (!feedsOnlyFmaDots(u->getResult(0))) return false;
+      continue;
+    }
+    if (auto c = dyn_cast<tile::ConvertOp>(u)) {
+      auto from = dyn_cast<FloatType>(getElementTypeOrSelf(c.getSource().getType()));
+      auto to = dyn_cast<FloatType>(getElementTypeOrSelf(c.getType()));
+      if (!from || !to || from.getWidth() >= to.getWidth() || !feedsOnlyFmaDots(c.getResult())) return false;
+      continue;
+    }
+    auto d = dyn_cast<DotOp>(u);
+    if (!d || use.getOperandNumber() > 1 || !isa<BlockedEncodingAttr>(layoutOf(d.getAcc().getType()))) return false;
+  }
+  return true;
 }
 
 /// For ldmatrix, rows padded by 16 bytes: its eight 16-byte row reads then
@@ -124,6 +156,17 @@ void copyInto(OpBuilder &b, tile::LoadOp ld, IRMapping &map, Value buffer, Value
                       buffer, stage, ld.getLensAttr(), ld.getMaskedAttr(), ld.getSqueezedAttr());
 }
 
+/// The load (and its conversion) become a read of `stage` of the ring, where the load's
+/// value was used (the SIMT policy's FMA dots read the ring in place instead: through-shared).
+void readFromRing(Staged s, Value buf, Value stage) {
+  Value old = s.replaced();
+  OpBuilder at(old.getDefiningOp());
+  auto read = LocalLoadOp::create(at, s.load.getLoc(), old.getType(), buf, stage);
+  old.replaceAllUsesWith(read.getResult());
+  if (s.convert) s.convert.erase();
+  s.load.erase();
+}
+
 class Pipeliner {
 public:
   Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
@@ -136,7 +179,7 @@ private:
   Value alloc(Staged s, int64_t stages) {
     OpBuilder b(f_.getContext());
     b.setInsertionPointToStart(&f_.getBody().front());
-    return LocalAllocOp::create(b, s.load.getLoc(), bufferType(s.load, stages, forWgmma(s.convert.getType())),
+    return LocalAllocOp::create(b, s.load.getLoc(), bufferType(s.load, stages, s.wgmma()),
                                 IntegerAttr())
         .getResult();
   }
@@ -190,7 +233,7 @@ bool chainsAccumulator(scf::ForOp loop) {
 /// keeps the mma.sync depth: measured on the H200, a smaller ring that lets
 /// two CTAs share an SM beats a deeper one (docs/tilegpu.md).
 int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) const {
-  if (!llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); })) return stages_;
+  if (!llvm::any_of(loads, [](Staged &s) { return s.wgmma(); })) return stages_;
   if (!chainsAccumulator(loop)) return std::max<int64_t>(stages_, 2);
   int64_t perStage = 0;
   for (Staged &s : loads) perStage += bufferType(s.load, 1, true).getStageBytes(unsigned(s.load.getType().getRank()));
@@ -235,7 +278,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Location loc = loop.getLoc();
   int64_t S = stagesFor(loads, loop);
   bool async = S >= 3 && chainsAccumulator(loop) &&
-               llvm::all_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); });
+               llvm::all_of(loads, [](Staged &s) { return s.wgmma(); });
   if (async) asyncLoops_.insert(loop);
   bool mb = byMBarriers(loop, async, S);
   // How many iterations ahead the copies run: with one wgmma group left in
@@ -247,7 +290,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   int64_t D = async || mb ? S - 2 : S - 1;
   int64_t threads = 128;
   if (auto t = f_->getAttrOfType<IntegerAttr>("tile.threads")) threads = t.getInt();
-  bool wgmma = llvm::any_of(loads, [](Staged &s) { return forWgmma(s.convert.getType()); });
+  bool wgmma = llvm::any_of(loads, [](Staged &s) { return s.wgmma(); });
   Value full, free;
   if (mb) {
     full = allocBarriers(loc, S);
@@ -335,13 +378,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     OpBuilder end(loop.getBody()->getTerminator());
     MBarrierArriveOp::create(end, loc, free, stage, /*copies=*/false);
   }
-  for (size_t i = 0; i < loads.size(); ++i) {
-    OpBuilder at(loads[i].convert);
-    auto read = LocalLoadOp::create(at, loads[i].load.getLoc(), loads[i].convert.getType(), bufs[i], stage);
-    loads[i].convert.getResult().replaceAllUsesWith(read.getResult());
-    loads[i].convert.erase();
-    loads[i].load.erase();
-  }
+  for (size_t i = 0; i < loads.size(); ++i) readFromRing(loads[i], bufs[i], stage);
   // Drain: the empty groups of the last iterations, and shared memory free for what follows.
   OpBuilder post(loop->getBlock(), std::next(Block::iterator(loop)));
   if (!mb) AsyncWaitOp::create(post, loc, 0);
@@ -364,20 +401,29 @@ bool Pipeliner::cloneDefs(Value v, OpBuilder *b, IRMapping &map) {
   return true;
 }
 
+/// The values from outside `loop` that its copies' addresses are computed from (the loads'
+/// operands and those of the in-loop ops they are computed by), the induction variable aside.
+SmallVector<Value> copiesReadFromOutside(scf::ForOp loop, ArrayRef<Staged> loads,
+                                         ArrayRef<SmallVector<Operation *>> slices) {
+  SmallVector<Value> out;
+  for (size_t i = 0; i < loads.size(); ++i) {
+    SmallVector<Value> used(const_cast<tile::LoadOp &>(loads[i].load)->getOperands());
+    for (Operation *op : slices[i]) used.append(op->getOperands().begin(), op->getOperands().end());
+    for (Value v : used)
+      if (v != loop.getInductionVar() && !loop->isAncestor(v.getParentBlock()->getParentOp())) out.push_back(v);
+  }
+  return out;
+}
+
 /// Whether a producer warpgroup can run the loop's copies by itself: the loop's
 /// bounds and every value its copies' addresses are computed from (outside the
 /// loop) come from the function's arguments through pure scalar ops.
 bool Pipeliner::producerCanIssue(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<SmallVector<Operation *>> slices) {
   IRMapping dry;
-  auto outside = [&](Value v) { return !loop->isAncestor(v.getParentBlock()->getParentOp()); };
   for (Value v : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
     if (!cloneDefs(v, nullptr, dry)) return false;
-  for (size_t i = 0; i < loads.size(); ++i) {
-    SmallVector<Value> used(loads[i].load->getOperands());
-    for (Operation *op : slices[i]) used.append(op->getOperands().begin(), op->getOperands().end());
-    for (Value v : used)
-      if (v != loop.getInductionVar() && outside(v) && !cloneDefs(v, nullptr, dry)) return false;
-  }
+  for (Value v : copiesReadFromOutside(loop, loads, slices))
+    if (!cloneDefs(v, nullptr, dry)) return false;
   return true;
 }
 
@@ -415,12 +461,7 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
   OpBuilder pb = OpBuilder::atBlockEnd(&ws_.getProducer().front());
   IRMapping pmap;
   for (Value v : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()}) cloneDefs(v, &pb, pmap);
-  for (size_t i = 0; i < loads.size(); ++i) {
-    SmallVector<Value> used(loads[i].load->getOperands());
-    for (Operation *op : slices[i]) used.append(op->getOperands().begin(), op->getOperands().end());
-    for (Value v : used)
-      if (v != loop.getInductionVar() && !loop->isAncestor(v.getParentBlock()->getParentOp())) cloneDefs(v, &pb, pmap);
-  }
+  for (Value v : copiesReadFromOutside(loop, loads, slices)) cloneDefs(v, &pb, pmap);
   Value lb = pmap.lookupOrDefault(loop.getLowerBound()), step = pmap.lookupOrDefault(loop.getStep());
   auto ploop = scf::ForOp::create(pb, loc, lb, pmap.lookupOrDefault(loop.getUpperBound()), step);
   OpBuilder in(ploop.getBody()->getTerminator());
@@ -451,14 +492,7 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
   MBarrierWaitOp::create(b, loc, full, cstage,
                          arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, iter, cS2), constIndex(b, loc, 2)));
   FenceAsyncSharedOp::create(b, loc);
-  for (size_t i = 0; i < loads.size(); ++i) {
-    Staged st = loads[i];
-    OpBuilder at(st.convert);
-    auto read = LocalLoadOp::create(at, st.load.getLoc(), st.convert.getType(), bufs[i], cstage);
-    st.convert.getResult().replaceAllUsesWith(read.getResult());
-    st.convert.erase();
-    st.load.erase();
-  }
+  for (size_t i = 0; i < loads.size(); ++i) readFromRing(loads[i], bufs[i], cstage);
   OpBuilder end(loop.getBody()->getTerminator());
   MBarrierArriveOp::create(end, loc, free, cstage, /*copies=*/false);
 }
@@ -477,15 +511,20 @@ void Pipeliner::run() {
   llvm::MapVector<Operation *, SmallVector<Staged>> byLoop;
   SmallVector<Staged> single;
   f_.walk([&](tile::LoadOp ld) {
-    if (!ld.getResult().hasOneUse()) return;
-    auto cvt = dyn_cast<ConvertLayoutOp>(*ld.getResult().getUsers().begin());
-    if (!cvt || !isa<DotOperandEncodingAttr>(layoutOf(cvt.getType())) || cvt->getBlock() != ld->getBlock()) return;
-    if (!forWgmma(cvt.getType()) && !copiesInChunks(ld)) return;
+    ConvertLayoutOp cvt;
+    if (ld.getResult().hasOneUse()) cvt = dyn_cast<ConvertLayoutOp>(*ld.getResult().getUsers().begin());
+    bool operand = cvt && isa<DotOperandEncodingAttr>(layoutOf(cvt.getType())) && cvt->getBlock() == ld->getBlock();
+    // The SIMT policy's dot operands: in a loop, copied ahead into a ring that
+    // the FMA dot reads (tilegpu-through-shared); outside one, stored once.
+    bool fma = !operand && feedsOnlyFmaDots(ld.getResult());
+    if (!operand && !fma) return;
+    if (fma) cvt = {};
+    if (!(operand && forWgmma(cvt.getType())) && !copiesInChunks(ld)) return;
     auto loop = dyn_cast<scf::ForOp>(ld->getParentOp());
     SmallVector<Operation *> slice;
     if (loop && stages_ >= 2 && sliceInLoop(ld, loop, slice))
       byLoop[loop].push_back({ld, cvt});
-    else
+    else if (operand)
       single.push_back({ld, cvt});
   });
   for (Staged s : single) stageOnce(s, s.load->getParentOfType<scf::ForOp>() != nullptr);

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace ph::tilegpu {
 #define GEN_PASS_DEF_TILEGPUTHROUGHSHARED
@@ -34,6 +35,19 @@ bool inRegisters(ConvertLayoutOp op) {
   auto m = dyn_cast<MmaEncodingAttr>(layoutOf(op.getSource().getType()));
   auto d = dyn_cast<DotOperandEncodingAttr>(layoutOf(op.getType()));
   return m && d && d.getOpIdx() == 0 && d.getParent() == m && m.getWarpsPerCTA()[1] == 1;
+}
+
+/// How many groups of warps hold the same elements of a blocked tile because its rows are
+/// fewer than the warps along them cover (a decode's one query row over 4 warps: 4); 1 when
+/// none do, or when the columns repeat over warps too (not split).
+int64_t rowWarpRepeats(RankedTensorType t) {
+  auto bl = dyn_cast<BlockedEncodingAttr>(t.getEncoding());
+  if (!bl || t.getRank() != 2) return 1;
+  int64_t rowsPerWarp = int64_t(bl.getSizePerThread()[0]) * bl.getThreadsPerWarp()[0];
+  int64_t warpsAlong = bl.getWarpsPerCTA()[0], rows = t.getDimSize(0);
+  int64_t colsCovered = int64_t(bl.getSizePerThread()[1]) * bl.getThreadsPerWarp()[1] * bl.getWarpsPerCTA()[1];
+  if (rows % rowsPerWarp || rowsPerWarp * warpsAlong <= rows || colsCovered > t.getDimSize(1)) return 1;
+  return rowsPerWarp * warpsAlong / rows;
 }
 
 /// A buffer for tile type `t`, rows padded by `padBytes` (at least one element).
@@ -86,29 +100,73 @@ private:
     BarrierOp::create(b_, loc);
   }
 
-  /// `v` in a buffer of its own, stored where it is made.
-  Value stored(Value v, Location loc) {
-    if (auto c = v.getDefiningOp<ConvertLayoutOp>()) v = c.getSource();
+  /// What an FMA dot operand is read from: the tile the operand was made from
+  /// through layout conversions and widenings (the dot widens as it reads, so a
+  /// cache's f16 keys take half the bytes), in the ring tilegpu-pipeline copied
+  /// it into (the buffer and its stage), else in a buffer of its own, stored
+  /// where it is made.
+  std::pair<Value, Value> operandSource(Value v, Type accElem, Location loc) {
+    while (true) {
+      if (auto c = v.getDefiningOp<ConvertLayoutOp>()) {
+        v = c.getSource();
+        continue;
+      }
+      if (auto c = v.getDefiningOp<tile::ConvertOp>()) {
+        auto from = dyn_cast<FloatType>(getElementTypeOrSelf(c.getSource().getType()));
+        if (from && isa<FloatType>(accElem) && from.getWidth() < accElem.getIntOrFloatBitWidth()) {
+          v = c.getSource();
+          continue;
+        }
+      }
+      break;
+    }
+    if (auto ring = v.getDefiningOp<LocalLoadOp>(); ring && ring.getStage()) return {ring.getBuffer(), ring.getStage()};
     auto t = cast<RankedTensorType>(v.getType());
-    // A pad of 4 bytes: the lanes reading one column of different rows hit different banks.
-    Value buf = alloc(bufferType(t, 4), loc);
+    // A pad of 4 bytes: the lanes reading one column of different rows hit different banks;
+    // 16 when rows are read along K in 16-byte vectors (FMA.cpp), which a pad of 16 keeps aligned.
+    int64_t rowBytes = t.getRank() == 2 ? t.getDimSize(1) * ((t.getElementTypeBitWidth() + 7) / 8) : 0;
+    Value buf = alloc(bufferType(t, rowBytes % 16 == 0 && rowBytes >= 64 ? 16 : 4), loc);
     OpBuilder::InsertionGuard g(b_);
     if (Operation *def = v.getDefiningOp()) b_.setInsertionPointAfter(def);
+    else if (cast<BlockArgument>(v).getOwner() == &f_.getBody().front()) b_.setInsertionPointAfter(buf.getDefiningOp());
     else b_.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
     store(v, buf, loc);
-    return buf;
+    return {buf, Value()};
+  }
+
+  /// Erases what only fed the dot: conversions, widenings and ring reads left without users.
+  static void eraseDeadChain(Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!def->use_empty() || !isa<ConvertLayoutOp, tile::ConvertOp, LocalLoadOp>(def)) return;
+      Value next = isa<LocalLoadOp>(def) ? Value() : def->getOperand(0);
+      def->erase();
+      if (!next) return;
+      v = next;
+    }
   }
 
   void fmaDot(DotOp d) {
     Location loc = d.getLoc();
-    Value a = stored(d.getA(), loc), b = stored(d.getB(), loc);
+    Type accElem = getElementTypeOrSelf(d.getAcc().getType());
+    auto [a, aStage] = operandSource(d.getA(), accElem, loc);
+    auto [b, bStage] = operandSource(d.getB(), accElem, loc);
+    // Warps that hold the same accumulator elements (fewer rows than warp groups along them)
+    // split K between them and meet in a buffer of partial sums (FMA.cpp).
+    Value partials;
+    auto accTy = cast<RankedTensorType>(d.getAcc().getType());
+    int64_t k = cast<RankedTensorType>(d.getA().getType()).getDimSize(1);
+    if (int64_t r = rowWarpRepeats(accTy); r > 1 && k % (8 * r) == 0) {
+      MLIRContext *ctx = f_.getContext();
+      auto enc = SharedEncodingAttr::get(ctx, /*vec=*/1, /*perPhase=*/1, /*maxPhase=*/1, /*pad=*/0, {2u, 1u, 0u});
+      partials = alloc(MemDescType::get(ctx, {r, accTy.getDimSize(0), accTy.getDimSize(1)}, accElem, enc), loc);
+    }
     b_.setInsertionPoint(d);
-    auto fma = FmaDotOp::create(b_, loc, d.getType(), a, b, d.getAcc(), d.getTransB());
+    auto fma = FmaDotOp::create(b_, loc, d.getType(), a, aStage, b, bStage, d.getAcc(), partials, d.getTransB());
     Value oldA = d.getA(), oldB = d.getB();
     d.getResult().replaceAllUsesWith(fma.getResult());
     d.erase();
-    for (Value old : {oldA, oldB})
-      if (auto c = old.getDefiningOp<ConvertLayoutOp>(); c && c->use_empty()) c.erase();
+    eraseDeadChain(oldA);
+    if (oldB != oldA) eraseDeadChain(oldB);
   }
 
   void throughShared(ConvertLayoutOp c) {
