@@ -1,6 +1,7 @@
 //===- main.cpp - ph-lsp: the Ph language server --------------------------===//
 #include "Server.h"
 #include "Transport.h"
+#include "ph/ThreadStack.h"
 
 #include <algorithm>
 #include <chrono>
@@ -41,6 +42,9 @@ int main(int argc, char **argv) {
   // PH_LSP_MALLOC_MMAP_KB=N: blocks of N KiB and more are mapped on their own and given
   // back when freed (glibc's threshold otherwise grows with the largest block freed).
   if (const char *e = std::getenv("PH_LSP_MALLOC_MMAP_KB"); e && std::atoi(e) > 0) mallopt(M_MMAP_THRESHOLD, std::atoi(e) * 1024);
+  // The analyses run on worker threads: give them a known stack, not `ulimit -s`'s
+  // (ph/ThreadStack.h; the parser's nesting limits are measured against it).
+  ph::limits::setThreadStack();
   // A client that closes the pipe must not kill us with SIGPIPE mid-write.
   std::signal(SIGPIPE, SIG_IGN);
   ServerOptions options;

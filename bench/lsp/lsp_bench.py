@@ -15,6 +15,7 @@
 # debounce, start-up < 100 ms, memory < 150 MB.
 #
 #   python3 bench/lsp/lsp_bench.py --lsp build/bin/ph-lsp --scale [--mlir mlir-lsp-server-22]
+#   python3 bench/lsp/lsp_bench.py --lsp build/bin/ph-lsp --first 20   (first diagnostics only)
 #
 # The scale batch (issue 21), one fresh server per case, --debounce-ms 0: examples/mha.ph
 # (80 lines), 63 renamed copies of its kernels (5,040 lines, 252 kernels) edited inside one
@@ -391,6 +392,34 @@ def scale_batch(args):
     return rows
 
 
+def first_batch(args):
+    """Only the first diagnostics of the two 5,040-line files, `--first N` fresh servers each:
+    wall p50/p99 and the server's CPU (10 ms ticks: the mean over the runs is the figure)."""
+    argv = [args.lsp, "--no-gpu-detect", "--debounce-ms", "0"]
+    rows = []
+    for name, text in (("63 x mha.ph", mha_copies()), ("63 x mha.ph + fn", mha_copies(with_fn=True))):
+        walls, cpus = [], []
+        for _ in range(args.first):
+            srv = Server(argv)
+            srv.initialize()
+            c0 = srv.cpu_ms()
+            t = time.perf_counter()
+            srv.open("file:///bench/first.ph", text)
+            srv.wait_diagnostics("file:///bench/first.ph", 1)
+            walls.append((time.perf_counter() - t) * 1e3)
+            cpus.append(srv.cpu_ms() - c0)
+            srv.close()
+        w = summary(walls)
+        rows.append({"case": name, "runs": args.first, "wall_p50_ms": w["p50_ms"], "wall_p99_ms": w["p99_ms"],
+                     "cpu_mean_ms": round(statistics.mean(cpus), 1)})
+    print("load average %s" % " ".join("%.2f" % x for x in os.getloadavg()))
+    print("| file | runs | first diagnostics wall p50 / p99 | server CPU (mean) |")
+    print("| --- | --- | --- | --- |")
+    for r in rows:
+        print("| %s | %d | %.1f / %.1f ms | %.1f ms |" % (r["case"], r["runs"], r["wall_p50_ms"], r["wall_p99_ms"], r["cpu_mean_ms"]))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lsp", default=os.path.join(SRC, "build", "bin", "ph-lsp"))
@@ -400,7 +429,14 @@ def main():
     ap.add_argument("--json", help="also write the results here")
     ap.add_argument("--scale", action="store_true", help="only the scale batch (issue 21)")
     ap.add_argument("--mlir", default=None, help="mlir-lsp-server to measure beside ph-lsp in the scale batch")
+    ap.add_argument("--first", type=int, default=0, help="only the first diagnostics of the 5,040-line files, N servers each")
     args = ap.parse_args()
+    if args.first:
+        rows = first_batch(args)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=2)
+        return
     if args.scale:
         rows = scale_batch(args)
         if args.json:

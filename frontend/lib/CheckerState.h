@@ -71,7 +71,11 @@ struct State {
   }
   uint32_t builtin(const std::string &name);
   bool cancelled() const { return options.cancelled && options.cancelled(); }
+  /// Where the checker copied source text into a message, signature or type (the
+  /// incremental analysis: a check moved to a fn's new offsets must have read the same).
+  std::vector<SourceRange> *textReads = nullptr;
   std::string text(SourceRange r) const {
+    if (textReads) textReads->push_back(r);
     return A.sources.file(r.file).text().substr(r.begin, r.end - r.begin);
   }
 };

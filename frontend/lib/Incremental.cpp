@@ -15,6 +15,7 @@
 #include "ph/Limits.h"
 
 #include "CheckerState.h"
+#include "OffsetMap.h"
 #include "ph/Lexer.h"
 #include "ph/Parser.h"
 
@@ -23,6 +24,7 @@
 #include <thread>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -76,6 +78,7 @@ struct CheckedItem {
   std::vector<KernelSummary> kernels;  // symbol: own index
   std::vector<ExtRef> ext;
   std::vector<FactGroup> deps; // the dep fn items' facts recorded while inlining them
+  std::vector<SourceRange> depTextReads; // text of the dep files the check copied (State::textReads)
   size_t variants = 0;
   size_t bytes = 0;
 };
@@ -433,6 +436,8 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
   DiagnosticSink diags;
   check::State st(A, diags, o);
   st.declareOnly = &declareOnly;
+  std::vector<SourceRange> reads;
+  st.textReads = &reads;
   check::resolve(st);
   size_t resolved = diags.all().size();
   check::elaborate(st);
@@ -458,10 +463,12 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
     group[i] = static_cast<int>(f - P - 1);
     local[i] = counts[group[i]]++;
   }
-  std::map<std::string, uint32_t> extIndex;
+  // One ExtRef per symbol of this State (a builtin or std symbol is made once per name).
+  std::vector<uint32_t> extOf(A.symbols.size(), UINT32_MAX);
   auto ref = [&](uint32_t sym, int inGroup) -> uint32_t {
     if (sym == UINT32_MAX || sym >= A.symbols.size()) return UINT32_MAX;
     if (group[sym] == inGroup) return local[sym];
+    if (extOf[sym] != UINT32_MAX) return kExt | extOf[sym];
     const Symbol &s = A.symbols[sym];
     ExtRef e;
     if (s.def.file == UINT32_MAX) {
@@ -477,10 +484,9 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
       return UINT32_MAX;
     }
     e.name = s.name;
-    std::string k = std::to_string(e.kind) + ":" + std::to_string(e.file) + ":" + std::to_string(e.begin) + ":" + e.name;
-    auto [it, inserted] = extIndex.emplace(k, static_cast<uint32_t>(out->ext.size()));
-    if (inserted) out->ext.push_back(std::move(e));
-    return kExt | it->second;
+    extOf[sym] = static_cast<uint32_t>(out->ext.size());
+    out->ext.push_back(std::move(e));
+    return kExt | extOf[sym];
   };
   out->deps.resize(self.deps.size());
   auto groupOf = [&](int g) -> FactGroup & { return g == 0 ? out->own : out->deps[g - 1]; };
@@ -514,10 +520,20 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
     variants += k.configs.size();
     out->kernels.push_back(std::move(k));
   }
+  for (const SourceRange &r : reads)
+    if (r.file >= P + 2 && r.file != UINT32_MAX) out->depTextReads.push_back(r);
+  std::sort(out->depTextReads.begin(), out->depTextReads.end(), [](const SourceRange &a, const SourceRange &b) {
+    return std::tie(a.file, a.begin, a.end) < std::tie(b.file, b.begin, b.end);
+  });
+  out->depTextReads.erase(std::unique(out->depTextReads.begin(), out->depTextReads.end(),
+                                      [](const SourceRange &a, const SourceRange &b) {
+                                        return a.file == b.file && a.begin == b.begin && a.end == b.end;
+                                      }),
+                          out->depTextReads.end());
   out->variants = variants;
   out->bytes = sizeof(CheckedItem) + diagBytes(out->resolveDiags) + diagBytes(out->elabDiags) + groupBytes(out->own) +
                out->occurrences.size() * sizeof(Occurrence) + out->kernels.size() * (sizeof(KernelSummary) + 256) +
-               out->ext.size() * sizeof(ExtRef);
+               out->ext.size() * sizeof(ExtRef) + out->depTextReads.size() * sizeof(SourceRange);
   for (auto &g : out->deps) out->bytes += groupBytes(g);
   return out;
 }
@@ -719,6 +735,62 @@ std::pair<size_t, size_t> itemsOverlapping(const std::vector<Item> &items, uint3
   return {first, last};
 }
 
+/// A fn item's text as its callers' checks saw it (file P + 2 + j): the item and its look-ahead line.
+std::string depText(const ItemSummary &s) { return s.key.substr(0, s.length) + s.key.substr(s.length + 1); }
+
+/// How a caller's check moves from one text of a fn it calls to another (OffsetMap).
+struct DepMove {
+  std::optional<incremental::OffsetMap> map; // none: the tokens differ, check the caller afresh
+  std::string before, after;
+};
+
+/// `c`, checked against fn items whose texts changed only between their tokens, moved to
+/// their new offsets (moves[j]: dep j; null when unchanged). Null when some offset of the
+/// fns has no counterpart or a text the check copied (a message quoting an expression)
+/// reads differently now: then the caller is checked afresh, so the result is always
+/// what a fresh check gives.
+std::shared_ptr<const CheckedItem> moved(const CheckedItem &c, const std::vector<const DepMove *> &moves, FileId P) {
+  auto depOf = [&](FileId f) -> const DepMove * {
+    if (f == UINT32_MAX || f < P + 2 || f - P - 2 >= moves.size()) return nullptr;
+    return moves[f - P - 2];
+  };
+  for (const SourceRange &r : c.depTextReads) {
+    const DepMove *m = depOf(r.file);
+    if (!m) continue;
+    uint32_t b = r.begin, e = r.end;
+    if (!m->map->map(b) || !m->map->map(e) || e < b || e > m->after.size() || r.end > m->before.size() ||
+        m->before.compare(r.begin, r.end - r.begin, m->after, b, e - b) != 0)
+      return nullptr;
+  }
+  bool ok = true;
+  auto move = [&](SourceRange &r, const DepMove *m) {
+    if (m && !(m->map->map(r.begin) && m->map->map(r.end))) ok = false;
+  };
+  auto moveDiag = [&](Diagnostic &d) {
+    move(d.range, depOf(d.range.file));
+    for (auto &n : d.notes) move(n.range, depOf(n.range.file));
+    for (auto &f : d.fixes)
+      for (auto &e : f.edits) move(e.range, depOf(e.range.file));
+  };
+  auto out = std::make_shared<CheckedItem>(c);
+  for (auto &d : out->resolveDiags) moveDiag(d);
+  for (auto &d : out->elabDiags) moveDiag(d);
+  for (auto &r : out->depTextReads) move(r, depOf(r.file));
+  for (size_t j = 0; j < out->deps.size() && j < moves.size(); ++j) {
+    const DepMove *m = moves[j];
+    if (!m) continue;
+    auto inDep = [&](SourceRange &r) {
+      if (r.file == P + 1) move(r, m); // a dep group's own ranges (see check())
+    };
+    FactGroup &g = out->deps[j];
+    for (Symbol &s : g.symbols) inDep(s.def), inDep(s.declRange), inDep(s.scope);
+    for (ExprFact &f : g.exprFacts) inDep(f.range);
+    for (TypeHint &h : g.typeHints) inDep(h.nameRange);
+  }
+  if (!ok) return nullptr;
+  return out;
+}
+
 } // namespace
 
 IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const SourceFile> file,
@@ -868,12 +940,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
     return k;
   };
   std::vector<std::string> fullKeys(items.size());
-  size_t needed = 0;
-  for (size_t i = 0; i < items.size(); ++i) {
-    fullKeys[i] = checkKey(items[i], true);
-    if (!I.checks.count(fullKeys[i]) && !I.checks.count(checkKey(items[i], false))) needed += items[i].summary->variants;
-  }
-  bool lazy = !allConfigs && needed > lazyVariants && I.options.configFilter.empty();
+  for (size_t i = 0; i < items.size(); ++i) fullKeys[i] = checkKey(items[i], true);
   std::unordered_map<std::string, Impl::CheckEntry> usedChecks;
   result.complete = true;
   std::vector<size_t> todo;
@@ -884,6 +951,51 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
       if (auto f = I.checks.find(checkKey(it, false)); f != I.checks.end()) it.checked = f->second.checked;
     if (!it.checked) todo.push_back(i);
   }
+  // A caller whose text is the same and whose fns changed only between their tokens (a
+  // comment, a blank line, indentation) sees the same tree: its previous check is moved
+  // to the fns' new offsets instead of being redone (moved() says when it cannot be).
+  if (!todo.empty() && fnTable == I.lastFnTable) {
+    std::unordered_map<const ItemSummary *, std::vector<const Impl::CheckEntry *>> byItem;
+    for (auto &kv : I.checks) {
+      auto &v = byItem[kv.second.against[0].get()];
+      v.push_back(&kv.second);
+      std::stable_sort(v.begin(), v.end(), [](const Impl::CheckEntry *a, const Impl::CheckEntry *b) {
+        return a->checked->complete > b->checked->complete;
+      });
+    }
+    std::map<std::pair<const ItemSummary *, const ItemSummary *>, DepMove> depMoves;
+    auto moveOf = [&](const ItemSummary *from, const ItemSummary *to) -> const DepMove * {
+      auto [it, inserted] = depMoves.try_emplace({from, to});
+      if (inserted) {
+        it->second.before = depText(*from);
+        it->second.after = depText(*to);
+        it->second.map = incremental::OffsetMap::between(it->second.before, it->second.after);
+      }
+      return it->second.map ? &it->second : nullptr;
+    };
+    std::vector<size_t> still;
+    for (size_t i : todo) {
+      Item &it = items[i];
+      auto cands = byItem.find(it.summary.get());
+      for (size_t k = 0; cands != byItem.end() && k < cands->second.size() && !it.checked; ++k) {
+        const Impl::CheckEntry &e = *cands->second[k];
+        if (e.against.size() != 1 + it.deps.size() || (allConfigs && !e.checked->complete)) continue;
+        std::vector<const DepMove *> moves(it.deps.size(), nullptr);
+        bool ok = true;
+        for (size_t j = 0; j < it.deps.size() && ok; ++j) {
+          const ItemSummary *from = e.against[1 + j].get(), *to = items[it.deps[j]].summary.get();
+          if (from != to) ok = (moves[j] = moveOf(from, to)) != nullptr;
+        }
+        if (ok) it.checked = moved(*e.checked, moves, I.P);
+      }
+      if (it.checked) ++stats.itemsMoved;
+      else still.push_back(i);
+    }
+    todo = std::move(still);
+  }
+  size_t needed = 0;
+  for (size_t i : todo) needed += items[i].summary->variants;
+  bool lazy = !allConfigs && needed > lazyVariants && I.options.configFilter.empty();
   // An edit of a fn many kernels call (a large lazy batch): its callers are checked
   // nearest first. The edited items and the `focusItems` callers closest to them (the
   // kernel being read, those on screen) are checked now; the others keep their previous

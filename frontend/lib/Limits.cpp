@@ -1,6 +1,8 @@
 //===- Limits.cpp - The checks behind ph/Limits.h ---------------------------===//
 #include "ph/Limits.h"
+#include "ph/ThreadStack.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -9,6 +11,14 @@
 #include <fstream>
 
 namespace ph::limits {
+
+bool setThreadStack() {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return false;
+  bool ok = pthread_attr_setstacksize(&attr, kThreadStackBytes) == 0 && pthread_setattr_default_np(&attr) == 0;
+  pthread_attr_destroy(&attr);
+  return ok;
+}
 
 uint64_t configCount(const std::vector<size_t> &sizes) {
   uint64_t n = 1;

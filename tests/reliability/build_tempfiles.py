@@ -3,10 +3,12 @@
 # temporary directory and removes it on every exit path (issue 20: a build stopped by SIGTERM
 # left ph-*.ptx, .cubin and .log in /tmp). With TMPDIR pointing at an empty folder:
 #   - a build that finishes leaves the folder empty;
-#   - a build stopped by SIGTERM, and one stopped by SIGINT, while ptxas's files exist, too;
+#   - a build stopped by SIGTERM, SIGINT, SIGHUP, SIGQUIT or SIGABRT (an abort: a failed
+#     check) while ptxas's files exist, too (SIGHUP, SIGQUIT and SIGABRT were not handled);
 #   - while it runs, the files are in one `ph-XXXXXX` folder of mode 0700.
 # Skips (exit 0, says so) when ptxas is not installed. Exit 0 = pass.
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -37,16 +39,18 @@ try:
     tmp = os.path.join(work, "tmp")
     os.mkdir(tmp)
     env = dict(os.environ, TMPDIR=tmp)
-    r = subprocess.run([ph, "build", example, "--target", "sm_90", "-o", os.path.join(work, "out")],
+    r = subprocess.run([ph, "build", example, "--target", "sm_90", "--no-cache", "-o", os.path.join(work, "out")],
                        env=env, capture_output=True, text=True)
     if r.returncode != 0:
         fail("ph build failed: " + r.stderr[-2000:])
     if leftovers(tmp):
         fail("a finished build left %s" % leftovers(tmp))
     print("ok: a finished build leaves %s empty" % tmp)
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        p = subprocess.Popen([ph, "build", example, "--target", "sm_90", "-o", os.path.join(work, "out2")],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGABRT):
+        # No core file for the signals that dump one.
+        p = subprocess.Popen([ph, "build", example, "--target", "sm_90", "--no-cache", "-o", os.path.join(work, "out2")],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
         seen, deadline = [], time.time() + 120
         # Wait until ptxas's files exist, then stop the build.
         while time.time() < deadline and p.poll() is None:

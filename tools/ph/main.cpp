@@ -1,9 +1,11 @@
 //===- main.cpp - The `ph` command line driver -----------------------------===//
 #include "Commands.h"
+#include "ph/ThreadStack.h"
 
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 
 using namespace ph::driver;
 
@@ -22,7 +24,7 @@ static const char *usage =
     "\n"
     "`ph <command> --help` describes a command's options.\n";
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
@@ -41,4 +43,15 @@ int main(int argc, char **argv) {
   }
   std::fprintf(stderr, "ph: unknown command `%s`\n\n%s", cmd.c_str(), usage);
   return 2;
+}
+
+int main(int argc, char **argv) {
+  // The command runs on a thread with a known stack (ph/ThreadStack.h), not
+  // on the main thread's `ulimit -s`: the parser's and checker's nesting limits are
+  // measured against it (docs/reliability.md, "Limits"). Threads the command starts get
+  // the same stack.
+  if (!ph::limits::setThreadStack()) return dispatch(argc, argv);
+  int status = 2;
+  std::thread([&] { status = dispatch(argc, argv); }).join();
+  return status;
 }

@@ -37,6 +37,7 @@ struct IncrementalStats {
   size_t itemsChecked = 0;   // resolved and elaborated afresh by the last update
   size_t variants = 0;       // kernel configurations elaborated by the last update
   size_t itemsStale = 0;     // shown with their previous check by the last update (Result::staleItems)
+  size_t itemsMoved = 0;     // callers whose fns changed only between tokens: previous check moved
   size_t cachedItems = 0;    // entries kept in the cache
   size_t cacheBytes = 0;     // their approximate size
   bool whole = false;        // the last update went through `analyze` whole

@@ -394,3 +394,81 @@ TEST(Incremental, RandomEditsThroughTheStagesKeepDiagnosticsExact) {
   }
   EXPECT_GT(staged, 10);
 }
+
+TEST(Incremental, AFnEditBetweenItsTokensMovesItsCallersChecks) {
+  // 12 kernels call `finish`, whose body has an error that every call reports (with a
+  // note at the call); a comment line inserted into it, blank lines, indentation: the
+  // tokens are the same, so each caller's check is moved to the fn's new offsets, not
+  // redone, and everything is what analyze gives.
+  std::string text = manyKernels(3);
+  text.replace(text.find("  acc = acc * l\n"), 16, "  acc = rowmax(acc, l)\n  let unused = acc\n");
+  IncrementalAnalyzer inc(prelude());
+  auto r = inc.update(file(text));
+  ASSERT_TRUE(r.complete);
+  auto expectExact = [&](const std::string &t, const IncrementalAnalyzer::Result &res, const std::string &what) {
+    auto whole = analyze(file(t), prelude(), editorOptions());
+    ASSERT_FALSE(whole->diagnostics.empty()) << what;
+    EXPECT_EQ(show(res.diagnostics->diagnostics), show(whole->diagnostics)) << what;
+    EXPECT_EQ(showFacts(*res.materialize({})), showFacts(*whole)) << what;
+    expectSlicesMatch(res, what);
+  };
+  std::string edited = text;
+  edited.insert(edited.find("  acc = rowmax"), "  // a comment\n\n");
+  r = inc.update(file(edited));
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(inc.stats().itemsChecked, 1u); // the fn itself
+  EXPECT_EQ(inc.stats().itemsMoved, 12u);
+  expectExact(edited, r, "a comment line");
+  std::string indented = edited;
+  indented.replace(indented.find("  let unused"), 2, "      ");
+  r = inc.update(file(indented), {}, false); // the editor's first stage: complete at once
+  EXPECT_TRUE(r.complete);
+  EXPECT_FALSE(r.staleItems);
+  EXPECT_EQ(inc.stats().itemsMoved, 12u);
+  expectExact(indented, r, "indentation");
+  // A token changed: every caller is checked again.
+  std::string changed = indented;
+  changed.replace(changed.find("let unused"), 10, "let unused2");
+  r = inc.update(file(changed));
+  EXPECT_EQ(inc.stats().itemsChecked, 13u);
+  EXPECT_EQ(inc.stats().itemsMoved, 0u);
+  expectExact(changed, r, "a token");
+  // A line break between two tokens is not only space (the statement ends): checked again.
+  std::string broken = changed;
+  broken.replace(broken.find("rowmax(acc, l)"), 14, "rowmax(acc,\n l)");
+  r = inc.update(file(broken));
+  auto whole = analyze(file(broken), prelude(), editorOptions());
+  EXPECT_EQ(show(r.diagnostics->diagnostics), show(whole->diagnostics));
+}
+
+TEST(Incremental, RandomSpaceAndCommentEditsOfAFnKeepDiagnosticsExact) {
+  // Messages that quote an expression of the fn (its text, spaces included) must not come
+  // from a moved check whose quote was taken before the edit: every step against analyze.
+  const char *snippets[] = {" ", "  ", "\n", "\n  // c\n", "// c", "\t", "\n\n", "/// d\n"};
+  std::mt19937 rng(20261203);
+  std::string original = manyKernels(2);
+  original.replace(original.find("  acc = acc * l\n"), 16,
+                   "  acc = rowmax(acc,  l)\n  let t = acc  *  l + dot_t(acc, acc)\n  l = 2\n");
+  std::string text = original;
+  IncrementalAnalyzer inc(prelude());
+  inc.update(file(text));
+  size_t moved = 0;
+  for (int i = 0; i < 120; ++i) {
+    size_t fnEnd = text.find("\n}\n");
+    size_t a = rng() % (fnEnd + 1);
+    if (rng() % 3 == 0 && (text[a] == ' ' || text[a] == '\n')) {
+      text.erase(a, 1);
+    } else {
+      text.insert(a, snippets[rng() % (sizeof(snippets) / sizeof(*snippets))]);
+    }
+    if (i % 20 == 0) text = original;
+    auto r = inc.update(file(text), {}, i % 2 == 0);
+    moved += inc.stats().itemsMoved;
+    for (int stage = 0; !r.complete && stage < 4; ++stage) r = inc.update(file(text), {}, !r.staleItems);
+    ASSERT_TRUE(r.complete) << "step " << i;
+    auto whole = analyze(file(text), prelude(), editorOptions());
+    ASSERT_EQ(show(r.diagnostics->diagnostics), show(whole->diagnostics)) << "step " << i << " text:\n" << text.substr(0, 300);
+    if (i % 10 == 0) ASSERT_EQ(showFacts(*r.materialize({})), showFacts(*whole)) << "step " << i;
+  }
+  EXPECT_GT(moved, 100u);
+}

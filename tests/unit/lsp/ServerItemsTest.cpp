@@ -171,12 +171,13 @@ void featuresFromTheItems(bool itemCache) {
   EXPECT_TRUE(fromItems); // every answer before the references from the items
   expectSameAnswers(got, answers(reference, text));
   // Edits: a line inside kernel b (a moves not, b is checked again), then one above
-  // kernel a (both move: their cached answers are moved, not recomputed), then inside
-  // the fn every kernel calls (all are checked again).
+  // kernel a (both move: their cached answers are moved, not recomputed), then a comment
+  // line inside the fn every kernel calls (its tokens are the same: the callers' checks
+  // are moved to its new offsets), then a statement there (all are checked again).
   struct Edit {
     int line;
     const char *text;
-  } edits[] = {{20, "  let z = w * 3.0\n"}, {5, "\n\n"}, {3, "  let q = y * y\n"}};
+  } edits[] = {{20, "  let z = w * 3.0\n"}, {5, "\n\n"}, {2, "  // why\n\n"}, {5, "  let q = y * y\n"}};
   int version = 1;
   for (const Edit &e : edits) {
     ++version;

@@ -10,7 +10,11 @@
 //   - float -> i32 truncates toward zero and saturates: values >= 2^31 give
 //     2147483647, values < -2^31 give -2147483648, NaN gives 0 (arith.fptosi
 //     alone is poison there: x86 gave INT_MIN, PTX saturates);
-//   - i32 -> float rounds to nearest even; integer widths sign-extend or truncate.
+//   - i32 -> float rounds to nearest even, once, from the integer; integer widths
+//     sign-extend or truncate. i32 -> bf16 goes through f32 rounded to odd (two
+//     roundings to nearest, through f32, are wrong when the first lands on a bf16
+//     tie: 2^24 + 2^16 + 1 gave 2^24, not 2^24 + 2^17); f32's 24 bits are more than
+//     bf16's 8 + 2, so rounding to odd and then to nearest is one rounding.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -38,6 +42,32 @@ inline mlir::Value splatConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::T
   return mlir::arith::ConstantOp::create(b, loc, scalar);
 }
 
+/// An i32 `v` (scalar or tensor) as f32 rounded to odd: the value truncated toward zero,
+/// its last bit set when that was inexact. sitofp rounds to nearest; the difference of
+/// the integer and that value converted back (exact in i64: |f| <= 2^31) says which way.
+inline mlir::Value intToF32RoundedToOdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v) {
+  using namespace mlir;
+  Type f32T = withElem(v.getType(), b.getF32Type()), i32T = withElem(v.getType(), b.getI32Type()),
+       i64T = withElem(v.getType(), b.getI64Type());
+  auto ic = [&](Type t, int64_t i) {
+    return splatConstant(b, loc, t, b.getIntegerAttr(getElementTypeOrSelf(t), i));
+  };
+  Value f = arith::SIToFPOp::create(b, loc, f32T, v);
+  Value diff = arith::SubIOp::create(b, loc, arith::ExtSIOp::create(b, loc, i64T, v),
+                                     arith::FPToSIOp::create(b, loc, i64T, f)); // integer - f
+  Value inexact = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, diff, ic(i64T, 0));
+  // |integer| > |f|: f was rounded toward zero, so it is the truncation; else the
+  // truncation is the next value toward zero (one less in the magnitude's bits).
+  Value vNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, ic(v.getType(), 0));
+  Value above = arith::SelectOp::create(b, loc, vNeg,
+                                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, diff, ic(i64T, 0)),
+                                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, diff, ic(i64T, 0)));
+  Value bits = arith::BitcastOp::create(b, loc, i32T, f);
+  Value trunc = arith::SelectOp::create(b, loc, above, bits, arith::SubIOp::create(b, loc, bits, ic(i32T, 1)));
+  Value odd = arith::OrIOp::create(b, loc, trunc, ic(i32T, 1));
+  return arith::BitcastOp::create(b, loc, f32T, arith::SelectOp::create(b, loc, inexact, odd, bits));
+}
+
 /// Converts `v` (a scalar or a tensor) to `resultType` (same shape), by the rules above.
 inline mlir::Value convertValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type resultType) {
   using namespace mlir;
@@ -53,7 +83,10 @@ inline mlir::Value convertValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Va
     return fw < tw ? arith::ExtFOp::create(b, loc, resultType, v).getResult()
                    : arith::TruncFOp::create(b, loc, resultType, v).getResult();
   }
-  if (!fromF && toF) return arith::SIToFPOp::create(b, loc, resultType, v);
+  if (!fromF && toF) {
+    if (!to.isBF16() || !from.isInteger(32)) return arith::SIToFPOp::create(b, loc, resultType, v);
+    return arith::TruncFOp::create(b, loc, resultType, intToF32RoundedToOdd(b, loc, v));
+  }
   if (fromF && !toF) {
     // Decide in f32 at least (2^31 and -2^31 are exact there; f16 cannot hold them).
     Type wideElem = from.getIntOrFloatBitWidth() < 32 ? b.getF32Type() : from;

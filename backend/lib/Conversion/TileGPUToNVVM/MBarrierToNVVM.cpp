@@ -34,7 +34,9 @@ struct InitPattern : OpConversionPattern<MBarrierInitOp> {
     int64_t n = op.getBarriers().getType().getShape()[0];
     Value first = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, threadId(rw, loc), cIndex(rw, loc, 0));
     auto guard = scf::IfOp::create(rw, loc, first, /*withElseRegion=*/false);
-    OpBuilder in = guard.getThenBodyBuilder();
+    // With the rewriter as listener: the conversion must know the ops made in the
+    // branch, or a conversion that fails later rolls the `if` back and leaks them.
+    OpBuilder in = guard.getThenBodyBuilder(rw.getListener());
     Value count = arith::ConstantIntOp::create(in, loc, op.getCount(), 32);
     for (int64_t s = 0; s < n; ++s)
       NVVM::MBarrierInitOp::create(in, loc, barrierAt(in, loc, a.getBarriers(), cIndex(in, loc, s)), count, Value());

@@ -98,7 +98,9 @@ struct AsyncCopyPattern : OpConversionPattern<AsyncCopyOp> {
       if (chunks % threads && c0 + threads > chunks) {
         Value live = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::ult, c, cIndex(rw, loc, chunks));
         auto guard = scf::IfOp::create(rw, loc, live, false);
-        OpBuilder in = guard.getThenBodyBuilder();
+        // With the rewriter as listener: the conversion must know the ops made in the
+        // branch, or a conversion that fails later rolls the `if` back and leaks them.
+        OpBuilder in = guard.getThenBodyBuilder(rw.getListener());
         body(in);
       } else {
         body(rw);

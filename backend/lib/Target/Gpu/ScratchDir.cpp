@@ -26,16 +26,31 @@ std::mutex gMu; // acquire/release only
 unsigned long gCounter = 0;
 
 void removeAll() {
-  for (int s = 0; s < kSlots; ++s)
-    if (gLive[s].exchange(false))
-      for (auto &f : gFiles[s]) unlink(f);
-  if (gHaveDir.exchange(false)) rmdir(gDir);
+  bool live[kSlots];
+  for (int s = 0; s < kSlots; ++s) live[s] = gLive[s].exchange(false);
+  if (!gHaveDir.exchange(false)) return;
+  // A ptxas still running (the signal went to the driver alone) may create its cubin
+  // between the unlink and the rmdir: unlink again while the folder is not empty.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    for (int s = 0; s < kSlots; ++s)
+      if (live[s])
+        for (auto &f : gFiles[s]) unlink(f);
+    if (rmdir(gDir) == 0 || errno != ENOTEMPTY) return;
+  }
 }
 
+// Every signal whose default action ends the process: the interrupts and terminations
+// (SIGINT, SIGTERM, SIGHUP, SIGQUIT, a closed pipe, CPU and file-size limits, alarms) and
+// the crashes (an abort from a failed check, a fault).
+constexpr int kSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE, SIGALRM, SIGXCPU, SIGXFSZ,
+                            SIGUSR1, SIGUSR2, SIGABRT, SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGSYS};
+
 void onSignal(int sig) {
+  int saved = errno;
   removeAll();
+  errno = saved;
   signal(sig, SIG_DFL);
-  raise(sig); // die of the signal, as the caller expects
+  raise(sig); // die of the signal, as the caller expects (a fault: again on return)
 }
 
 bool makeDir(std::string &err) {
@@ -54,9 +69,10 @@ bool makeDir(std::string &err) {
   }
   gHaveDir = true;
   std::atexit(removeAll);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  for (int sig : kSignals) {
     struct sigaction old {};
-    // Leave a handler someone else installed (the driver's own) alone.
+    // Leave a handler someone else installed (the driver's own, --timeout's SIGALRM,
+    // a sanitizer's) and an ignored signal (ph-lsp ignores SIGPIPE) alone.
     if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
       struct sigaction sa {};
       sa.sa_handler = onSignal;

@@ -2,9 +2,11 @@
 //
 // `ph build` hands PTX to ptxas through files. They live in one folder per
 // process, `$TMPDIR/ph-XXXXXX` (mode 0700, from mkdtemp), removed at exit and
-// on SIGINT, SIGTERM and SIGHUP (a stopped build left ph-*.ptx, .cubin and
-// .log behind in /tmp). Each compile takes its own names, so parallel compiles
-// do not collide.
+// on every signal that ends the process and has no other handler: SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, the limits' and alarms', and the crashes'
+// (SIGABRT, SIGSEGV, ...) (a stopped build left ph-*.ptx, .cubin and .log
+// behind in /tmp). Each compile takes its own names, so parallel compiles do
+// not collide.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
