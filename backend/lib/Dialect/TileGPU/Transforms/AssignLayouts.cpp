@@ -158,9 +158,9 @@ bool sharesLayout(Operation *op) {
              tile::ColMaxOp, tile::ColSumOp, tile::InsertOp>(op);
 }
 
-/// Whether `v` is computed in registers from a dot's result (through ops
-/// that keep the layout): attention's P, which feeds P·V.
-bool fromDotResult(Value v) {
+/// The dot whose result `v` is computed from in registers (through ops that
+/// keep the layout), or null: attention's P, which feeds P·V, or its scores.
+tile::DotOp dotBehind(Value v) {
   SmallVector<Value> work = {v};
   DenseSet<Value> seen;
   while (!work.empty()) {
@@ -168,12 +168,14 @@ bool fromDotResult(Value v) {
     if (!seen.insert(x).second) continue;
     Operation *def = x.getDefiningOp();
     if (!def) continue;
-    if (isa<tile::DotOp>(def)) return true;
+    if (auto d = dyn_cast<tile::DotOp>(def)) return d;
     if (sharesLayout(def))
       for (Value o : def->getOperands()) work.push_back(o);
   }
-  return false;
+  return {};
 }
+
+bool fromDotResult(Value v) { return bool(dotBehind(v)); }
 
 class Assigner {
 public:
@@ -230,18 +232,8 @@ bool rowsReducedFrom(Value v) {
 }
 
 Attribute Assigner::dotLayoutBehind(Value v) const {
-  SmallVector<Value> work = {v};
-  DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value x = work.pop_back_val();
-    if (!seen.insert(x).second) continue;
-    Operation *def = x.getDefiningOp();
-    if (!def) continue;
-    if (isa<tile::DotOp>(def)) return get(x);
-    if (sharesLayout(def))
-      for (Value o : def->getOperands()) work.push_back(o);
-  }
-  return {};
+  tile::DotOp d = dotBehind(v);
+  return d ? get(d.getResult()) : Attribute();
 }
 
 bool Assigner::wantsMma() {
