@@ -189,6 +189,8 @@ private:
   LogicalResult chooseMma();
   bool chooseWgmma();
   void propagate();
+  /// Spreads the layouts set so far to the values that share them, to a fixpoint.
+  void spread();
   LogicalResult check();
   void rewrite();
   void set(Value v, Attribute a) {
@@ -387,6 +389,47 @@ void Assigner::propagate() {
     set(op->getResult(0), l);
     set(op->getOperand(0), l);
   });
+  spread();
+  // A load whose users all want one register layout takes it directly (a bias
+  // row read in the accumulator's layout); loads feeding dots stay coalesced.
+  f_.walk([&](tile::LoadOp ld) {
+    Attribute want;
+    bool agree = true;
+    for (OpOperand &use : ld.getResult().getUses()) {
+      Operation *u = use.getOwner();
+      Attribute a = sharesLayout(u) ? get(u->getResult(0)) : Attribute();
+      if (!a || (want && a != want)) agree = false;
+      want = a;
+    }
+    if (agree && want) set(ld.getResult(), want);
+  });
+  // A load nothing anchors is coalesced and vectorised for its own type, and what is
+  // computed from it takes that layout too, one load at a time in program order: a
+  // kernel without a dot or a reduction (SwiGLU: f16 loads, f32 arithmetic) then runs
+  // in its first load's layout instead of converting between the f16 loads' and
+  // the f32 arithmetic's defaults through shared memory three times.
+  SmallVector<tile::LoadOp> loads;
+  f_.walk([&](tile::LoadOp ld) { loads.push_back(ld); });
+  for (tile::LoadOp ld : loads) {
+    auto rt = dyn_cast<RankedTensorType>(ld.getResult().getType());
+    if (!rt || rt.getRank() == 0 || get(ld.getResult())) continue;
+    set(ld.getResult(), defaultBlocked(ctx_, rt.getShape(), rt.getElementType(), threads_));
+    spread();
+  }
+  // Everything else: coalesced and vectorised over the kernel's threads.
+  auto others = [&](Value v) {
+    if (auto rt = dyn_cast<RankedTensorType>(v.getType()); rt && !get(v) && rt.getRank() > 0)
+      set(v, defaultBlocked(ctx_, rt.getShape(), rt.getElementType(), threads_));
+  };
+  f_.walk([&](Operation *op) {
+    for (Value r : op->getResults()) others(r);
+    for (Region &reg : op->getRegions())
+      for (Block &b : reg)
+        for (Value a : b.getArguments()) others(a);
+  });
+}
+
+void Assigner::spread() {
   do {
     changed_ = false;
     f_.walk([&](Operation *op) {
@@ -425,30 +468,6 @@ void Assigner::propagate() {
       }
     });
   } while (changed_);
-  // A load whose users all want one register layout takes it directly (a bias
-  // row read in the accumulator's layout); loads feeding dots stay coalesced.
-  f_.walk([&](tile::LoadOp ld) {
-    Attribute want;
-    bool agree = true;
-    for (OpOperand &use : ld.getResult().getUses()) {
-      Operation *u = use.getOwner();
-      Attribute a = sharesLayout(u) ? get(u->getResult(0)) : Attribute();
-      if (!a || (want && a != want)) agree = false;
-      want = a;
-    }
-    if (agree && want) set(ld.getResult(), want);
-  });
-  // Everything else: coalesced and vectorised over the kernel's threads.
-  auto others = [&](Value v) {
-    if (auto rt = dyn_cast<RankedTensorType>(v.getType()); rt && !get(v) && rt.getRank() > 0)
-      set(v, defaultBlocked(ctx_, rt.getShape(), rt.getElementType(), threads_));
-  };
-  f_.walk([&](Operation *op) {
-    for (Value r : op->getResults()) others(r);
-    for (Region &reg : op->getRegions())
-      for (Block &b : reg)
-        for (Value a : b.getArguments()) others(a);
-  });
 }
 
 LogicalResult Assigner::check() {
