@@ -41,7 +41,7 @@ copy_tools() { # PH ROOT OUT
   cp "$2"/bench/gpu/bench_gemm.py "$2"/bench/gpu/bench_tensorcore.py "$2"/bench/gpu/bench_prefill.py \
      "$2"/bench/gpu/cuda_timing.py "$2"/bench/gpu/tilegpu_device.sh "$2"/tests/gpu/check_examples.sh \
      "$2"/tests/gpu/check_kvcache.sh "$3/"
-  cp "$(dirname "$1")/ph-run" "$3/"
+  cp "$(dirname "$1")/ph-run" "$3/" && strip "$3/ph-run" 2>/dev/null
   echo "built into $3 ($(du -sh "$3" | cut -f1))"
 }
 
@@ -250,7 +250,10 @@ build-simt)
   mkdir -p "$out/ex_tg" "$out/kv_tg" "$out/dec"
   PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_tg" > "$out/ex_tg.build.log" 2>&1 || echo "examples on TileGPU: some did not build (ex_tg.build.log)"
   PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv_tg" > "$out/kv_tg.build.log" 2>&1 || echo "kvcache on TileGPU: some did not build (kv_tg.build.log)"
-  "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/legacy" > "$out/dec/legacy.log" 2>&1 || cat "$out/dec/legacy.log"
+  # The default lowering on sm_90a (wgmma where it takes a kernel, TileGPU SIMT first for the rest).
+  mkdir -p "$out/ex_def"
+  PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_def" > "$out/ex_def.build.log" 2>&1 || echo "examples, default lowering: some did not build (ex_def.build.log)"
+  PH_GPU_LOWERING=legacy "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/legacy" > "$out/dec/legacy.log" 2>&1 || cat "$out/dec/legacy.log"
   PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg" > "$out/dec/tg.log" 2>&1 || cat "$out/dec/tg.log"
   # SIMT_VARIANTS=1: the ring depth and key-block A/B variants and the memory-bound examples too.
   [ "${SIMT_VARIANTS:-0}" = 1 ] && { PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg_s3" > "$out/dec/tg_s3.log" 2>&1 || cat "$out/dec/tg_s3.log"; }
@@ -259,12 +262,12 @@ build-simt)
   grep -q 'BC in \[32, 64\]' "$out/dec/decode_bc.ph" || { echo "decode_bc.ph: the autotune line changed"; exit 1; }
   (cd "$root" && PH_GPU_LOWERING=tilegpu "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc" > "$out/dec/tg_bc.log" 2>&1) || cat "$out/dec/tg_bc.log"
   if [ "${SIMT_VARIANTS:-0}" = 1 ]; then
-    (cd "$root" && "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/legacy_bc" > "$out/dec/legacy_bc.log" 2>&1) || cat "$out/dec/legacy_bc.log"
+    (cd "$root" && PH_GPU_LOWERING=legacy "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/legacy_bc" > "$out/dec/legacy_bc.log" 2>&1) || cat "$out/dec/legacy_bc.log"
     (cd "$root" && PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3 "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc_s3" > "$out/dec/tg_bc_s3.log" 2>&1) || cat "$out/dec/tg_bc_s3.log"
   fi
   # The memory-bound examples under both lowerings, for bench_memory_bound.py --prebuilt.
   [ "${SIMT_VARIANTS:-0}" = 1 ] && for k in softmax layer_norm rms_norm swiglu cross_entropy; do
-    "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90 -o "$out/mem/legacy/$k" > "$out/mem.log" 2>&1 || cat "$out/mem.log"
+    PH_GPU_LOWERING=legacy "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90 -o "$out/mem/legacy/$k" > "$out/mem.log" 2>&1 || cat "$out/mem.log"
     PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90 -o "$out/mem/tg/$k" > "$out/mem.log" 2>&1 || cat "$out/mem.log"
   done
   cp "$root/bench/gpu/bench_memory_bound.py" "$out/"
@@ -289,6 +292,11 @@ run-simt)
   sh "$T/check_examples.sh" run "$R" "$T/ex_tg" > "$logs/examples-tg.log" 2>&1 || fails=$((fails+1))
   echo "examples (all on TileGPU, sm_90): $(grep -c '^ok' "$logs/examples-tg.log") ok, $(grep -c '^FAIL' "$logs/examples-tg.log") failed"
   grep FAIL -A6 "$logs/examples-tg.log" | head -30
+  if [ -d "$T/ex_def" ]; then
+    sh "$T/check_examples.sh" run "$R" "$T/ex_def" > "$logs/examples-def.log" 2>&1 || fails=$((fails+1))
+    echo "examples (default lowering, sm_90a): $(grep -c '^ok' "$logs/examples-def.log") ok, $(grep -c '^FAIL' "$logs/examples-def.log") failed"
+    grep FAIL -A6 "$logs/examples-def.log" | head -30
+  fi
   sh "$T/check_kvcache.sh" run "$R" "$T/kv_tg" > "$logs/kv-tg.log" 2>&1 || fails=$((fails+1))
   echo "kvcache (all on TileGPU, sm_90): $(grep -c 'vs interpreter: ok' "$logs/kv-tg.log") ok; $(grep failures "$logs/kv-tg.log")"
   D=$T/dec

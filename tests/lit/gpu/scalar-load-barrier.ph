@@ -2,8 +2,9 @@
 // reads; a barrier must follow that read before the word is reused by the next tile, or a
 // fast thread's K-block load overwrites it while a slow one still reads it (found by
 // compute-sanitizer's racecheck on kv_append and decode_split).
+// The legacy SIMT emitter (PH_GPU_LOWERING=legacy; by default the TileGPU SIMT policy takes these kernels).
 // REQUIRES: mlir
-// RUN: ph emit %s --kernel step --stage gpu | %FileCheck %s
+// RUN: env PH_GPU_LOWERING=legacy ph emit %s --kernel step --stage gpu | %FileCheck %s
 
 // CHECK-LABEL: gpu.func @step
 // The scalar: one thread stores it, a barrier, every thread loads it, a barrier.

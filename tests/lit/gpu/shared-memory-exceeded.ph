@@ -1,5 +1,5 @@
-// A kernel whose tiles do not fit in shared memory is refused at compile
-// time, naming the largest tile and the bytes against the target's limit.
+// A kernel whose tiles do not fit in shared memory (a dot's operands: both lowerings stage them
+// there) is refused at compile time, naming the largest tile and the bytes against the limit.
 // REQUIRES: mlir
 // RUN: not ph build %s --target sm_90 -o %t 2>&1 | %FileCheck %s --check-prefix=SM90
 // RUN: not ph build %s --target sm_80 -o %t 2>&1 | %FileCheck %s --check-prefix=SM80
@@ -10,5 +10,5 @@ kernel big(X: tensor<f32>[N, 256], Y: tensor<f32>[N, 256]) {
   // SM90: note: in kernel `big`
   // SM80: error[E0501]: kernel `big` needs {{[0-9]+}} bytes of shared memory, more than the 166912 that sm_80 allows
   var x = X[r :+ 256, :]
-  Y[r :+ 256, :] = x * 2.0
+  Y[r :+ 256, :] = dot(x, x) * 2.0
 }

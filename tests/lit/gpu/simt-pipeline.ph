@@ -2,8 +2,9 @@
 // ahead into registers the loop carries, stored to shared memory 16 bytes at a time; K's
 // conversion to f32 read through (no f32 copy of K: no memref<2176xf32>); the single-use
 // `s * 0.5` computed where exp reads it; acc updated in its own buffer (no copy back).
+// The legacy SIMT emitter (PH_GPU_LOWERING=legacy; by default the TileGPU SIMT policy takes these kernels).
 // REQUIRES: mlir
-// RUN: ph emit %s --kernel stream --stage gpu | %FileCheck %s --implicit-check-not="memref<2176xf32"
+// RUN: env PH_GPU_LOWERING=legacy ph emit %s --kernel stream --stage gpu | %FileCheck %s --implicit-check-not="memref<2176xf32"
 
 // CHECK-LABEL: gpu.func @stream
 // acc's buffer, zeroed before the loop.

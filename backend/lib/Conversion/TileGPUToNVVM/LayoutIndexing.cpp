@@ -140,6 +140,15 @@ int64_t divisibility(Value v) {
   return 1;
 }
 
+int64_t loadLastDimDivisibility(Operation *load) {
+  auto l = dyn_cast<tile::LoadOp>(load);
+  if (!l || l.getOffsets().empty()) return 1;
+  ArrayRef<bool> squeezed = l.getSqueezed();
+  if (!squeezed.empty() && squeezed.back()) return 1;
+  size_t d = l.getOffsets().size() - 1;
+  return std::min(divisibility(l.getOffsets()[d]), divisibility(l.getExtents()[d]));
+}
+
 int64_t lastDimDivisibility(Operation *access) {
   auto a = access->getAttrOfType<IntegerAttr>("tilegpu.divisibility");
   return a ? a.getInt() : 1;

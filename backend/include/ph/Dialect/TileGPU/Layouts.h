@@ -54,4 +54,9 @@ std::optional<RegisterLayout> registerLayout(mlir::Attribute layout, llvm::Array
 /// Threads the layout spreads over (its warps times 32).
 int64_t threadsOf(mlir::Attribute layout);
 
+/// The power of two (at most 1024) that a tile.load's last offset and extent are both
+/// known to be multiples of (constants, `@aligned` facts, loop steps); 1 when its last
+/// dimension is squeezed. A vector access along that dimension is at most this wide.
+int64_t loadLastDimDivisibility(mlir::Operation *load);
+
 } // namespace ph::tilegpu
