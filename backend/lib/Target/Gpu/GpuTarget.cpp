@@ -112,7 +112,7 @@ int threadsOf(ModuleOp m, const kir::Kernel *k) {
   if (k) return k->threads;
   int threads = 128;
   m.walk([&](Operation *op) {
-    if (auto a = op->getAttrOfType<IntegerAttr>("tile.threads")) threads = int(a.getInt());
+    if (auto a = op->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = int(a.getInt());
   });
   return threads;
 }
