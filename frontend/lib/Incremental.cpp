@@ -123,7 +123,7 @@ size_t diagBytes(const std::vector<Diagnostic> &ds) {
 size_t groupBytes(const FactGroup &g) {
   size_t b = g.symbols.size() * sizeof(Symbol) + g.exprFacts.size() * sizeof(ExprFact) + g.typeHints.size() * sizeof(TypeHint);
   for (auto &s : g.symbols) {
-    b += stringBytes(s.name) + stringBytes(s.signature) + stringBytes(s.doc) + stringBytes(s.typeSymbolic) + stringBytes(s.memory);
+    b += stringBytes(s.name) + stringBytes(s.signature) + stringBytes(s.doc) + stringBytes(s.typeSymbolic);
     b += s.typeConcrete.capacity() * sizeof(std::string);
     for (auto &t : s.typeConcrete) b += stringBytes(t);
   }

@@ -136,7 +136,9 @@ private:
     ExprFact &f = st_.A.exprFacts[index];
     if (f.typeConcrete.size() == configIndex_) f.typeConcrete.push_back(t.isScalar() ? t.symbolic() : t.concreteShape());
   }
-  void recordSymbolType(uint32_t sym, const Type &t, bool registers) {
+  /// Where a tile lives is the backend's to say (`ph build`'s placements, shown on
+  /// hover after a compile): the checker records its type and size only.
+  void recordSymbolType(uint32_t sym, const Type &t) {
     if (sym == UINT32_MAX || t.isError()) return;
     Symbol &s = st_.A.symbols[sym];
     if (s.typeConcrete.size() != configIndex_) return;
@@ -144,10 +146,7 @@ private:
       if (configIndex_ == 0 || s.typeSymbolic.empty()) s.typeSymbolic = t.symbolic();
     }
     s.typeConcrete.push_back(t.isScalar() ? t.symbolic() : t.concreteShape());
-    if (t.isTile()) {
-      s.memory = registers ? "registers" : "shared memory";
-      if (configIndex_ == 0) s.bytes = t.bytes();
-    }
+    if (t.isTile() && configIndex_ == 0) s.bytes = t.bytes();
     if (s.kind == SymbolKind::Local || (s.kind == SymbolKind::Parameter && s.container != UINT32_MAX &&
                                         st_.A.symbols[s.container].kind == SymbolKind::Function))
       s.signature = (s.kind == SymbolKind::Local ? std::string(s.isLet ? "let " : "var ") : std::string("param ")) +

@@ -54,7 +54,7 @@ std::string showFacts(const Analysis &a) {
       const Symbol &s = a.symbols[o.symbol];
       out += "  " + s.signature + " | " + s.typeSymbolic + " |";
       for (auto &t : s.typeConcrete) out += " " + t;
-      out += " | " + s.memory + "\n";
+      out += "\n";
     }
   }
   for (auto &f : a.exprFacts) {
@@ -84,7 +84,7 @@ std::string showFactsIn(const Analysis &a, uint32_t b, uint32_t e) {
       out += "  " + s.name + " " + std::to_string(static_cast<int>(s.kind)) + " " + show(s.def) + " " + s.signature +
              " | " + s.typeSymbolic + " |";
       for (auto &t : s.typeConcrete) out += " " + t;
-      out += " | " + s.memory + " | " + s.doc + "\n";
+      out += " | " + s.doc + "\n";
       if (s.container < a.symbols.size() && in(s.def))
         out += "  in " + a.symbols[s.container].name + " " + show(a.symbols[s.container].def) + "\n";
     }
