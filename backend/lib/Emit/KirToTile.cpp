@@ -794,7 +794,7 @@ OwningOpRef<ModuleOp> ph::backend::kirToTile(MLIRContext &ctx, const kir::Kernel
   OwningOpRef<ModuleOp> m;
   {
     // Errors are reported through `err`, not printed.
-    ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+    ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) { return success(); });
     m = em.run(err);
   }
   if (!m)
