@@ -68,6 +68,21 @@ int usageError(const std::string &msg) {
   return 2;
 }
 
+/// A run that stopped for a reason that is not a diagnostic (no GPU, a bad input
+/// file, no such kernel): with --json the document's `error`, beside the
+/// diagnostics so far (docs/output.md), so a reader always gets a document;
+/// else the words on stderr.
+int runFailed(bool json, const std::string &msg) {
+  if (!json) {
+    std::fprintf(stderr, "ph run: %s\n", msg.c_str());
+    return 1;
+  }
+  nlohmann::ordered_json j = {{"error", msg}};
+  rt::report::addEnvelope(j, "run", false, diagnostics);
+  std::cout << j.dump() << "\n";
+  return 1;
+}
+
 /// rt::parseToolOptions (the parser of ph bench and ph-run too), then the file and
 /// the target. Returns "" or a usage error.
 std::string parseArgs(const driver::Args &args, rt::ToolOptions &o, std::string &file) {
