@@ -1174,6 +1174,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   I.checks = std::move(usedChecks);
   I.lastFnTable = fnTable;
   stats.items = shared->size();
+  stats.preludeSeeded = I.canonical->seed != nullptr;
   stats.cachedItems = I.summaries.size() + I.checks.size();
   for (auto &[k, s] : I.summaries) stats.cacheBytes += s->bytes;
   for (auto &[k, c] : I.checks) stats.cacheBytes += c.checked->bytes + k.capacity();
