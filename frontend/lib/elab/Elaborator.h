@@ -126,7 +126,7 @@ private:
 
   // --- Recording facts for the editor -----------------------------------------
   void recordExpr(const Expr &e, const Type &t) {
-    if (!st_.options.editorFacts || t.isError() || t.kind == Type::Kind::Void) return;
+    if (!st_.options.editorFacts || t.isError() || t.kind == Type::Kind::Void || e.range.file < st_.factsFrom) return;
     if (e.range.file >= st_.exprFactIndex.size() || e.id >= st_.exprFactIndex[e.range.file].size()) return;
     uint32_t &index = st_.exprFactIndex[e.range.file][e.id];
     if (index == UINT32_MAX) {
@@ -141,7 +141,7 @@ private:
   void recordSymbolType(uint32_t sym, const Type &t) {
     if (sym == UINT32_MAX || t.isError()) return;
     Symbol &s = st_.A.symbols[sym];
-    if (s.typeConcrete.size() != configIndex_) return;
+    if (s.typeConcrete.size() != configIndex_ || s.def.file < st_.factsFrom) return;
     if (s.typeSymbolic.empty() || s.kind == SymbolKind::Local || s.kind == SymbolKind::Parameter) {
       if (configIndex_ == 0 || s.typeSymbolic.empty()) s.typeSymbolic = t.symbolic();
     }

@@ -17,6 +17,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <chrono>
@@ -161,8 +162,35 @@ llvm::CodeGenOptLevel ph::backend::cpuCodeGenLevel(unsigned opt) {
                     : llvm::CodeGenOptLevel::Aggressive;
 }
 
+static std::function<llvm::Error(llvm::Module *)> optimizingTransformer(unsigned opt, llvm::TargetMachine *tm);
+
+/// The host's features without its f32 -> bf16 instructions. AVX512-BF16's and
+/// AVX-NE-CONVERT's VCVTNEPS2BF16 flush subnormal inputs and results to zero whatever
+/// MXCSR says; LLVM uses it for every bf16 that a load keeps in an f32 register on the
+/// way to a store (a masked tile copy), so on such a host (AMD Zen 4) the CPU target
+/// zeroed the subnormals the interpreter keeps (tests/lit/run/conversions.test,
+/// chain_bf16). Without those features LLVM calls __truncsfbf2 (ph_truncsfbf2, exact).
+static std::string hostFeaturesExactBf16() {
+  std::string fs;
+  for (const auto &[name, on] : llvm::sys::getHostCPUFeatures()) {
+    if (name == "avx512bf16" || name == "avxneconvert" || name == "amx-bf16") continue;
+    fs += (fs.empty() ? "" : ",") + std::string(on ? "+" : "-") + name.str();
+  }
+  return fs + (fs.empty() ? "" : ",") + "-avx512bf16,-avxneconvert,-amx-bf16";
+}
+
 std::function<llvm::Error(llvm::Module *)> ph::backend::cpuTransformer(unsigned opt,
                                                                       llvm::TargetMachine *tm) {
+  auto optimize = optimizingTransformer(opt, tm);
+  static const std::string features = hostFeaturesExactBf16();
+  return [optimize](llvm::Module *mod) -> llvm::Error {
+    for (llvm::Function &f : *mod)
+      if (!f.isDeclaration()) f.addFnAttr("target-features", features);
+    return optimize(mod);
+  };
+}
+
+static std::function<llvm::Error(llvm::Module *)> optimizingTransformer(unsigned opt, llvm::TargetMachine *tm) {
   if (opt != 1)
     return makeOptimizingTransformer(opt, 0, tm);
   // The light pipeline: scalar replacement of the memref descriptors,

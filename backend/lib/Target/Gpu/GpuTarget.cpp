@@ -11,6 +11,7 @@
 
 #include "LoweringDiagnostics.h"
 #include "NvptxCodegen.h"
+#include "PreciseSqrt.h"
 #include "ScratchDir.h"
 
 #include "Conversion/TileToGPU/MmaCodegen.h"
@@ -264,6 +265,7 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
   }, err, timing, diags) && externDynamicShared(m);
+  if (ok) usePreciseSqrt(m);
   // The target names libdevice for a module that calls it (__nv_expf, ...). Note that
   // gpu-module-to-binary links the toolkit's libdevice into every module anyway (its
   // toolkitPath), lazily and only what is called, and toPtx's own codegen does the same:
