@@ -35,8 +35,13 @@ int main(int argc, char **argv) {
   // 174 ms with one arena, 23.5 ms with eight; docs/lsp.md, Performance). Each arena
   // costs a few MiB of peak RSS and reserves 64 MiB of address space it does not use,
   // which is why the hostile-input test caps data (RLIMIT_DATA), not address space.
+  // On two hardware threads or fewer, one arena: there the second arena buys no speed
+  // (first diagnostics of the 5,040-line file on a 2-core machine: 60-79 ms with one,
+  // 70-128 ms with two) and costs the most peak RSS (an edit of the fn every kernel calls,
+  // 20 times: 25.5 MiB with one, 30-38 MiB with two; issue 21's bound is 30).
   // PH_LSP_MALLOC_ARENAS=N overrides it (1: the smallest footprint).
-  int arenas = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+  unsigned hw = std::thread::hardware_concurrency();
+  int arenas = hw <= 2 ? 1 : static_cast<int>(std::min(hw, 8u));
   if (const char *e = std::getenv("PH_LSP_MALLOC_ARENAS"); e && std::atoi(e) > 0) arenas = std::atoi(e);
   mallopt(M_ARENA_MAX, arenas);
   // PH_LSP_MALLOC_MMAP_KB=N: blocks of N KiB and more are mapped on their own and given

@@ -9,7 +9,8 @@
 //   edit/comment, edit/token
 //              a comment line inserted and removed inside one kernel (the fn file: inside
 //              the fn), or a literal changed and back, each stage until complete
-// Usage: bench_incremental [--fn] [RUNS]   (perf record works on it as it is)
+// Usage: bench_incremental [--fn] [--first] [RUNS]   (perf record and callgrind work on it as
+// it is; --first runs the first diagnostics only, the stage to profile for a cold open)
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Incremental.h"
@@ -74,10 +75,11 @@ struct Stat {
 };
 
 int main(int argc, char **argv) {
-  bool withFn = false;
+  bool withFn = false, firstOnly = false;
   int runs = 10;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--fn")) withFn = true;
+    else if (!std::strcmp(argv[i], "--first")) firstOnly = true;
     else runs = std::max(1, std::atoi(argv[i]));
   }
   auto prelude = Prelude::load(std::string(PH_SOURCE_DIR) + "/std");
@@ -113,6 +115,7 @@ int main(int argc, char **argv) {
     diags = res.diagnostics->diagnostics.size();
     items = an.stats().items;
     variants = an.stats().variants;
+    if (firstOnly) continue;
     if (!res.complete)
       timed(rest, [&] { return an.update(std::make_shared<SourceFile>("bench.ph", text), {}, true).complete; });
     for (int kind = 0; kind < 2; ++kind) {
@@ -136,6 +139,7 @@ int main(int argc, char **argv) {
               "%d runs\n",
               withFn ? "63 x mha.ph + fn" : "63 x mha.ph", text.size(), items, variants, diags, runs);
   first.print("first diagnostics (fresh analyzer)");
+  if (firstOnly) return 0;
   rest.print("then every configuration");
   editStages[0].print("comment edit: first stage");
   editAll[0].print("comment edit: until complete");

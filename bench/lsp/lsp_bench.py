@@ -19,7 +19,8 @@
 #
 # The scale batch (issue 21), one fresh server per case, --debounce-ms 0: examples/mha.ph
 # (80 lines), 63 renamed copies of its kernels (5,040 lines, 252 kernels) edited inside one
-# kernel, the same file with a `fn` every kernel calls, edited inside that fn, and
+# kernel, the same file with a `fn` every kernel calls, edited inside that fn (a comment line,
+# then a token: `acc * l` -> `acc * 2.0` and back, which checks every caller again), and
 # mlir-lsp-server on a generated 211-line func/scf/arith file, in one batch. Per case: first
 # diagnostics (didOpen -> publishDiagnostics), edit -> diagnostics p50/p99, hover p99 and
 # peak RSS (VmHWM). Targets: p99 <= 3 ms (80 lines), <= 5 ms (an edit inside one kernel of
@@ -254,7 +255,16 @@ def edit_pair(line):
     return ins, rem
 
 
-def scale_case(argv, name, uri, text, language, edit_line, hover_at, iterations, hover_iterations):
+def token_pair(text, line, old, new):
+    """Replacing `old` on `line` (0-based) by `new`, then back: a token edit (in the fn every
+    kernel calls, every caller is checked again; a comment line only moves their checks)."""
+    col = text.split("\n")[line].index(old)
+    there = {"start": {"line": line, "character": col}, "end": {"line": line, "character": col + len(old)}}
+    back = {"start": {"line": line, "character": col}, "end": {"line": line, "character": col + len(new)}}
+    return {"range": there, "text": new}, {"range": back, "text": old}
+
+
+def scale_case(argv, name, uri, text, language, edit_line, hover_at, iterations, hover_iterations, edits=None):
     srv = Server(argv)
     srv.initialize()
     c0 = srv.cpu_ms()
@@ -271,7 +281,7 @@ def scale_case(argv, name, uri, text, language, edit_line, hover_at, iterations,
         r = srv.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": p})
         hov.append((time.perf_counter() - t) * 1e3)
         assert "result" in r, r
-    ins, rem = edit_pair(edit_line)
+    ins, rem = edits or edit_pair(edit_line)
     lat, version = [], 1
     c1 = srv.cpu_ms()
     for i in range(iterations):
@@ -372,6 +382,11 @@ def scale_batch(args):
     rows.append(scale_case(argv, "63 x mha.ph + fn, edit inside the fn", "file:///bench/mha_x63_fn.ph", big_fn, "ph",
                            line_of(big_fn, "acc = acc * l"), positions(big_fn, hover_needles)[:400],
                            max(10, args.diag_iterations // 5), args.iterations))
+    fn_line = line_of(big_fn, "acc = acc * l")
+    rows.append(scale_case(argv, "63 x mha.ph + fn, token edit inside the fn", "file:///bench/mha_x63_fn_token.ph",
+                           big_fn, "ph", fn_line, positions(big_fn, hover_needles)[:400],
+                           max(10, args.diag_iterations // 5), args.iterations,
+                           edits=token_pair(big_fn, fn_line, "acc * l", "acc * 2.0")))
     if args.mlir:
         m = mlir_file()
         rows.append(scale_case([args.mlir], "mlir-lsp-server, func/scf/arith", "file:///bench/sum.mlir", m, "mlir",

@@ -52,6 +52,37 @@ struct State {
   /// Declared but not resolved (the incremental analysis: std functions an item does
   /// not reach, whose bodies nothing inlines). Null: resolve everything.
   const std::unordered_set<const ast::Decl *> *declareOnly = nullptr;
+  /// The elaborator records expression and symbol types (hover, inlay hints) only in
+  /// files from this one on: the incremental analysis keeps those of the item and the
+  /// fns it inlines, never std's or the stubs', so it does not compute them.
+  FileId factsFrom = 0;
+
+  /// The resolver leaves the modules of files below this alone: they were resolved
+  /// before and their results put in this State by seed().
+  FileId resolvedFiles = 0;
+
+  /// What resolving the first `files` files (the prelude) left in a State: enough to
+  /// start another State over the same modules, followed by other files, as if the
+  /// resolver had just done them (seed()). The incremental analysis resolves std once per
+  /// document this way, instead of once per item it checks.
+  struct Resolved {
+    FileId files = 0;
+    std::vector<Symbol> symbols;
+    std::vector<std::vector<uint32_t>> exprSymbols;
+    std::unordered_map<std::string, const ast::Decl *> functions, kernels;
+    std::unordered_map<const ast::Decl *, uint32_t> declSymbol;
+    std::unordered_map<const ast::Stmt *, uint32_t> stmtSymbol;
+    std::unordered_map<const ast::Param *, uint32_t> paramSymbol;
+    std::unordered_map<std::string, uint32_t> builtinSymbol;
+    std::unordered_map<const ast::Decl *, KernelDecorators> decorators;
+    std::unordered_map<const ast::Decl *, std::vector<uint32_t>> autotuneSymbols;
+  };
+  /// This State's resolution of its files below `files`; every symbol it made must be
+  /// theirs or a builtin (resolve() ran on those modules alone).
+  Resolved resolved(FileId files) const;
+  /// Starts from `r`: its symbols first (A.symbols must be empty), its maps, and the
+  /// resolver skipping its files. The modules of those files must be the same objects.
+  void seed(const Resolved &r);
 
   State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o) : A(a), diags(d), options(o) {
     for (auto &m : A.modules) {

@@ -103,6 +103,9 @@ struct Canonical {
   std::unordered_map<std::string, std::vector<std::string>> stdCalls; // std fn -> the names it calls
   /// (file, begin, name) of each symbol of the prelude's files -> its index in `symbols`.
   std::map<std::tuple<FileId, uint32_t, std::string>, uint32_t> ids;
+  /// The prelude's resolution, to start each item's check from (null: std has findings
+  /// of its own, so each check resolves what it reaches of std as `analyze` does).
+  std::shared_ptr<const check::State::Resolved> seed;
 };
 
 /// An item's tree from this update's parse, handed to its check (not cached).
@@ -123,7 +126,7 @@ size_t diagBytes(const std::vector<Diagnostic> &ds) {
 size_t groupBytes(const FactGroup &g) {
   size_t b = g.symbols.size() * sizeof(Symbol) + g.exprFacts.size() * sizeof(ExprFact) + g.typeHints.size() * sizeof(TypeHint);
   for (auto &s : g.symbols) {
-    b += stringBytes(s.name) + stringBytes(s.signature) + stringBytes(s.doc) + stringBytes(s.typeSymbolic) + stringBytes(s.memory);
+    b += stringBytes(s.name) + stringBytes(s.signature) + stringBytes(s.doc) + stringBytes(s.typeSymbolic);
     b += s.typeConcrete.capacity() * sizeof(std::string);
     for (auto &t : s.typeConcrete) b += stringBytes(t);
   }
@@ -296,6 +299,20 @@ void IncrementalAnalyzer::Impl::loadPrelude() {
   check::State st(A, diags, o);
   check::resolve(st);
   c->resolveDiags = diags.take();
+  // Every item's check starts from this resolution of std instead of resolving the std
+  // functions it reaches again (a tenth of a first analysis). Only when std resolves
+  // without a finding on its own: then each of its names is bound inside std or to a
+  // builtin, and no name of the document can change that (a fn named like a std
+  // function or a builtin sends the document through `analyze` whole).
+  if (c->resolveDiags.empty()) {
+    auto seed = std::make_shared<check::State::Resolved>(st.resolved(P));
+    // A check keeps nothing of std's symbols but where they are (ExtRef) and the checker
+    // reads their kind, name and container only: their text stays in `symbols` below,
+    // and each check copies less. Builtins are copied whole into the items (ExtRef).
+    for (Symbol &s : seed->symbols)
+      if (s.def.file != UINT32_MAX) s.doc.clear(), s.doc.shrink_to_fit(), s.signature.clear(), s.signature.shrink_to_fit();
+    c->seed = std::move(seed);
+  }
   c->modules = A.modules;
   c->symbols = A.symbols;
   c->occurrences = A.occurrences;
@@ -418,24 +435,35 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
     o.configFilter = self.summary->firstConfig;
     o.editorFacts = false;
   }
-  // std functions nothing here reaches are declared (their names count) but not resolved.
-  std::set<std::string> reached;
-  std::vector<std::string> work(self.summary->calls.begin(), self.summary->calls.end());
-  for (size_t d : self.deps) work.insert(work.end(), items[d].summary->calls.begin(), items[d].summary->calls.end());
-  while (!work.empty()) {
-    std::string n = std::move(work.back());
-    work.pop_back();
-    auto it = c.stdCalls.find(n);
-    if (it == c.stdCalls.end() || !reached.insert(n).second) continue;
-    work.insert(work.end(), it->second.begin(), it->second.end());
-  }
+  // Without the seed: std functions nothing here reaches are declared (their names
+  // count) but not resolved.
   std::unordered_set<const ast::Decl *> declareOnly;
-  for (auto &m : c.modules)
-    for (auto &d : m->decls)
-      if (!d->name.valid() || !reached.count(d->name.name)) declareOnly.insert(d.get());
+  if (!c.seed) {
+    std::set<std::string> reached;
+    std::vector<std::string> work(self.summary->calls.begin(), self.summary->calls.end());
+    for (size_t d : self.deps) work.insert(work.end(), items[d].summary->calls.begin(), items[d].summary->calls.end());
+    while (!work.empty()) {
+      std::string n = std::move(work.back());
+      work.pop_back();
+      auto it = c.stdCalls.find(n);
+      if (it == c.stdCalls.end() || !reached.insert(n).second) continue;
+      work.insert(work.end(), it->second.begin(), it->second.end());
+    }
+    for (auto &m : c.modules)
+      for (auto &d : m->decls)
+        if (!d->name.valid() || !reached.count(d->name.name)) declareOnly.insert(d.get());
+  }
+  // Room for the symbols up front: growing the vector moves every Symbol (a dozen strings)
+  // again and again, a twentieth of a first analysis. About one symbol per 12 bytes of
+  // the item's and its fns' text, and the prelude's declarations.
+  size_t text = self.summary->length;
+  for (size_t d : self.deps) text += items[d].summary->length;
+  A.symbols.reserve(c.symbols.size() + stubs.size() * 4 + text / 12 + 16);
   DiagnosticSink diags;
   check::State st(A, diags, o);
-  st.declareOnly = &declareOnly;
+  if (c.seed) st.seed(*c.seed);
+  else st.declareOnly = &declareOnly;
+  st.factsFrom = P + 1; // what is kept: the item's and its fns' facts (see below)
   std::vector<SourceRange> reads;
   st.textReads = &reads;
   check::resolve(st);
@@ -1146,6 +1174,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   I.checks = std::move(usedChecks);
   I.lastFnTable = fnTable;
   stats.items = shared->size();
+  stats.preludeSeeded = I.canonical->seed != nullptr;
   stats.cachedItems = I.summaries.size() + I.checks.size();
   for (auto &[k, s] : I.summaries) stats.cacheBytes += s->bytes;
   for (auto &[k, c] : I.checks) stats.cacheBytes += c.checked->bytes + k.capacity();

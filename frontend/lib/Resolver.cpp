@@ -69,6 +69,36 @@ uint32_t State::builtin(const std::string &name) {
   return id;
 }
 
+State::Resolved State::resolved(FileId files) const {
+  Resolved r;
+  r.files = files;
+  r.symbols = A.symbols;
+  r.exprSymbols.assign(exprSymbols.begin(), exprSymbols.begin() + std::min<size_t>(files, exprSymbols.size()));
+  r.functions = functions;
+  r.kernels = kernels;
+  r.declSymbol = declSymbol;
+  r.stmtSymbol = stmtSymbol;
+  r.paramSymbol = paramSymbol;
+  r.builtinSymbol = builtinSymbol;
+  r.decorators = decorators;
+  r.autotuneSymbols = autotuneSymbols;
+  return r;
+}
+
+void State::seed(const Resolved &r) {
+  A.symbols.insert(A.symbols.end(), r.symbols.begin(), r.symbols.end());
+  for (size_t f = 0; f < r.exprSymbols.size() && f < exprSymbols.size(); ++f) exprSymbols[f] = r.exprSymbols[f];
+  functions = r.functions;
+  kernels = r.kernels;
+  declSymbol = r.declSymbol;
+  stmtSymbol = r.stmtSymbol;
+  paramSymbol = r.paramSymbol;
+  builtinSymbol = r.builtinSymbol;
+  decorators = r.decorators;
+  autotuneSymbols = r.autotuneSymbols;
+  resolvedFiles = r.files;
+}
+
 namespace {
 
 using namespace ast;
@@ -130,10 +160,12 @@ private:
 void Resolver::run() {
   // Declarations first, so that a fn may be called before it is defined.
   for (auto &m : st_.A.modules)
-    for (auto &d : m->decls) declareDecl(*d);
+    if (m->file >= st_.resolvedFiles)
+      for (auto &d : m->decls) declareDecl(*d);
   for (auto &m : st_.A.modules)
     for (auto &d : m->decls) {
       if (st_.cancelled()) return;
+      if (m->file < st_.resolvedFiles) break;
       if (st_.declareOnly && st_.declareOnly->count(d.get())) continue;
       resolveDecl(*d);
     }

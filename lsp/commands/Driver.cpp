@@ -92,8 +92,19 @@ void renameCopy(rt::report::Document &doc, const std::string &copy, const std::s
   }
   for (rt::report::Variant &v : doc.variants)
     for (rt::report::Tile &t : v.tiles) in(t.range.file);
+  for (rt::report::IrLine &l : doc.lines) in(l.range.file); // Show IR maps by these
+
   replaceAll(doc.run, copy, userFile);
   replaceAll(doc.bench, copy, userFile);
+}
+
+json irLineMap(const std::vector<rt::report::IrLine> &lines, const std::string &phFile) {
+  std::string base = fs::path(phFile).filename().string();
+  json out = json::array();
+  for (const rt::report::IrLine &l : lines)
+    if (l.irLine > 0 && l.range.start.line > 0 && fs::path(l.range.file).filename().string() == base)
+      out.push_back({{"irLine", l.irLine - 1}, {"sourceLine", l.range.start.line - 1}});
+  return out;
 }
 
 std::string argvForLog(const std::vector<std::string> &argv) {

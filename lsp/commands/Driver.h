@@ -51,7 +51,7 @@ std::string readDocument(const ProcessResult &r, const std::string &command, rt:
 /// read it, then rename in the typed document (below).
 void renameCopy(ProcessResult &r, const std::string &copy, const std::string &userFile);
 /// The same for a document read from the driver: every range's file (diagnostics,
-/// notes, fixes, tiles), the source file, the messages, the emitted text and the
+/// notes, fixes, tiles, the emitted ops' `lines`), the source file, the messages, the emitted text and the
 /// string values of a run's or bench's own keys.
 void renameCopy(rt::report::Document &doc, const std::string &copy, const std::string &userFile);
 std::string argvForLog(const std::vector<std::string> &argv);
@@ -87,11 +87,9 @@ json diagnosticsOf(const rt::report::Document &doc, const Snapshot &s, const Fea
 /// their occupancy on `arch`'s description: what the lens shows after a restart.
 /// "" or why there is none.
 std::string readLastBuild(const fs::path &dir, const std::string &arch, rt::report::Document &doc);
-/// Maps each line of printed IR to the `.ph` line it came from ({irLine, sourceLine} pairs).
-json irLineMap(const std::string &ir, const std::string &phFile);
-/// The MLIR lines whose location is in another file than `phFile` (a `fn` of the standard
-/// library inlined into the kernel), in IR order: {irLine, file, line, loc, constant} with
-/// `line` 1-based, `loc` the location's text and `constant` true on an `arith.constant`.
-json irForeignLines(const std::string &ir, const std::string &phFile);
+/// Show IR's map from `ph emit --json`'s `lines` (the MLIR printer's record of the
+/// line each located op went to; the text is never re-read): the ops whose range is in
+/// `phFile` (the same file name), as {irLine, sourceLine} pairs, both 0-based.
+json irLineMap(const std::vector<rt::report::IrLine> &lines, const std::string &phFile);
 
 } // namespace ph::lsp::driver

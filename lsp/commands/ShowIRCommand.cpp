@@ -2,7 +2,8 @@
 //
 // `ph emit --stage S --debug-info --json` (SASS: `ph build --json` and cuobjdump
 // of the cubins its document lists), with a map from each IR line to the `.ph`
-// line it came from.
+// line it came from, built from the document's `lines` (the MLIR printer's
+// record of each located op's line), never by re-reading locations in the text.
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
@@ -66,6 +67,7 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     if (!tempDir.empty()) fs::remove_all(tempDir);
   };
   std::string text;
+  std::vector<rt::report::IrLine> lines; // the emitted ops' lines (none for SASS, PTX, LLVM IR)
   if (stage == "sass") {
     std::string cuobjdump = findProgram("cuobjdump");
     if (cuobjdump.empty() && fs::exists("/usr/local/cuda/bin/cuobjdump")) cuobjdump = "/usr/local/cuda/bin/cuobjdump";
@@ -126,11 +128,12 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
       throw driver::driverError("`ph emit --stage " + stage + "`", said);
     }
     text = doc.text;
+    lines = std::move(doc.lines);
   }
   finish("done");
   // Two shapes of one mapping: `sourceLines` has one entry per IR line (a 0-based
   // .ph line or null), `map` lists the mapped lines as {irLine, sourceLine} pairs.
-  json pairs = driver::irLineMap(text, file);
+  json pairs = driver::irLineMap(lines, file);
   // The frontend inlines `fn` calls without call-site locations: an IR line from a std
   // function maps to the line of the user's file that calls it.
   if (snap && snap->analysis) {
@@ -156,21 +159,26 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
       std::vector<std::pair<size_t, size_t>> lines; // {irLine, copy}
     };
     std::map<std::vector<uint32_t>, Copies> groups;
-    for (const json &f : driver::irForeignLines(text, file)) {
-      auto key = std::make_pair(f["file"].get<std::string>(), f["line"].get<int>());
+    std::string base = fs::path(file).filename().string();
+    for (const rt::report::IrLine &l : lines) {
+      if (l.irLine < 1 || l.range.start.line < 1 || fs::path(l.range.file).filename().string() == base) continue;
+      auto key = std::make_pair(l.range.file, l.range.start.line);
       auto it = memo.find(key);
       if (it == memo.end()) {
-        std::set<uint32_t> lines;
-        userCallLines(a, fnAt(a, key.first, key.second), lines);
+        std::set<uint32_t> callLines;
+        userCallLines(a, fnAt(a, key.first, key.second), callLines);
         std::vector<uint32_t> mine;
-        for (uint32_t l : lines)
-          if (!inOther(l)) mine.push_back(l);
+        for (uint32_t c : callLines)
+          if (!inOther(c)) mine.push_back(c);
         it = memo.emplace(key, std::move(mine)).first;
       }
       if (it->second.empty()) continue;
       Copies &g = groups[it->second];
-      std::string loc = f["loc"].get<std::string>();
-      if (!f["constant"].get<bool>()) {
+      // The op's whole range tells one source expression from another.
+      std::string loc = l.range.file + ":" + std::to_string(l.range.start.line) + ":" + std::to_string(l.range.start.col) +
+                        "-" + std::to_string(l.range.end.line) + ":" + std::to_string(l.range.end.col);
+      // Constants can be hoisted and shared between copies: they say nothing about where a copy starts.
+      if (l.op != "arith.constant") {
         if (g.seen.count(loc) && loc != g.last) {
           ++g.copy;
           g.seen.clear();
@@ -178,7 +186,7 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
         g.seen.insert(loc);
         g.last = loc;
       }
-      g.lines.push_back({f["irLine"].get<size_t>(), g.copy});
+      g.lines.push_back({size_t(l.irLine - 1), g.copy});
     }
     for (const auto &[calls, g] : groups) {
       // More copies than calls: the stage moved or duplicated ops (pipelining); the copies

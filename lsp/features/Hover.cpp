@@ -55,7 +55,6 @@ std::string variableHover(const Snapshot &s, const Symbol &sym) {
   std::string shape = shapeLine(sym.typeConcrete);
   // A shape that is its own symbol (`f32`) says nothing new.
   if (!shape.empty() && !(sym.typeConcrete.size() >= 1 && sym.typeConcrete[0] == sym.typeSymbolic)) facts.push_back(shape);
-  if (!sym.memory.empty()) facts.push_back("in " + sym.memory);
   if (sym.bytes > 0) facts.push_back(std::to_string(sym.bytes) + " bytes");
   switch (sym.kind) {
   case SymbolKind::Parameter: facts.insert(facts.begin(), "parameter"); break;

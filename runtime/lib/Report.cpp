@@ -355,6 +355,11 @@ json toJson(const Document &doc) {
   if (!doc.stage.empty()) {
     j["stage"] = doc.stage;
     j["text"] = doc.text;
+    if (doc.ok) {
+      json lines = json::array();
+      for (const IrLine &l : doc.lines) lines.push_back({{"irLine", l.irLine}, {"op", l.op}, {"range", rangeJson(l.range)}});
+      j["lines"] = lines;
+    }
   }
   if (!doc.error.empty()) j["error"] = doc.error;
   addEnvelope(j, doc.command, doc.ok, doc.diagnostics);
@@ -449,6 +454,8 @@ std::string fromJson(const std::string &text, Document &out) {
     for (const json &v : j.value("variants", json::array())) out.variants.push_back(variantFrom(v));
     out.stage = j.value("stage", "");
     out.text = j.value("text", "");
+    for (const json &l : j.value("lines", json::array()))
+      out.lines.push_back({l.at("irLine").get<int>(), l.at("op").get<std::string>(), rangeFrom(l.at("range"))});
     out.error = j.value("error", "");
     if (out.command == "run" || out.command == "bench") {
       json rest = json::object();

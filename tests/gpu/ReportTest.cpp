@@ -116,6 +116,36 @@ TEST(Report, RefusesOtherFormatsAndVersions) {
   EXPECT_FALSE(doc.runResult);        // no kernel: not a run's result
 }
 
+TEST(Report, EmitLinesRoundTrip) {
+  // `ph emit --json`'s `lines`: the printer's record of where each located op went,
+  // which Show IR maps by; written only for a document that emitted something.
+  report::Document doc;
+  doc.command = "emit";
+  doc.ok = true;
+  doc.stage = "tile";
+  doc.text = "module {\n  func.func @k() {\n    scf.for ...\n";
+  doc.lines.push_back({2, "func.func", {"k.ph", {1, 1, -1}, {9, 2, -1}}});
+  doc.lines.push_back({3, "scf.for", {"k.ph", {4, 3, -1}, {4, 40, -1}}});
+  nlohmann::ordered_json j = report::toJson(doc);
+  ASSERT_TRUE(j.contains("lines")) << j.dump();
+  EXPECT_EQ(j["lines"][1]["irLine"], 3);
+  EXPECT_FALSE(j["lines"][1]["range"]["start"].contains("offset")); // MLIR locations carry no offsets
+  report::Document back;
+  ASSERT_EQ(report::fromJson(j.dump(), back), "");
+  ASSERT_EQ(back.lines.size(), 2u);
+  EXPECT_EQ(back.lines[0].irLine, 2);
+  EXPECT_EQ(back.lines[0].op, "func.func");
+  EXPECT_EQ(back.lines[1].op, "scf.for");
+  EXPECT_EQ(back.lines[1].range.file, "k.ph");
+  EXPECT_EQ(back.lines[1].range.start.line, 4);
+  EXPECT_EQ(back.lines[1].range.start.col, 3);
+  EXPECT_EQ(back.lines[1].range.end.col, 40);
+  EXPECT_EQ(back.lines[1].range.start.offset, -1);
+  // A failed emit has no text, so no lines.
+  doc.ok = false;
+  EXPECT_FALSE(report::toJson(doc).contains("lines"));
+}
+
 TEST(Report, RunResultsRoundTrip) {
   // What `ph run --json` writes (Run) and ph-lsp reads back, field for field.
   report::Run run;

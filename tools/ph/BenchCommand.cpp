@@ -24,6 +24,28 @@
 
 namespace ph::driver {
 
+#ifdef PH_HAVE_BACKEND
+namespace {
+
+/// A bench that stopped for a reason that is not a diagnostic (no GPU, an
+/// unreadable file, a kernel that did not compile without saying where): with
+/// --json the document's `error` beside the diagnostics so far (docs/output.md),
+/// so a reader always gets a document; else the words on stderr.
+int benchFailed(const rt::ToolOptions &opt, const std::string &msg, int code = 1) {
+  if (!opt.json) {
+    std::fprintf(stderr, "ph bench: %s\n", msg.c_str());
+    return code;
+  }
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  if (!msg.empty()) j["error"] = msg; // none when the diagnostics say it
+  rt::report::addEnvelope(j, "bench", false, opt.diagnostics);
+  std::cout << j.dump(2) << "\n";
+  return code;
+}
+
+} // namespace
+#endif
+
 int benchCommand(const Args &args) {
 #ifndef PH_HAVE_BACKEND
   std::fprintf(stderr, "ph bench: this `ph` was built without the MLIR backend (-DPH_ENABLE_MLIR=ON)\n");
@@ -61,20 +83,12 @@ int benchCommand(const Args &args) {
     std::fprintf(stderr, "usage: ph bench FILE [--kernel K] [--size N=...] [options] (see --help)\n");
     return 2;
   }
-  if (std::string e = rt::readInputs(opt); !e.empty()) {
-    std::fprintf(stderr, "ph bench: %s\n", e.c_str());
-    return 1;
-  }
+  if (std::string e = rt::readInputs(opt); !e.empty()) return benchFailed(opt, e);
+  // No GPU: with --json a document that says so, not silence.
   rt::Cuda &cu = rt::Cuda::get();
-  if (!cu.available()) {
-    std::fprintf(stderr, "ph bench: %s\n", cu.whyUnavailable().c_str());
-    return rt::kExitNoGpu;
-  }
+  if (!cu.available()) return benchFailed(opt, cu.whyUnavailable(), rt::kExitNoGpu);
   std::string text, err;
-  if (!readFile(file, text, err)) {
-    std::fprintf(stderr, "ph bench: %s\n", err.c_str());
-    return 1;
-  }
+  if (!readFile(file, text, err)) return benchFailed(opt, err);
   AnalyzeOptions ao;
   ao.configFilter = opt.config;
   auto analysis = analyze(std::make_shared<SourceFile>(file, text), Prelude::load(stdDir), ao);
@@ -83,11 +97,7 @@ int benchCommand(const Args &args) {
     if (opt.json) opt.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
   }
   if (analysis->hasErrors()) {
-    if (opt.json) {
-      nlohmann::ordered_json j = {{"error", "`" + file + "` has errors; nothing was run"}};
-      rt::report::addEnvelope(j, "bench", false, opt.diagnostics);
-      std::cout << j.dump(2) << "\n";
-    }
+    if (opt.json) return benchFailed(opt, "`" + file + "` has errors; nothing was run");
     return 1;
   }
   if (opt.kernel.empty()) {
@@ -110,15 +120,15 @@ int benchCommand(const Args &args) {
       if (opt.json) opt.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
     }
     if (!ok) {
+      bool said = false;
+      for (const Diagnostic &d : bin.diagnostics) said |= d.severity == Severity::Error;
+      if (opt.json) return benchFailed(opt, said ? "" : "[" + k->configName() + "] " + err);
       if (bin.diagnostics.empty()) std::fprintf(stderr, "ph bench: [%s] %s\n", k->configName().c_str(), err.c_str());
       return 1;
     }
     variants.push_back({std::move(bin.meta), std::move(bin.cubin), k});
   }
-  if (variants.empty()) {
-    std::fprintf(stderr, "ph bench: no kernel `%s` in `%s`\n", opt.kernel.c_str(), file.c_str());
-    return 1;
-  }
+  if (variants.empty()) return benchFailed(opt, "no kernel `" + opt.kernel + "` in `" + file + "`");
   std::vector<const rt::Variant *> chosen;
   for (const rt::Variant &v : variants) chosen.push_back(&v);
   return rt::runOrBench(chosen, opt, &analysis->sources);

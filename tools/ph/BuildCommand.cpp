@@ -272,19 +272,16 @@ int buildCommand(const Args &args) {
       std::fprintf(stderr, "passes: %s [%s]\n%s", k.name.c_str(), k.configName().c_str(), bin.passTiming.c_str());
     if (!r.ok) {
       if (bin.diagnostics.empty() || bin.diagnostics.back().severity != Severity::Error) {
-        if (json) {
-          // A lowering failure without a diagnostic of its own: E0502 on the kernel.
-          Diagnostic d;
-          d.kind = DiagKind::BackendError;
-          d.severity = Severity::Error;
-          d.range = k.loc;
-          d.message = formatDiag(DiagKind::BackendError, {r.err});
-          if (!k.configName().empty()) d.notes.push_back({k.loc, "in configuration " + k.configName()});
-          report(d);
-          if (progress) event.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
-        } else {
-          std::fprintf(stderr, "ph build: `%s` [%s]: %s\n", k.name.c_str(), k.configName().c_str(), r.err.c_str());
-        }
+        // A lowering failure without a diagnostic of its own: E0502 on the kernel, with
+        // or without --json (a registry diagnostic, as `ph check` prints one).
+        Diagnostic d;
+        d.kind = DiagKind::BackendError;
+        d.severity = Severity::Error;
+        d.range = k.loc;
+        d.message = formatDiag(DiagKind::BackendError, {r.err});
+        if (!k.configName().empty()) d.notes.push_back({k.loc, "in configuration " + k.configName()});
+        report(d);
+        if (progress) event.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
       }
       failed = true;
       return;

@@ -196,9 +196,38 @@ int ph::driver::emitCommand(const Args &args) {
   eo.sources = &a->sources;
   eo.debugInfo = debugInfo;
   eo.arch = target;
+  std::vector<backend::PrintedOp> printed;
+  std::vector<Diagnostic> lowering;
+  eo.printed = &printed;
+  eo.diagnostics = &lowering;
   std::string out = backend::emitStage(k, stage, err, eo);
-  if (!err.empty() || out.empty())
-    return fail("cannot emit `" + kernel + "` at stage `" + stageText + "`: " + err);
+  if (!err.empty() || out.empty()) {
+    // A lowering failure is a registry diagnostic at the op that failed (E0501,
+    // E0503, E0504), as `ph build` gives it; one the backend could not place is
+    // E0502 at the kernel with the backend's words.
+    if (lowering.empty()) {
+      Diagnostic d;
+      d.kind = DiagKind::BackendError;
+      d.severity = Severity::Error;
+      d.range = k.loc;
+      d.message = formatDiag(DiagKind::BackendError, {err.empty() ? "stage `" + stageText + "` printed nothing" : err});
+      if (!k.configName().empty()) d.notes.push_back({k.loc, "in configuration " + k.configName()});
+      lowering.push_back(std::move(d));
+    }
+    for (const Diagnostic &d : lowering) {
+      if (jsonMode) doc.diagnostics.push_back(rt::report::fromDiagnostic(d, a->sources));
+      else std::cerr << renderDiagnostic(d, a->sources);
+    }
+    if (jsonMode) {
+      std::cout << rt::report::toJson(doc).dump(2) << "\n";
+      return 1;
+    }
+    std::fprintf(stderr, "ph emit: cannot emit `%s` at stage `%s`\n", kernel.c_str(), stageText.c_str());
+    return 1;
+  }
+  // The printer's record of where each located op went (docs/output.md, `lines`).
+  for (const backend::PrintedOp &p : printed)
+    doc.lines.push_back({p.irLine, p.op, {p.file, {p.line, p.col, -1}, {p.endLine, p.endCol, -1}}});
 #else
   (void)debugInfo;
   std::string out = kir::print(k);

@@ -68,6 +68,21 @@ int usageError(const std::string &msg) {
   return 2;
 }
 
+/// A run that stopped for a reason that is not a diagnostic (no GPU, a bad input
+/// file, no such kernel): with --json the document's `error`, beside the
+/// diagnostics so far (docs/output.md), so a reader always gets a document;
+/// else the words on stderr.
+int runFailed(bool json, const std::string &msg) {
+  if (!json) {
+    std::fprintf(stderr, "ph run: %s\n", msg.c_str());
+    return 1;
+  }
+  nlohmann::ordered_json j = {{"error", msg}};
+  rt::report::addEnvelope(j, "run", false, diagnostics);
+  std::cout << j.dump() << "\n";
+  return 1;
+}
+
 /// rt::parseToolOptions (the parser of ph bench and ph-run too), then the file and
 /// the target. Returns "" or a usage error.
 std::string parseArgs(const driver::Args &args, rt::ToolOptions &o, std::string &file) {
@@ -223,10 +238,8 @@ int ph::driver::runCommand(const Args &args) {
     return usageError(err);
 
   std::string text, readErr;
-  if (!limits::readRegularFile(file, limits::kMaxSourceBytes, text, readErr)) {
-    std::fprintf(stderr, "ph run: %s\n", readErr.c_str());
-    return 1;
-  }
+  if (!limits::readRegularFile(file, limits::kMaxSourceBytes, text, readErr))
+    return runFailed(o.json, readErr);
   auto t0 = std::chrono::steady_clock::now();
   AnalyzeOptions aopt;
   aopt.configFilter = o.config;
@@ -273,9 +286,8 @@ int ph::driver::runCommand(const Args &args) {
     if (ks.name == o.kernel)
       summary = &ks;
   if (!summary) {
-    std::fprintf(stderr, "ph run: no kernel named `%s` in `%s` (its kernels: %s)\n", o.kernel.c_str(),
-                 file.c_str(), kernelList.empty() ? "none" : kernelList.c_str());
-    return 1;
+    return runFailed(o.json, "no kernel named `" + o.kernel + "` in `" + file + "` (its kernels: " +
+                                 (kernelList.empty() ? "none" : kernelList) + ")");
   }
   std::shared_ptr<const kir::Kernel> kernel;
   for (const auto &v : a->kernelVariants(o.kernel)) {
@@ -298,10 +310,9 @@ int ph::driver::runCommand(const Args &args) {
     std::string cfg;
     for (const auto &[name, value] : o.config)
       cfg += (cfg.empty() ? "" : ",") + name + "=" + std::to_string(value);
-    std::fprintf(stderr, "ph run: no configuration of `%s` matches `--config %s` (its autotune space: %s)\n",
-                 o.kernel.c_str(), cfg.c_str(),
-                 summary->autotuneSpace.empty() ? "none" : summary->autotuneSpace.c_str());
-    return 1;
+    return runFailed(o.json, "no configuration of `" + o.kernel + "` matches `--config " + cfg +
+                                 "` (its autotune space: " +
+                                 (summary->autotuneSpace.empty() ? "none" : summary->autotuneSpace) + ")");
   }
   const kir::Kernel &k = *kernel;
 
@@ -316,18 +327,15 @@ int ph::driver::runCommand(const Args &args) {
       std::string list;
       for (const auto &t : k.tensors)
         list += (list.empty() ? "`" : ", `") + t.name + "`";
-      std::fprintf(stderr, "ph run: `--in %s=%s`: kernel `%s` has no tensor parameter `%s` (its tensors: %s)\n",
-                   name.c_str(), path.c_str(), k.name.c_str(), name.c_str(), list.c_str());
-      return 1;
+      return runFailed(o.json, "`--in " + name + "=" + path + "`: kernel `" + k.name +
+                                   "` has no tensor parameter `" + name + "` (its tensors: " + list + ")");
     }
     HostTensor t;
     std::string err = npy::read(path, t);
     if (err.empty())
       err = npy::fitToParam(t, k, *param, path);
-    if (!err.empty()) {
-      std::fprintf(stderr, "ph run: %s\n", err.c_str());
-      return 1;
-    }
+    if (!err.empty())
+      return runFailed(o.json, err);
     req.inputs[name] = std::move(t);
   }
   for (const auto &[name, path] : o.outPaths) {
@@ -335,28 +343,24 @@ int ph::driver::runCommand(const Args &args) {
     for (const auto &t : k.tensors)
       found |= t.name == name;
     if (!found) {
-      std::fprintf(stderr, "ph run: `--out %s=%s`: kernel `%s` has no tensor parameter `%s`\n", name.c_str(),
-                   path.c_str(), k.name.c_str(), name.c_str());
-      return 1;
+      return runFailed(o.json, "`--out " + name + "=" + path + "`: kernel `" + k.name +
+                                   "` has no tensor parameter `" + name + "`");
     }
   }
 
   std::vector<HostTensor> storage;
   LaunchArgs launch;
-  if (std::string err = bindLaunch(k, req, storage, launch); !err.empty()) {
-    std::fprintf(stderr, "ph run: %s\n", err.c_str());
-    return 1;
-  }
+  if (std::string err = bindLaunch(k, req, storage, launch); !err.empty())
+    return runFailed(o.json, err);
 
   // The target.
   std::string targetName = o.target;
   if (targetName == "auto")
     targetName = gpuUnavailable().empty() ? "gpu" : cpuUnavailable().empty() ? "cpu" : "interp";
   const Target *target = findTarget(targetName);
-  if (std::string why = target->unavailable(); !why.empty()) {
-    std::fprintf(stderr, "ph run: %s\n", why.c_str());
-    return 1;
-  }
+  // No GPU (or no target built in): with --json a document that says so, not silence.
+  if (std::string why = target->unavailable(); !why.empty())
+    return runFailed(o.json, why);
 
   // --check needs the inputs as they were before the kernel wrote into them.
   std::vector<HostTensor> refStorage;
@@ -364,10 +368,8 @@ int ph::driver::runCommand(const Args &args) {
     refStorage = storage;
 
   TargetResult result = target->run(k, launch, *a);
-  if (!result.error.empty()) {
-    std::fprintf(stderr, "ph run: %s\n", result.error.c_str());
-    return 1;
-  }
+  if (!result.error.empty())
+    return runFailed(o.json, result.error);
 
   std::vector<Comparison> comparisons;
   bool checkPassed = true;
@@ -379,8 +381,7 @@ int ph::driver::runCommand(const Args &args) {
     TargetResult ref = runInterp(k, refArgs, *a);
     refMs = ref.runMs;
     if (!ref.error.empty()) {
-      std::fprintf(stderr, "ph run: --check: the reference interpreter failed: %s\n", ref.error.c_str());
-      return 1;
+      return runFailed(o.json, "--check: the reference interpreter failed: " + ref.error);
     }
     for (size_t i = 0; i < k.tensors.size(); ++i)
       if (k.tensors[i].written) {
@@ -392,10 +393,8 @@ int ph::driver::runCommand(const Args &args) {
   for (const auto &[name, path] : o.outPaths) {
     for (size_t i = 0; i < k.tensors.size(); ++i)
       if (k.tensors[i].name == name) {
-        if (std::string err = npy::write(path, storage[i]); !err.empty()) {
-          std::fprintf(stderr, "ph run: %s\n", err.c_str());
-          return 1;
-        }
+        if (std::string err = npy::write(path, storage[i]); !err.empty())
+          return runFailed(o.json, err);
       }
   }
 

@@ -4,6 +4,7 @@
 #include "ph/Conversion/Passes.h"
 #include "ph/Source.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
@@ -20,6 +21,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
@@ -58,7 +60,7 @@ std::string fileLineCol(Location loc) {
 class CaptureDiagnostics {
 public:
   CaptureDiagnostics(MLIRContext *ctx, std::string &err)
-      : handler(ctx, [&err](Diagnostic &d) {
+      : handler(ctx, [&err](mlir::Diagnostic &d) {
           llvm::raw_string_ostream os(err);
           if (!err.empty() && err.back() != '\n')
             os << "\n";
@@ -66,7 +68,7 @@ public:
           if (!where.empty())
             os << where << ": ";
           os << d;
-          for (Diagnostic &note : d.getNotes())
+          for (mlir::Diagnostic &note : d.getNotes())
             os << "\n  note: " << note;
           return success();
         }) {}
@@ -148,15 +150,42 @@ bool ph::backend::runPipeline(ModuleOp module,
   return succeeded(pm.run(module));
 }
 
-std::string ph::backend::printOp(Operation *op, const EmitOptions &opts) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
+void ph::backend::appendOp(std::string &out, Operation *op, const EmitOptions &opts) {
+  if (!out.empty() && out.back() != '\n')
+    out += "\n";
+  int before = int(std::count(out.begin(), out.end(), '\n'));
   OpPrintingFlags flags;
   if (opts.debugInfo)
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-  op->print(os, flags);
+  // The printer fills `where` with the 1-based line and 0-based column of every op it prints
+  // (the alias table above the module counted), the way MLIR's -mlir-print-op-on-
+  // diagnostic and -generate-locations tools learn where an op landed.
+  AsmState::LocationMap where;
+  AsmState state(op, flags, &where);
+  llvm::raw_string_ostream os(out);
+  op->print(os, state);
   os << "\n";
-  return s;
+  if (!opts.printed)
+    return;
+  size_t first = opts.printed->size();
+  op->walk<WalkOrder::PreOrder>([&](Operation *o) {
+    auto it = where.find(o);
+    if (it == where.end())
+      return;
+    FileLineColRange range;
+    o->getLoc()->walk([&](Location l) {
+      if ((range = dyn_cast<FileLineColRange>(l)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (!range)
+      return;
+    opts.printed->push_back({before + int(it->second.first), o->getName().getStringRef().str(),
+                             range.getFilename().str(), int(range.getStartLine()), int(range.getStartColumn()),
+                             int(range.getEndLine()), int(range.getEndColumn())});
+  });
+  std::stable_sort(opts.printed->begin() + first, opts.printed->end(),
+                   [](const PrintedOp &a, const PrintedOp &b) { return a.irLine < b.irLine; });
 }
 
 namespace {
@@ -177,7 +206,7 @@ void ph::backend::registerCpuStages(StageRegistry &r) {
                      std::string &err) {
     if (!runPipeline(m, tile::buildTileToLoopsPipeline, err))
       return false;
-    out = printOp(m, opts);
+    appendOp(out, m, opts);
     return true;
   };
   r[Stage::Llvm] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts, std::string &out,
@@ -187,7 +216,7 @@ void ph::backend::registerCpuStages(StageRegistry &r) {
           tile::buildLoopsToLLVMPipeline(pm);
         }, err))
       return false;
-    out = printOp(m, opts);
+    appendOp(out, m, opts);
     return true;
   };
   r[Stage::LlvmIR] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts,
@@ -252,8 +281,11 @@ std::string ph::backend::emitStage(const kir::Kernel &k, Stage stage, std::strin
   OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, opts.sources, err);
   if (!m)
     return "";
-  if (stage == Stage::Tile)
-    return printOp(*m, opts);
+  if (stage == Stage::Tile) {
+    std::string out;
+    appendOp(out, *m, opts);
+    return out;
+  }
   auto it = registry().find(stage);
   if (it == registry().end()) {
     err = std::string("stage `") + stageName(stage) + "` is not built into this compiler";

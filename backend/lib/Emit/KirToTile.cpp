@@ -746,9 +746,9 @@ OwningOpRef<ModuleOp> Emitter::run(std::string &err) {
   for (const kir::ScalarParam &s : k.scalars)
     args.push_back(elemType(s.elem == Elem::I32 ? Elem::I32 : Elem::F32));
   auto f = func::FuncOp::create(b, kl, k.name, b.getFunctionType(args, {}));
-  f->setAttr("tile.threads", b.getI32IntegerAttr(k.threads));
+  f->setAttr(ph::tile::kThreadsAttr, b.getI32IntegerAttr(k.threads));
   if (k.tensorcore)
-    f->setAttr("tile.tensorcore", b.getUnitAttr());
+    f->setAttr(ph::tile::kTensorcoreAttr, b.getUnitAttr());
   Block *entry = f.addEntryBlock();
   size_t a = 0;
   for (size_t i = 0; i < k.tensors.size(); ++i)
@@ -765,7 +765,7 @@ OwningOpRef<ModuleOp> Emitter::run(std::string &err) {
       anyAligned = true;
     }
   if (anyAligned)
-    f->setAttr("tile.divisibility", b.getDenseI64ArrayAttr(divisibility));
+    f->setAttr(ph::tile::kDivisibilityAttr, b.getDenseI64ArrayAttr(divisibility));
   for (size_t i = 0; i < k.sizes.size(); ++i)
     sizeArgs.push_back(entry->getArgument(a++));
   for (size_t i = 0; i < k.scalars.size(); ++i)
@@ -794,7 +794,7 @@ OwningOpRef<ModuleOp> ph::backend::kirToTile(MLIRContext &ctx, const kir::Kernel
   OwningOpRef<ModuleOp> m;
   {
     // Errors are reported through `err`, not printed.
-    ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+    ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) { return success(); });
     m = em.run(err);
   }
   if (!m)

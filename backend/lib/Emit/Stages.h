@@ -50,8 +50,10 @@ bool verifyEachPass();
 bool runPipeline(mlir::ModuleOp module, const std::function<void(mlir::OpPassManager &)> &build,
                  std::string &err, mlir::TimingScope *timing = nullptr);
 
-/// Prints an op (a module) without or with locations.
-std::string printOp(mlir::Operation *op, const EmitOptions &opts);
+/// Prints an op (a module) without or with locations at the end of `out`, and
+/// records in `opts.printed` (when set) the line of each op that has a source
+/// location, counted from the start of `out` (a stage's header comments first).
+void appendOp(std::string &out, mlir::Operation *op, const EmitOptions &opts);
 
 /// A stage past the tile dialect: lowers `module` (the tile stage, owned by
 /// the caller, changed in place) and sets `out` to its text.

@@ -34,7 +34,6 @@ struct Symbol {
   std::string doc;           // Markdown (`///` comments, builtin docs)
   std::string typeSymbolic;  // locals and parameters: `tile<f32>[BR, BC]`
   std::vector<std::string> typeConcrete; // per configuration: `[64, 32]`
-  std::string memory;        // tiles: "registers" / "shared memory"
   int64_t bytes = 0;         // tiles: bytes in the first configuration
   bool isLet = false;
   uint32_t container = UINT32_MAX; // the symbol (kernel or fn) it belongs to

@@ -41,6 +41,7 @@ struct IncrementalStats {
   size_t cachedItems = 0;    // entries kept in the cache
   size_t cacheBytes = 0;     // their approximate size
   bool whole = false;        // the last update went through `analyze` whole
+  bool preludeSeeded = false; // each check starts from std's resolution made once (std has no findings)
 };
 
 class IncrementalAnalyzer {

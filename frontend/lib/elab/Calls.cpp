@@ -131,7 +131,7 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
       nf.bindings[ps->second] = b;
       Type shown = b.kind == Binding::Kind::Value ? b.value.type : b.type;
       if (b.kind == Binding::Kind::Var) shown = varTypes_[b.var];
-      recordSymbolType(ps->second, shown, b.kind == Binding::Kind::Var && tensorcore_ && varFromDot_[b.var]);
+      recordSymbolType(ps->second, shown);
     }
   }
   frames_.push_back(std::move(nf));

@@ -126,7 +126,7 @@ private:
 
   // --- Recording facts for the editor -----------------------------------------
   void recordExpr(const Expr &e, const Type &t) {
-    if (!st_.options.editorFacts || t.isError() || t.kind == Type::Kind::Void) return;
+    if (!st_.options.editorFacts || t.isError() || t.kind == Type::Kind::Void || e.range.file < st_.factsFrom) return;
     if (e.range.file >= st_.exprFactIndex.size() || e.id >= st_.exprFactIndex[e.range.file].size()) return;
     uint32_t &index = st_.exprFactIndex[e.range.file][e.id];
     if (index == UINT32_MAX) {
@@ -136,18 +136,17 @@ private:
     ExprFact &f = st_.A.exprFacts[index];
     if (f.typeConcrete.size() == configIndex_) f.typeConcrete.push_back(t.isScalar() ? t.symbolic() : t.concreteShape());
   }
-  void recordSymbolType(uint32_t sym, const Type &t, bool registers) {
+  /// Where a tile lives is the backend's to say (`ph build`'s placements, shown on
+  /// hover after a compile): the checker records its type and size only.
+  void recordSymbolType(uint32_t sym, const Type &t) {
     if (sym == UINT32_MAX || t.isError()) return;
     Symbol &s = st_.A.symbols[sym];
-    if (s.typeConcrete.size() != configIndex_) return;
+    if (s.typeConcrete.size() != configIndex_ || s.def.file < st_.factsFrom) return;
     if (s.typeSymbolic.empty() || s.kind == SymbolKind::Local || s.kind == SymbolKind::Parameter) {
       if (configIndex_ == 0 || s.typeSymbolic.empty()) s.typeSymbolic = t.symbolic();
     }
     s.typeConcrete.push_back(t.isScalar() ? t.symbolic() : t.concreteShape());
-    if (t.isTile()) {
-      s.memory = registers ? "registers" : "shared memory";
-      if (configIndex_ == 0) s.bytes = t.bytes();
-    }
+    if (t.isTile() && configIndex_ == 0) s.bytes = t.bytes();
     if (s.kind == SymbolKind::Local || (s.kind == SymbolKind::Parameter && s.container != UINT32_MAX &&
                                         st_.A.symbols[s.container].kind == SymbolKind::Function))
       s.signature = (s.kind == SymbolKind::Local ? std::string(s.isLet ? "let " : "var ") : std::string("param ")) +

@@ -66,7 +66,7 @@ bool Elaborator::setupParams() {
       b.what = "the kernel parameter `" + p.name.name + "`";
       k_->scalars.push_back(sp);
       frame().bindings[ps->second] = b;
-      recordSymbolType(ps->second, b.type, false);
+      recordSymbolType(ps->second, b.type);
       continue;
     }
     if (p.type->kind == TypeExpr::Kind::Tile) {
@@ -144,7 +144,7 @@ bool Elaborator::setupParams() {
     b.what = "the tensor `" + p.name.name + "`";
     k_->tensors.push_back(tp);
     frame().bindings[ps->second] = b;
-    recordSymbolType(ps->second, b.type, false);
+    recordSymbolType(ps->second, b.type);
   }
   return true;
 }
@@ -160,7 +160,7 @@ std::shared_ptr<kir::Kernel> Elaborator::run() {
   inferGrid();
   for (size_t i = 0; i < varTypes_.size(); ++i) {
     k_->vars[i].type = ktype(varTypes_[i]);
-    recordSymbolType(varSymbol_[i], varTypes_[i], tensorcore_ && varFromDot_[i]);
+    recordSymbolType(varSymbol_[i], varTypes_[i]);
   }
   if (errors_) return nullptr;
   return k_;

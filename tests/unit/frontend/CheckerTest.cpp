@@ -42,12 +42,10 @@ TEST(Checker, TypesAreSymbolicAndPerConfiguration) {
   ASSERT_EQ(s->typeConcrete.size(), 2u);
   EXPECT_EQ(s->typeConcrete[0], "[64, 32]");
   EXPECT_EQ(s->typeConcrete[1], "[128, 32]");
-  EXPECT_EQ(s->memory, "registers"); // @tensorcore: computed from a dot
   EXPECT_EQ(s->bytes, 64 * 32 * 4);
   const Symbol *k = symbolAt(*a, offsetOf(*a, "let k =") + 4);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->typeSymbolic, "tile<f16>[BC, D]");
-  EXPECT_EQ(k->memory, "shared memory");
   const Symbol *mnew = symbolAt(*a, offsetOf(*a, "var mnew") + 4);
   ASSERT_NE(mnew, nullptr);
   EXPECT_EQ(mnew->typeSymbolic, "tile<f32>[BR, 1]");

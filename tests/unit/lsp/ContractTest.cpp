@@ -237,7 +237,26 @@ TEST(Contract, RunAndEmitDocumentsReadBackThroughTheServersReader) {
   ASSERT_EQ(driver::readDocument(e, "emit", emitted), "");
   EXPECT_EQ(emitted.stage, "tile");
   EXPECT_NE(emitted.text.find("func.func"), std::string::npos);
-  EXPECT_FALSE(driver::irLineMap(emitted.text, kSource + "/examples/rotary_pairs.ph").empty());
+  // Its map comes from `lines`, the printer's record: each entry's line of the text
+  // prints that op, and the kernel's function is at its header line.
+  ASSERT_FALSE(emitted.lines.empty());
+  std::vector<std::string> text;
+  for (size_t pos = 0; pos < emitted.text.size();) {
+    size_t nl = emitted.text.find('\n', pos);
+    text.push_back(emitted.text.substr(pos, nl - pos));
+    pos = nl == std::string::npos ? emitted.text.size() : nl + 1;
+  }
+  bool sawFunc = false;
+  for (const report::IrLine &l : emitted.lines) {
+    ASSERT_GE(l.irLine, 1);
+    ASSERT_LE(size_t(l.irLine), text.size());
+    // `builtin.module` prints as `module`, `func.return` as `return`.
+    std::string op = text[size_t(l.irLine) - 1].find(l.op) == std::string::npos ? l.op.substr(l.op.find('.') + 1) : l.op;
+    EXPECT_NE(text[size_t(l.irLine) - 1].find(op), std::string::npos) << l.op << " on line " << l.irLine << ": " << text[size_t(l.irLine) - 1];
+    if (l.op == "func.func") sawFunc = text[size_t(l.irLine) - 1].find("func.func @rotary_pairs(") != std::string::npos;
+  }
+  EXPECT_TRUE(sawFunc);
+  EXPECT_FALSE(driver::irLineMap(emitted.lines, kSource + "/examples/rotary_pairs.ph").empty());
 }
 
 // The server builds and runs a temporary copy of an unsaved buffer; what the driver says
@@ -279,6 +298,7 @@ TEST(Contract, AnUnsavedCopyIsRenamedInTheTypedDocument) {
   all.diagnostics.push_back(w);
   all.variants.emplace_back().tiles.push_back({"tensor<4xf32>", {"/tmp/c.ph", {4, 1}, {4, 5}}, "registers", ""});
   all.text = "loc(\"/tmp/c.ph\":3:1)";
+  all.lines.push_back({1, "tile.load", {"/tmp/c.ph", {3, 1}, {3, 9}}});
   all.run = {{"outputs", {{"Y", "/tmp/c.ph.y.npy"}}}, {"threads", 128}};
   driver::renameCopy(all, "/tmp/c.ph", "/w/k.ph");
   EXPECT_EQ(all.diagnostics[0].range.file, "/w/k.ph");
@@ -288,6 +308,7 @@ TEST(Contract, AnUnsavedCopyIsRenamedInTheTypedDocument) {
   EXPECT_EQ(all.diagnostics[0].fixes[0].edits[0].range.file, "/w/k.ph");
   EXPECT_EQ(all.variants[0].tiles[0].range.file, "/w/k.ph");
   EXPECT_EQ(all.text, "loc(\"/w/k.ph\":3:1)");
+  EXPECT_EQ(all.lines[0].range.file, "/w/k.ph"); // Show IR's map follows the rename
   EXPECT_EQ(all.run["outputs"]["Y"], "/w/k.ph.y.npy");
   EXPECT_EQ(all.run["threads"], 128);
 }

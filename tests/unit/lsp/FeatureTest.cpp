@@ -139,17 +139,19 @@ TEST(Hover, AttentionAndTileVariable) {
   v = h["contents"]["value"];
   EXPECT_NE(v.find("acc: tile<f32>[BR, D]"), std::string::npos) << v;
   EXPECT_NE(v.find("[64, 64]"), std::string::npos) << v;
-  EXPECT_NE(v.find("registers"), std::string::npos) << v; // @tensorcore
+  // Where it lives is the backend's to say (after a compile: ServerTest's hover).
+  EXPECT_EQ(v.find("registers"), std::string::npos) << v;
   EXPECT_NE(v.find("16384 bytes"), std::string::npos) << v; // 64 * 64 * 4
 }
 
-TEST(Hover, ScoreTileInSharedMemoryWithoutTensorcore) {
+TEST(Hover, ScoreTileHasNoPlacementBeforeACompile) {
   Annotations a(kCausal);
   auto s = snapshotOf(a.code());
   std::string v = hover(*s, at(*s, a.point("s")), {})["contents"]["value"];
   EXPECT_NE(v.find("s: tile<f32>[BR, BC]"), std::string::npos) << v;
   EXPECT_NE(v.find("[32, 32]"), std::string::npos) << v;
-  EXPECT_NE(v.find("shared memory"), std::string::npos) << v;
+  // The frontend does not guess where a tile lives: only the build's report says it.
+  EXPECT_EQ(v.find("shared memory"), std::string::npos) << v;
 }
 
 TEST(Hover, KernelNameShowsGridBlockAndAutotune) {

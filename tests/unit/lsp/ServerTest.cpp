@@ -181,7 +181,10 @@ TEST(Server, ShowIRMapsLinesBackToTheSource) {
   std::string driver = fakeDriver("ph-emit", R"(case "$*" in *--json*) ;; *) echo "no --json" >&2; exit 2;; esac
 cat <<'EOF'
 {"format": "ph-output", "version": 1, "command": "emit", "ok": true, "diagnostics": [], "stage": "tile",
- "text": "module {\n  func.func @k() {\n    %0 = arith.constant 8 : i32 loc(#loc2)\n    tile.store %0 loc(\"/x/k.ph\":3:3)\n  } loc(#loc1)\n} loc(#loc)\n#loc = loc(unknown)\n#loc1 = loc(\"/x/k.ph\":1:8)\n#loc2 = loc(\"/x/k.ph\":2:22)\n"}
+ "text": "module {\n  func.func @k() {\n    %0 = arith.constant 8 : i32 loc(#loc2)\n    tile.store %0 loc(\"/x/k.ph\":3:3)\n  } loc(#loc1)\n} loc(#loc)\n#loc = loc(unknown)\n#loc1 = loc(\"/x/k.ph\":1:8)\n#loc2 = loc(\"/x/k.ph\":2:22)\n",
+ "lines": [{"irLine": 2, "op": "func.func", "range": {"file": "/x/k.ph", "start": {"line": 1, "col": 8}, "end": {"line": 4, "col": 2}}},
+           {"irLine": 3, "op": "arith.constant", "range": {"file": "/x/k.ph", "start": {"line": 2, "col": 22}, "end": {"line": 2, "col": 23}}},
+           {"irLine": 4, "op": "tile.store", "range": {"file": "/x/k.ph", "start": {"line": 3, "col": 3}, "end": {"line": 3, "col": 9}}}]}
 EOF)");
   Client c;
   c.initialize(json::object(), {{"path", driver}});
@@ -192,15 +195,18 @@ EOF)");
   json map = r["result"]["map"];
   std::map<int, int> m;
   for (const json &e : map) m[e["irLine"]] = e["sourceLine"];
+  // From the document's `lines` (0-based here): the function at its header line.
+  EXPECT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[1], 0);
   EXPECT_EQ(m[2], 1);
   EXPECT_EQ(m[3], 2);
-  EXPECT_EQ(m[4], 0);
   json perLine = r["result"]["sourceLines"];
   ASSERT_EQ(perLine.size(), 10u); // nine lines and the empty one after the last newline
   EXPECT_TRUE(perLine[0].is_null());
+  EXPECT_EQ(perLine[1], 0);
   EXPECT_EQ(perLine[2], 1);
-  EXPECT_EQ(perLine[4], 0);
-  EXPECT_TRUE(perLine[7].is_null()); // the alias table maps nothing
+  EXPECT_TRUE(perLine[4].is_null()); // the closing brace: the text's `loc(#loc1)` is not read
+  EXPECT_TRUE(perLine[7].is_null()); // nor the alias table
 }
 
 TEST(Server, CancelRequestKillsTheDriver) {

@@ -7,10 +7,12 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ph/Diagnostic.h"
 #include "ph/KernelIR.h"
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ph {
 class SourceManager;
@@ -39,6 +41,17 @@ bool parseStage(std::string_view name, Stage &out);
 /// `kir|tile|tilegpu|cpu|llvm|llvm-ir|asm|gpu|gpu-llvm|ptx`, for usage messages.
 std::string stageNames();
 
+/// One op of a stage's printed MLIR whose location names a source range: the
+/// printer's own record of the line it printed the op on (MLIR's
+/// AsmState::LocationMap), so nothing re-reads `loc(...)` text to find it. A
+/// loop or a function is at its header line.
+struct PrintedOp {
+  int irLine = 0;  ///< 1-based line of the stage's text
+  std::string op;  ///< `tile.dot`, `scf.for`
+  std::string file;
+  int line = 0, col = 0, endLine = 0, endCol = 0; ///< 1-based; the end is exclusive
+};
+
 struct EmitOptions {
   /// Resolves kir source ranges to `file:line:col` locations; without it
   /// locations are unknown.
@@ -48,6 +61,13 @@ struct EmitOptions {
   bool debugInfo = false;
   /// The GPU stages' architecture (`--target sm_90a`); empty: the GPU present, else sm_90.
   std::string arch;
+  /// When set, the MLIR stages append each located op they print, in line order
+  /// (`ph emit --json`'s `lines`). LLVM IR, PTX and assembly add nothing.
+  std::vector<PrintedOp> *printed = nullptr;
+  /// When set, a GPU stage that fails appends the registry diagnostic `ph build`
+  /// gives for the same failure (E0501, E0503, E0504: at the op, with its notes);
+  /// `err` still says it in words. Empty when the failure has no located op.
+  std::vector<Diagnostic> *diagnostics = nullptr;
 };
 
 /// The kernel at `stage` as text, or "" with `err` set.

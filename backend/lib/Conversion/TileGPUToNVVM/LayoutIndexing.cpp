@@ -117,7 +117,7 @@ int64_t divisibility(Value v) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     Operation *owner = arg.getOwner()->getParentOp();
     if (auto f = dyn_cast_or_null<FunctionOpInterface>(owner)) {
-      auto a = f->getAttrOfType<DenseI64ArrayAttr>("tile.divisibility");
+      auto a = f->getAttrOfType<DenseI64ArrayAttr>(ph::tile::kDivisibilityAttr);
       if (a && arg.getArgNumber() < a.size()) return pow2of(a[arg.getArgNumber()]);
       return 1;
     }

@@ -41,7 +41,7 @@ struct LocalAllocPattern : OpConversionPattern<LocalAllocOp> {
 
 int64_t ctaThreads(Operation *op) {
   for (Operation *p = op; p; p = p->getParentOp())
-    if (auto a = p->getAttrOfType<IntegerAttr>("tile.threads")) return a.getInt();
+    if (auto a = p->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) return a.getInt();
   return 128;
 }
 

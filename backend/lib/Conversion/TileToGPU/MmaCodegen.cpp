@@ -1141,7 +1141,7 @@ bool convertTileToMma(ModuleOp module, const SimtOptions &opts, SimtResult &resu
   SmallVector<func::FuncOp> funcs;
   for (auto f : module.getOps<func::FuncOp>())
     if (!f.isDeclaration()) funcs.push_back(f);
-  if (funcs.size() != 1 || !funcs[0]->hasAttr("tile.tensorcore")) return false;
+  if (funcs.size() != 1 || !funcs[0]->hasAttr(ph::tile::kTensorcoreAttr)) return false;
   MLIRContext *ctx = module.getContext();
   ctx->getOrLoadDialect<::mlir::gpu::GPUDialect>();
   ctx->getOrLoadDialect<LLVM::LLVMDialect>();

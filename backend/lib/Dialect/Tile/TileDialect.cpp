@@ -5,6 +5,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -27,6 +28,56 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "ph/Dialect/Tile/TileOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// The dialect's discardable attributes (TileDialect.td: discardableAttrs).
+//===----------------------------------------------------------------------===//
+
+/// Every `tile.*` attribute an op carries: one of the registered names with its
+/// registered type, else an error. The passes read these with a default when the
+/// attribute is absent (128 threads, no divisibility), so a misspelt or mistyped one
+/// would otherwise change the kernel without a word.
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  Attribute value = attr.getValue();
+  auto wrongType = [&](const char *want) {
+    return op->emitError() << "`" << name << "` must be " << want << ", found " << value;
+  };
+  if (name == ThreadsAttrHelper::getNameStr()) {
+    auto i = dyn_cast<IntegerAttr>(value);
+    if (!i || !i.getType().isSignlessInteger(32))
+      return wrongType("an i32 thread count");
+    if (i.getInt() < 32 || i.getInt() > 1024 || i.getInt() % 32 != 0)
+      return op->emitError() << "`" << name << "` must be a multiple of 32 in [32, 1024], found "
+                             << i.getInt();
+    return success();
+  }
+  if (name == TensorcoreAttrHelper::getNameStr())
+    return isa<UnitAttr>(value) ? success() : wrongType("a unit attribute");
+  if (name == DivisibilityAttrHelper::getNameStr()) {
+    auto d = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!d)
+      return wrongType("an array<i64> with one entry per function argument");
+    for (int64_t v : d.asArrayRef())
+      if (v < 1)
+        return op->emitError() << "`" << name << "` entries must be positive, found " << v;
+    // Lowerings append arguments (the CPU target's block ids), never remove them.
+    if (auto f = dyn_cast<FunctionOpInterface>(op); f && d.size() > f.getNumArguments())
+      return op->emitError() << "`" << name << "` has " << d.size() << " entries but the function has "
+                             << f.getNumArguments() << " arguments";
+    return success();
+  }
+  if (name == SharedBytesAttrHelper::getNameStr()) {
+    auto i = dyn_cast<IntegerAttr>(value);
+    if (!i || !i.getType().isSignlessInteger(64) || i.getInt() < 0)
+      return wrongType("a non-negative i64 byte count");
+    return success();
+  }
+  return op->emitError() << "unknown attribute `" << name << "` of the tile dialect (known: "
+                         << ThreadsAttrHelper::getNameStr() << ", " << TensorcoreAttrHelper::getNameStr()
+                         << ", " << DivisibilityAttrHelper::getNameStr() << ", "
+                         << SharedBytesAttrHelper::getNameStr() << ")";
 }
 
 //===----------------------------------------------------------------------===//

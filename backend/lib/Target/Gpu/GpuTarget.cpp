@@ -113,7 +113,7 @@ int threadsOf(ModuleOp m, const kir::Kernel *k) {
   if (k) return k->threads;
   int threads = 128;
   m.walk([&](Operation *op) {
-    if (auto a = op->getAttrOfType<IntegerAttr>("tile.threads")) threads = int(a.getInt());
+    if (auto a = op->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = int(a.getInt());
   });
   return threads;
 }
@@ -453,6 +453,26 @@ void loweringFailed(GpuBinary &out, const std::vector<LoweringDiag> &diags, cons
   if (!context.empty()) out.diagnostics.back().notes.push_back({k.loc, context});
 }
 
+/// E0501 for a kernel whose tiles need more shared memory than `arch` allows: at
+/// the largest tile when its source is known, with the kernel as a note.
+Diagnostic sharedExceededDiagnostic(const kir::Kernel &k, const simt::SimtResult &res, const std::string &arch,
+                                    const SourceManager *sources) {
+  SourceRange at = k.loc;
+  if (sources && res.largestLine)
+    for (FileId id = 0; id < sources->size(); ++id) {
+      const SourceFile &f = sources->file(id);
+      if (f.path() != res.largestFile) continue;
+      uint32_t off = f.lineStart(res.largestLine - 1) + res.largestCol - 1;
+      uint32_t end = f.lineStart(res.largestLine);
+      at = {id, off, std::max(off + 1, end > off + 1 ? end - 1 : off + 1)};
+    }
+  Diagnostic d = makeDiag(DiagKind::SharedMemoryExceeded, at,
+                          {k.name, std::to_string(res.sharedBytes), std::to_string(sharedMemoryLimit(arch)), arch,
+                           res.largestTile});
+  if (!(at == k.loc)) d.notes.push_back({k.loc, "in kernel `" + k.name + "`"});
+  return d;
+}
+
 /// Wall-clock milliseconds per step of one compile (GpuBinary::phases).
 class PhaseClock {
 public:
@@ -569,20 +589,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   }
   if (!lowered) {
     if (res.sharedExceeded) {
-      // Point at the largest tile when its source is known; the kernel gets a note.
-      SourceRange at = k.loc;
-      if (opts.sources && res.largestLine)
-        for (FileId id = 0; id < opts.sources->size(); ++id) {
-          const SourceFile &f = opts.sources->file(id);
-          if (f.path() != res.largestFile) continue;
-          uint32_t off = f.lineStart(res.largestLine - 1) + res.largestCol - 1;
-          uint32_t end = f.lineStart(res.largestLine);
-          at = {id, off, std::max(off + 1, end > off + 1 ? end - 1 : off + 1)};
-        }
-      out.diagnostics.push_back(makeDiag(DiagKind::SharedMemoryExceeded, at,
-                                         {k.name, std::to_string(res.sharedBytes),
-                                          std::to_string(sharedMemoryLimit(arch)), arch, res.largestTile}));
-      if (!(at == k.loc)) out.diagnostics.back().notes.push_back({k.loc, "in kernel `" + k.name + "`"});
+      out.diagnostics.push_back(sharedExceededDiagnostic(k, res, arch, opts.sources));
       err = out.diagnostics.back().message;
     } else {
       loweringFailed(out, fallbackDiags, k, opts.sources, /*warnings=*/false,
@@ -670,6 +677,28 @@ std::string runOnGpu(const kir::Kernel &k, const LaunchArgs &args, const GpuOpti
   return rt::runCubin(bin.meta, bin.cubin, args);
 }
 
+namespace {
+
+/// Why a GPU stage of `ph emit` stopped: the MLIR diagnostics of the step that
+/// failed, whether a layout policy's reasons (warnings) count, and a note.
+struct StageFailure {
+  std::vector<LoweringDiag> diags;
+  bool warnings = false;
+  std::string context;
+};
+
+/// The diagnostic compileForGpu gives for the same failure, into `opts.diagnostics`.
+void stageFailed(const EmitOptions &opts, const kir::Kernel &k, const simt::SimtResult &res, const std::string &arch,
+                 const StageFailure &why) {
+  if (!opts.diagnostics) return;
+  GpuBinary bin;
+  if (res.sharedExceeded) bin.diagnostics.push_back(sharedExceededDiagnostic(k, res, arch, opts.sources));
+  else loweringFailed(bin, why.diags, k, opts.sources, why.warnings, why.context);
+  opts.diagnostics->insert(opts.diagnostics->end(), bin.diagnostics.begin(), bin.diagnostics.end());
+}
+
+} // namespace
+
 void registerGpuStages(StageRegistry &r) {
   // Tile IR with layouts, shared buffers and async copies, before the NVVM patterns.
   r[Stage::TileGpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
@@ -680,28 +709,35 @@ void registerGpuStages(StageRegistry &r) {
       return false;
     }
     TileGpuResult tg;
-    if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) return false;
+    if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) {
+      stageFailed(opts, k, simt::SimtResult(), arch, {tg.diags, /*warnings=*/false, ""});
+      return false;
+    }
     out = "// " + arch + ", " + std::to_string(k.threads) + " threads, policy " + tg.policy;
     if (tg.tensorCores()) out += ", " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
     out += "\n";
     for (const std::string &w : tg.warnings) out += "// " + w + "\n";
-    out += printOp(m, opts);
+    appendOp(out, m, opts);
     return true;
   };
-  // The GPU stages lower the way `ph build` does: TileGPU when it takes the kernel, else the legacy emitters.
+  // The GPU stages lower the way `ph build` does: TileGPU when it takes the kernel, else the legacy
+  // emitters; a failure leaves in `why` what compileForGpu turns into its diagnostic.
   auto lower = [](ModuleOp m, const kir::Kernel &k, const std::string &arch, simt::SimtResult &res, simt::MmaReport &tc,
-                  bool &usedTc, TileGpuResult &tg, bool &usedTileGpu, std::string &err) {
+                  bool &usedTc, TileGpuResult &tg, bool &usedTileGpu, StageFailure &why, std::string &err) {
     if (!isSupportedGpuArch(arch)) {
       err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
       return false;
     }
-    std::string why;
-    if (!tryTileGpu(m, k, arch, tg, usedTileGpu, why, err)) return false;
+    std::string notTaken;
+    if (!tryTileGpu(m, k, arch, tg, usedTileGpu, notTaken, err)) {
+      why = {tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the legacy emitters may not take it instead"};
+      return false;
+    }
     if (usedTileGpu) {
       res.sharedBytes = tg.sharedBytes;
       return true;
     }
-    if (!why.empty()) tc.why = why;
+    if (!notTaken.empty()) tc.why = notTaken;
     if (simtFirst(m, k, arch, tg)) {
       usedTileGpu = true;
       res.sharedBytes = tg.sharedBytes;
@@ -709,7 +745,12 @@ void registerGpuStages(StageRegistry &r) {
     }
     OwningOpRef<ModuleOp> tileIr = cast<ModuleOp>(m->clone());
     if (toSimt(m, threadsOf(m, &k), arch, res, err, &tc, &usedTc)) return true;
-    if (res.sharedExceeded || !simtFallback(*tileIr, arch, tg, err)) return false;
+    std::string legacyErr = err;
+    if (res.sharedExceeded) return false;
+    if (!simtFallback(*tileIr, arch, tg, err, &why.diags)) {
+      why.context = legacyErr.empty() ? "" : "the legacy SIMT emitter refused it too: " + legacyErr;
+      return false;
+    }
     m.getBody()->clear();
     m.getBody()->getOperations().splice(m.getBody()->end(), tileIr->getBody()->getOperations());
     for (NamedAttribute a : (*tileIr)->getAttrs()) m->setAttr(a.getName(), a.getValue());
@@ -722,12 +763,11 @@ void registerGpuStages(StageRegistry &r) {
     std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
     simt::MmaReport tc;
     TileGpuResult tg;
+    StageFailure why;
     bool usedTc = false, usedTileGpu = false;
-    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, err)) {
-      if (res.sharedExceeded)
-        err = formatDiag(DiagKind::SharedMemoryExceeded, {k.name, std::to_string(res.sharedBytes),
-                                                          std::to_string(sharedMemoryLimit(arch)), arch,
-                                                          res.largestTile});
+    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, why, err)) {
+      if (res.sharedExceeded) err = sharedExceededDiagnostic(k, res, arch, opts.sources).message;
+      stageFailed(opts, k, res, arch, why);
       return false;
     }
     out = "// " + arch + ", " + std::to_string(k.threads) + " threads, " + std::to_string(res.sharedBytes) +
@@ -740,7 +780,7 @@ void registerGpuStages(StageRegistry &r) {
     else if (usedTc) out += "// tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
                        std::to_string(tc.sharedTiles) + " in shared memory\n";
     else if (!tc.why.empty()) out += "// SIMT: the tensor-core lowering cannot take " + tc.why + "\n";
-    out += printOp(m, opts);
+    appendOp(out, m, opts);
     return true;
   };
   r[Stage::GpuLlvm] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
@@ -749,9 +789,13 @@ void registerGpuStages(StageRegistry &r) {
     std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
     simt::MmaReport tc;
     TileGpuResult tg;
+    StageFailure why;
     bool usedTc = false, usedTileGpu = false;
-    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, err) || !toNvvm(m, arch, err)) return false;
-    out = printOp(m, opts);
+    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, why, err) || !toNvvm(m, arch, err, nullptr, &why.diags)) {
+      stageFailed(opts, k, res, arch, why);
+      return false;
+    }
+    appendOp(out, m, opts);
     return true;
   };
   r[Stage::Ptx] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
@@ -759,9 +803,14 @@ void registerGpuStages(StageRegistry &r) {
     std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
     simt::MmaReport tc;
     TileGpuResult tg;
+    StageFailure why;
     bool usedTc = false, usedTileGpu = false;
-    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, err)) return false;
-    return toNvvm(m, arch, err) && toPtx(m, out, err);
+    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, why, err) || !toNvvm(m, arch, err, nullptr, &why.diags) ||
+        !toPtx(m, out, err, nullptr, &why.diags)) {
+      stageFailed(opts, k, res, arch, why);
+      return false;
+    }
+    return true;
   };
 }
 

@@ -147,6 +147,15 @@ struct Bench {
   nlohmann::ordered_json details, skipped; // per row: launches, min/max, cost, checks; configurations not run
 };
 
+/// One line of `ph emit`'s text that prints an op with a source location
+/// (`lines`): what the editor's Show IR maps between the IR and the source,
+/// from the MLIR printer's own record, never re-read from `loc(...)` text.
+struct IrLine {
+  int irLine = 0; // 1-based line of `text`
+  std::string op; // `tile.dot`; a loop or function at its header line
+  Range range;    // the frontend's range its location carries (no offsets)
+};
+
 struct Document {
   std::string command; // build | emit | run | bench
   bool ok = false;
@@ -157,6 +166,7 @@ struct Document {
   std::vector<Diag> diagnostics;
   std::vector<Variant> variants;
   std::string stage, text; // emit: the stage and its text
+  std::vector<IrLine> lines; // emit: the located ops of the MLIR stages, in line order
   /// run: the run's result; bench: the table (docs/output.md). fromJson fills
   /// them when the document has a result (not for a file with errors).
   std::optional<Run> runResult;

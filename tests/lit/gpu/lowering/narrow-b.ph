@@ -11,6 +11,11 @@
 // RUN: ph build %s --target sm_80 -o %t.auto --no-cache 2>&1 | %FileCheck %s --check-prefix=AUTO
 // RUN: env PH_GPU_LOWERING=tilegpu PH_TEST_TILEGPU_UNCHECKED_B=1 not ph build %s --target sm_80 -o %t.u --no-cache --json > %t.u.json
 // RUN: python3 %S/../Inputs/diag_ranges.py < %t.u.json | %FileCheck %s --check-prefix=UNLOWERED
+// `ph emit` of the GPU stages gives the same registry diagnostics, never MLIR's text:
+// RUN: env PH_GPU_LOWERING=tilegpu not ph emit %s --stage gpu --target sm_80 --json > %t.emit.json
+// RUN: python3 %S/../Inputs/diag_ranges.py < %t.emit.json | %FileCheck %s
+// RUN: env PH_GPU_LOWERING=tilegpu PH_TEST_TILEGPU_UNCHECKED_B=1 not ph emit %s --stage ptx --target sm_80 --json > %t.emit.u.json
+// RUN: python3 %S/../Inputs/diag_ranges.py < %t.emit.u.json | %FileCheck %s --check-prefix=UNLOWERED
 // AUTO: g []: sm_80
 @tensorcore
 @aligned(M = 64, N = 8, K = 32)
@@ -20,15 +25,16 @@ kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], O: tensor<f32>[M, N]) {
   var acc: tile<f32>[64, 8] = 0.0
   for k in range(0, K, 32) {
     // CHECK: E0503 narrow-b.ph:[[@LINE+6]]:12-[[@LINE+6]]:{{[0-9]+}} the TileGPU lowering cannot lay out this tile: a dot with N = 8 over 1 warp column(s) cannot run on mma.sync
-    // CHECK-NEXT: note narrow-b.ph:15:1-{{.*}} in kernel `g`
+    // CHECK-NEXT: note narrow-b.ph:20:1-{{.*}} in kernel `g`
     // CHECK-NOT: {{^E0}}
     // UNLOWERED: E0504 narrow-b.ph:[[@LINE+3]]:39-[[@LINE+3]]:{{[0-9]+}} the GPU lowering cannot lower this: failed to legalize operation 'tilegpu.local_load'
-    // UNLOWERED-NEXT: note narrow-b.ph:15:1-{{.*}} in kernel `g`
+    // UNLOWERED-NEXT: note narrow-b.ph:20:1-{{.*}} in kernel `g`
     // UNLOWERED-NOT: {{^E0}}
     acc += dot(A[row :+ 64, k :+ 32], B[k :+ 32, col :+ 8])
     // The same failure as `ph build` prints it for people (one more build: the lines above stay put).
     // RUN: env PH_GPU_LOWERING=tilegpu PH_TEST_TILEGPU_UNCHECKED_B=1 not ph build %s --target sm_80 -o %t.ut --no-cache 2>&1 | %FileCheck %s --check-prefix=UNLOWERED-TEXT
-    // UNLOWERED-TEXT: narrow-b.ph:[[@LINE-3]]:39: error[E0504]: the GPU lowering cannot lower this: failed to legalize operation 'tilegpu.local_load'
+    // RUN: env PH_GPU_LOWERING=tilegpu PH_TEST_TILEGPU_UNCHECKED_B=1 not ph emit %s --stage gpu-llvm --target sm_80 2>&1 | %FileCheck %s --check-prefix=UNLOWERED-TEXT
+    // UNLOWERED-TEXT: narrow-b.ph:[[@LINE-4]]:39: error[E0504]: the GPU lowering cannot lower this: failed to legalize operation 'tilegpu.local_load'
   }
   O[row :+ 64, col :+ 8] = acc
 }

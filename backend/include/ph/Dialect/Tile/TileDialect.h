@@ -21,3 +21,12 @@
 
 #define GET_OP_CLASSES
 #include "ph/Dialect/Tile/TileOps.h.inc"
+
+namespace ph::tile {
+/// The names of the dialect's registered discardable attributes (TileDialect.td),
+/// for the code that reads and writes them: one spelling, checked by the verifier.
+inline constexpr ::llvm::StringLiteral kThreadsAttr = TileDialect::ThreadsAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kTensorcoreAttr = TileDialect::TensorcoreAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kDivisibilityAttr = TileDialect::DivisibilityAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kSharedBytesAttr = TileDialect::SharedBytesAttrHelper::getNameStr();
+} // namespace ph::tile

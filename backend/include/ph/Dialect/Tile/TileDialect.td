@@ -24,6 +24,23 @@ def Tile_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  // The kernel's facts that travel on its function (and on the gpu.func or
+  // llvm.func it becomes). Registered here, one name and one type each, so the
+  // code reads them through the generated helpers (TileDialect::ThreadsAttrHelper
+  // ::getNameStr(), ...) and the verifier refuses an unknown or mistyped `tile.*`
+  // attribute (verifyOperationAttribute in TileDialect.cpp) instead of a pass
+  // silently reading a default.
+  let discardableAttrs = (ins
+    // `@launch(threads)`: threads per CTA, a multiple of 32 in [32, 1024].
+    "::mlir::IntegerAttr":$threads,
+    // `@tensorcore`: the kernel asks for the tensor cores.
+    "::mlir::UnitAttr":$tensorcore,
+    // `@aligned(N = B)`: per function argument, a number it is a multiple of (1: nothing known).
+    "::mlir::DenseI64ArrayAttr":$divisibility,
+    // Dynamic shared memory of the CTA in bytes, from allocate-shared (tilegpu.shared_bytes).
+    "::mlir::IntegerAttr":$shared_bytes
+  );
+  let hasOperationAttrVerify = 1;
 }
 
 class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>

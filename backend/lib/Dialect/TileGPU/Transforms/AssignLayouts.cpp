@@ -243,7 +243,7 @@ Attribute Assigner::dotLayoutBehind(Value v) const {
 
 bool Assigner::wantsMma() {
   if (policy_ == "simt") return false;
-  bool tc = f_->hasAttr("tile.tensorcore") || policy_ == "mma" || policy_ == "wgmma";
+  bool tc = f_->hasAttr(ph::tile::kTensorcoreAttr) || policy_ == "mma" || policy_ == "wgmma";
   if (!tc || !arch_.mmaSync) return false;
   bool any = false;
   f_.walk([&](tile::DotOp d) {
@@ -642,7 +642,7 @@ struct AssignLayoutsPass : impl::TileGPUAssignLayoutsBase<AssignLayoutsPass> {
     getOperation().walk([&](func::FuncOp f) {
       int64_t t = threads;
       if (t <= 0) {
-        auto attr = f->getAttrOfType<IntegerAttr>("tile.threads");
+        auto attr = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr);
         t = attr ? attr.getInt() : 128;
       }
       // A kernel the mma policy cannot place keeps its tiles unplaced (the

@@ -289,7 +289,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   // the slowest warp, as a CTA barrier does).
   int64_t D = async || mb ? S - 2 : S - 1;
   int64_t threads = 128;
-  if (auto t = f_->getAttrOfType<IntegerAttr>("tile.threads")) threads = t.getInt();
+  if (auto t = f_->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = t.getInt();
   bool wgmma = llvm::any_of(loads, [](Staged &s) { return s.wgmma(); });
   Value full, free;
   if (mb) {
@@ -438,7 +438,7 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
                            ArrayRef<SmallVector<Operation *>> slices, int64_t S, Value full, Value free) {
   Location loc = loop.getLoc();
   int64_t consumers = 128;
-  if (auto t = f_->getAttrOfType<IntegerAttr>("tile.threads")) consumers = t.getInt();
+  if (auto t = f_->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) consumers = t.getInt();
   const int64_t producers = 128;
   Block &body = f_.getBody().front();
   // After the allocations: the barriers' initialization (every thread), then the split.
