@@ -134,6 +134,13 @@ bool toSimt(ModuleOp m, int threads, const std::string &arch, simt::SimtResult &
   return mma || simt::convertTileToSimt(m, so, res, err);
 }
 
+/// `m` takes the body and attributes of `lowered`, a lowered clone of it.
+void takeLowered(ModuleOp m, ModuleOp lowered) {
+  m.getBody()->clear();
+  m.getBody()->getOperations().splice(m.getBody()->end(), lowered.getBody()->getOperations());
+  for (NamedAttribute a : lowered->getAttrs()) m->setAttr(a.getName(), a.getValue());
+}
+
 /// The TileGPU path for a @tensorcore kernel, in place: `used` when it took the
 /// kernel (the module is then a gpu.module), else `why` says why not and the
 /// module is unchanged for the legacy emitters. False only when
@@ -171,9 +178,7 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   }
   if (lowered && tg.tensorCores() && tg.sharedBytes <= sharedMemoryLimit(arch)) {
     // The lowered copy replaces the module's body.
-    m.getBody()->clear();
-    m.getBody()->getOperations().splice(m.getBody()->end(), copy->getBody()->getOperations());
-    for (NamedAttribute a : (*copy)->getAttrs()) m->setAttr(a.getName(), a.getValue());
+    takeLowered(m, *copy);
     used = true;
     return true;
   }
@@ -223,9 +228,7 @@ bool simtFirst(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileGp
   std::string err;
   TileGpuResult r;
   if (!simtFallback(*copy, arch, r, err)) return false;
-  m.getBody()->clear();
-  m.getBody()->getOperations().splice(m.getBody()->end(), copy->getBody()->getOperations());
-  for (NamedAttribute a : (*copy)->getAttrs()) m->setAttr(a.getName(), a.getValue());
+  takeLowered(m, *copy);
   tg = r;
   return true;
 }
@@ -541,10 +544,10 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
                    "PH_GPU_LOWERING=tilegpu: the legacy emitters may not take it instead");
     return false;
   }
+  if (!usedTileGpu && simtFirst(*m, k, arch, tg)) usedTileGpu = true;
   OwningOpRef<ModuleOp> tileIr = usedTileGpu ? OwningOpRef<ModuleOp>() : OwningOpRef<ModuleOp>(cast<ModuleOp>((*m)->clone()));
   // PH_GPU_LOWERING=tilegpu takes every kernel to TileGPU, the SIMT ones to its SIMT policy.
   bool tileGpuOnly = gpuLowering() == GpuLowering::TileGpu && !k.tensorcore;
-  if (!usedTileGpu && simtFirst(*m, k, arch, tg)) usedTileGpu = true;
   bool lowered = usedTileGpu || (!tileGpuOnly && toSimt(*m, k.threads, arch, res, err, &tc, &usedTc));
   std::string legacyErr = err;
   std::vector<LoweringDiag> fallbackDiags;
@@ -751,9 +754,7 @@ void registerGpuStages(StageRegistry &r) {
       why.context = legacyErr.empty() ? "" : "the legacy SIMT emitter refused it too: " + legacyErr;
       return false;
     }
-    m.getBody()->clear();
-    m.getBody()->getOperations().splice(m.getBody()->end(), tileIr->getBody()->getOperations());
-    for (NamedAttribute a : (*tileIr)->getAttrs()) m->setAttr(a.getName(), a.getValue());
+    takeLowered(m, *tileIr);
     usedTileGpu = true;
     res.sharedBytes = tg.sharedBytes;
     return true;
