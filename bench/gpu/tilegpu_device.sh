@@ -23,6 +23,9 @@
 #   tilegpu_device.sh run-simt OUT [LOGS]  examples and kvcache checks, decode_split's ring variants
 #                                         (CTA barrier, mbarriers, 2 and 4 stages) checked and under
 #                                         the sanitizers, SASS, bench_decode.py against the legacy emitter
+#   tilegpu_device.sh build-mma PH OUT     the mma.sync GEMM (sm_90) with and without
+#   tilegpu_device.sh run-mma OUT [LOGS]   tilegpu-prefetch-fragments: checks, bench_gemm.py, the
+#                                         mma.sync peak (mma_peak.cu), Nsight Compute on both
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -364,6 +367,45 @@ run-gemm)
   (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/gemm90a" "$T/gemm90a_noraster" "$T/gemm90a_s3" "$T/gemm90a_s5" --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
   tail -44 "$logs/gemm-bench.log"
   vs_torch gemm
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-mma)
+  # The mma.sync GEMM (sm_90) with and without tilegpu-prefetch-fragments, wgmma for reference,
+  # the mma.sync peak microbenchmark (compiled there) and Nsight Compute on both GEMMs.
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  build_gemm "$ph" "$root" "$out" gemm sm_90
+  PH_TILEGPU_PREFETCH=0 build_gemm "$ph" "$root" "$out" gemm_noprefetch sm_90
+  build_gemm "$ph" "$root" "$out" gemm90a sm_90a
+  mkdir -p "$out/vs"; cp -r "$out/gemm/gemm_relu" "$out/vs/gemm_relu"
+  cp "$root/bench/gpu/mma_peak.cu" "$root/bench/gpu/ncu_gemm.sh" "$out/"
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-mma)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  check_gemm "$R" "$T" "$logs"
+  for d in gemm_noprefetch; do
+    for k in gemm_relu_f16 gemm_relu_f16_w8; do
+      for cfg in BM=128,BN=128,BK=32 BM=128,BN=128,BK=64; do
+        [ $k = gemm_relu_f16_w8 ] && [ $cfg = BM=128,BN=128,BK=64 ] && cfg=BM=128,BN=256,BK=32
+        check_one "$d $k $cfg" "$T/$d/$k" --kernel $k --config $cfg --size M=256 --size N=512 --size K=192 --seed 5
+      done
+    done
+  done
+  if command -v nvcc >/dev/null; then
+    (cd "$T" && nvcc -O3 -arch=sm_90a -o mma_peak mma_peak.cu && ./mma_peak) > "$logs/mma-peak.log" 2>&1
+    cat "$logs/mma-peak.log"
+  fi
+  (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/gemm_noprefetch" "$T/gemm90a" --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
+  tail -40 "$logs/gemm-bench.log"
+  vs_torch gemm
+  for d in gemm gemm_noprefetch; do
+    sh "$T/ncu_gemm.sh" "$R" "$T/$d/gemm_relu_f16" gemm_relu_f16 "${MMA_NCU_CONFIG:-BM=128,BN=128,BK=32}" 4096 "$logs/ncu-$d" > "$logs/ncu-$d.log" 2>&1
+    echo "== ncu $d"; cat "$logs/ncu-$d.log"
+    grep -c -E 'HMMA' "$logs/ncu-$d/ph.sass" 2>/dev/null | sed 's/^/HMMA in SASS: /'
+  done
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;

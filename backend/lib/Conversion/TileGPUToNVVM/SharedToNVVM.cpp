@@ -174,7 +174,13 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
   auto shape = NVVM::LdStMatrixShapeAttr::get(op.getContext(), 8, 8);
   SmallVector<Value> regs(rl.numRegs());
   // Four 8x8 matrices per ldmatrix.x4; `place(m, k)` stores matrix m's two elements at register slots.
+  // A window (one K step of a stage: tilegpu-prefetch-fragments) shifts every address.
+  auto window = op->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window");
   auto ldsm = [&](Value row, Value col, bool trans, ArrayRef<std::pair<int64_t, int64_t>> slots) {
+    if (window) {
+      if (window[0]) row = arith::AddIOp::create(rw, loc, row, cIndex(rw, loc, window[0]));
+      if (window[1]) col = arith::AddIOp::create(rw, loc, col, cIndex(rw, loc, window[1]));
+    }
     Value off = byteOffset(rw, loc, bs, {row, col}, stage);
     Value ptr = gep(rw, loc, buf, off);
     auto st = LLVM::LLVMStructType::getLiteral(op.getContext(), SmallVector<Type>(4, i32));
@@ -261,7 +267,10 @@ struct LocalLoadPattern : OpConversionPattern<LocalLoadOp> {
     auto rt = cast<RankedTensorType>(op.getType());
     Value result;
     if (isa<DotOperandEncodingAttr>(rt.getEncoding())) {
-      if (op->hasAttr("tilegpu.window")) return rw.notifyMatchFailure(op, "ldmatrix of a window");
+      // The K steps of a ring stage (tilegpu-prefetch-fragments); tilegpu-through-shared's
+      // parts of tiles are not read by ldmatrix.
+      if (op->hasAttr("tilegpu.window") && (!op.getStage() || op->hasAttr("tilegpu.squeezed")))
+        return rw.notifyMatchFailure(op, "ldmatrix of a window outside a ring stage");
       if (failed(loadOperand(op, a.getBuffer(), a.getStage(), rw, result, getTypeConverter()))) return failure();
       rw.replaceOp(op, result);
       return success();

@@ -195,6 +195,9 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     }
   }
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
+  // mma.sync K loops read their fragments a step ahead; PH_TILEGPU_PREFETCH=0 for A/B measurements.
+  const char *prefetch = std::getenv("PH_TILEGPU_PREFETCH");
+  if (!(prefetch && std::string(prefetch) == "0")) lowerPm.addPass(tilegpu::createTileGPUPrefetchFragments());
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
   lowerPm.addPass(tilegpu::createTileGPUInsertBarriers());

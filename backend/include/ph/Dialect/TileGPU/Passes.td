@@ -71,6 +71,23 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUPrefetchFragments : Pass<"tilegpu-prefetch-fragments", "::mlir::ModuleOp"> {
+  let summary = "An mma.sync K loop reads each 16-deep step's fragments one step ahead, across iterations too";
+  let description = [{
+    For an `scf.for` that tilegpu-pipeline left with one `async_wait` and
+    one `tilegpu.barrier` at the top and one accumulating mma.sync
+    `tilegpu.dot` of two ring reads: the dot becomes one dot per 16-deep K
+    step, the reads of step k + 1 (`tilegpu.local_load` with a
+    `tilegpu.window` of the stage) come before the dot of step k, and the
+    wait and barrier move to the end of the iteration, before its last step's
+    dot, followed by the reads of the next stage's first step, which the loop
+    carries; the first stage's wait, barrier and first reads move before the
+    loop. The tensor cores keep working while the barrier waits. Runs after
+    tilegpu-pipeline.
+  }];
+  let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileGPURasterize : Pass<"tilegpu-rasterize", "::mlir::ModuleOp"> {
   let summary = "Renumber the CTAs of a 2-D grid so that consecutive ones cover `group` row blocks of one column";
   let description = [{

@@ -342,10 +342,15 @@ static LogicalResult checkStage(Operation *op, MemDescType buf, RankedTensorType
 /// `tilegpu.squeezed` the dimensions the tile drops; the part must lie inside the buffer.
 static LogicalResult checkWindow(Operation *op, MemDescType buf, RankedTensorType t, bool hasStage,
                                  DenseI64ArrayAttr window) {
+  // In a ring, the window lies in one stage (tilegpu-prefetch-fragments' K steps).
   ArrayRef<int64_t> shape = buf.getShape();
+  if (hasStage) {
+    if (shape.size() < 2) return op->emitOpError("a stage of a buffer that has no stages");
+    shape = shape.drop_front();
+  }
   auto sq = op->getAttrOfType<DenseBoolArrayAttr>("tilegpu.squeezed");
-  if (hasStage || window.size() != int64_t(shape.size()) || (sq && sq.size() != window.size()))
-    return op->emitOpError("a window needs a single buffer and one offset (and squeeze flag) per dimension");
+  if (window.size() != int64_t(shape.size()) || (sq && sq.size() != window.size()))
+    return op->emitOpError("a window needs one offset (and squeeze flag) per dimension of the buffer or its stage");
   if (buf.getElementType() != t.getElementType()) return op->emitOpError("element types differ");
   unsigned k = 0;
   for (size_t d = 0; d < shape.size(); ++d) {
