@@ -41,24 +41,4 @@ for f in ph fa2; do
   echo "== $f"
   grep -E "^ +(Duration|Elapsed Cycles|Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Executed Ipc Active|Issue Slots Busy|No Eligible|Warp Cycles Per Issued Instruction|Executed Instructions  |Block Limit Registers|Block Limit Shared Mem) " "$out/ncu-$f.txt" | sed 's/  */ /g'
 done
-python3 - "$out" <<'PY'
-import csv, sys
-def stalls(path):
-    rows = list(csv.reader(open(path)))
-    names, vals = rows[0], rows[2]
-    # smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio: the reason's share
-    # of the cycles between two instructions of a warp (they add up to "Warp Cycles Per
-    # Issued Instruction").
-    head, tail = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
-    out = {}
-    for n, v in zip(names, vals):
-        if n.startswith(head) and n.endswith(tail):
-            try: out[n[len(head):-len(tail)]] = float(v.replace(",", ""))
-            except ValueError: pass
-    return out
-ph, fa2 = (stalls(f"{sys.argv[1]}/ncu-{f}.raw.csv") for f in ("ph", "fa2"))
-print("stall reason (cycles per issued instruction)      ph    fa2")
-for r in sorted(ph, key=lambda r: -ph[r]):
-    if ph[r] >= 0.02 or fa2.get(r, 0) >= 0.02:
-        print(f"  {r:45} {ph[r]:5.2f}  {fa2.get(r, float('nan')):5.2f}")
-PY
+python3 "$(dirname "$0")/ncu_stalls.py" ph="$out/ncu-ph.raw.csv" FA2="$out/ncu-fa2.raw.csv"

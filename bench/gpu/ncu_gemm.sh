@@ -40,22 +40,4 @@ for f in ph cublas; do
   echo "== $f"
   grep -E "^ +(Duration|Elapsed Cycles|Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Executed Ipc Active|Issue Slots Busy|No Eligible|Warp Cycles Per Issued Instruction|Executed Instructions  |Block Limit Registers|Block Limit Shared Mem|Shared Memory Configuration Size|L1/TEX Hit Rate|L2 Hit Rate|DRAM Throughput) " "$out/ncu-$f.txt" | sed 's/  */ /g'
 done
-python3 - "$out" <<'PY'
-import csv, os, sys
-def stalls(path):
-    if not os.path.exists(path): return {}
-    rows = list(csv.reader(open(path)))
-    names, vals = rows[0], rows[2]
-    head, tail = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
-    out = {}
-    for n, v in zip(names, vals):
-        if n.startswith(head) and n.endswith(tail):
-            try: out[n[len(head):-len(tail)]] = float(v.replace(",", ""))
-            except ValueError: pass
-    return out
-ph, cb = (stalls(f"{sys.argv[1]}/ncu-{f}.raw.csv") for f in ("ph", "cublas"))
-print("stall reason (cycles per issued instruction)      ph    cuBLAS")
-for r in sorted(ph, key=lambda r: -ph[r]):
-    if ph[r] >= 0.02 or cb.get(r, 0) >= 0.02:
-        print(f"  {r:45} {ph[r]:5.2f}  {cb.get(r, float('nan')):5.2f}")
-PY
+python3 "$(dirname "$0")/ncu_stalls.py" ph="$out/ncu-ph.raw.csv" cuBLAS="$out/ncu-cublas.raw.csv"

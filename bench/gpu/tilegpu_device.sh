@@ -379,7 +379,7 @@ build-mma)
   PH_TILEGPU_PREFETCH=0 build_gemm "$ph" "$root" "$out" gemm_noprefetch sm_90
   build_gemm "$ph" "$root" "$out" gemm90a sm_90a
   mkdir -p "$out/vs"; cp -r "$out/gemm/gemm_relu" "$out/vs/gemm_relu"
-  cp "$root/bench/gpu/mma_peak.cu" "$root/bench/gpu/ncu_gemm.sh" "$out/"
+  cp "$root/bench/gpu/mma_peak.cu" "$root/bench/gpu/ncu_gemm.sh" "$root/bench/gpu/ncu_stalls.py" "$out/"
   copy_tools "$ph" "$root" "$out"
   ;;
 run-mma)
