@@ -150,7 +150,7 @@ int64_t loadLastDimDivisibility(Operation *load) {
 }
 
 int64_t lastDimDivisibility(Operation *access) {
-  auto a = access->getAttrOfType<IntegerAttr>("tilegpu.divisibility");
+  auto a = access->getAttrOfType<IntegerAttr>(kDivisibilityAttr);
   return a ? a.getInt() : 1;
 }
 
@@ -162,7 +162,7 @@ void noteDivisibility(Operation *root) {
       if (o.getOffsets().empty()) return;
       size_t d = o.getOffsets().size() - 1;
       int64_t v = std::min(divisibility(o.getOffsets()[d]), divisibility(o.getExtents()[d]));
-      op->setAttr("tilegpu.divisibility", IntegerAttr::get(IntegerType::get(op->getContext(), 64), v));
+      op->setAttr(kDivisibilityAttr, IntegerAttr::get(IntegerType::get(op->getContext(), 64), v));
     };
     if (auto l = dyn_cast<tile::LoadOp>(op)) note(l);
     else if (auto s = dyn_cast<tile::StoreOp>(op)) note(s);

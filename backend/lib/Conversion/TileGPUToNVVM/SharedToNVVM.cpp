@@ -68,8 +68,8 @@ struct AsyncCopyPattern : OpConversionPattern<AsyncCopyOp> {
     // A producer warpgroup's copy (tilegpu-pipeline warp-specialize) spreads its chunks over its own threads.
     int64_t threads = ctaThreads(op);
     Value tid = threadId(rw, loc);
-    if (auto t = op->getAttrOfType<IntegerAttr>("tilegpu.threads")) threads = t.getInt();
-    if (auto base = op->getAttrOfType<IntegerAttr>("tilegpu.thread_base"))
+    if (auto t = op->getAttrOfType<IntegerAttr>(kThreadsAttr)) threads = t.getInt();
+    if (auto base = op->getAttrOfType<IntegerAttr>(kThreadBaseAttr))
       tid = arith::SubIOp::create(rw, loc, tid, cIndex(rw, loc, base.getInt()));
     auto mod = NVVM::LoadCacheModifierKindAttr::get(op.getContext(), NVVM::LoadCacheModifierKind::CG);
     for (int64_t c0 = 0; c0 < chunks; c0 += threads) {
@@ -134,7 +134,7 @@ struct BarrierPattern : OpConversionPattern<BarrierOp> {
     // In a warp-specialized kernel every CTA barrier is the consumers' (the producer
     // warpgroup meets them only on mbarriers): named barrier 1 over their threads.
     for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-      if (auto c = p->getAttrOfType<IntegerAttr>("tilegpu.consumer_threads")) {
+      if (auto c = p->getAttrOfType<IntegerAttr>(kConsumerThreadsAttr)) {
         Location loc = op.getLoc();
         Value id = arith::ConstantIntOp::create(rw, loc, 1, 32);
         Value n = arith::ConstantIntOp::create(rw, loc, c.getInt(), 32);
@@ -175,7 +175,7 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
   SmallVector<Value> regs(rl.numRegs());
   // Four 8x8 matrices per ldmatrix.x4; `place(m, k)` stores matrix m's two elements at register slots.
   // A window (one K step of a stage: tilegpu-prefetch-fragments) shifts every address.
-  auto window = op->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window");
+  auto window = op->getAttrOfType<DenseI64ArrayAttr>(kWindowAttr);
   auto ldsm = [&](Value row, Value col, bool trans, ArrayRef<std::pair<int64_t, int64_t>> slots) {
     if (window) {
       if (window[0]) row = arith::AddIOp::create(rw, loc, row, cIndex(rw, loc, window[0]));
@@ -243,9 +243,9 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
 /// `tilegpu.window` (tilegpu-through-shared's parts of tiles), the window's
 /// offset plus the element's position along each dimension the part keeps.
 SmallVector<Value> bufferIndex(OpBuilder &b, Location loc, Operation *op, ArrayRef<Value> idx) {
-  auto w = op->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window");
+  auto w = op->getAttrOfType<DenseI64ArrayAttr>(kWindowAttr);
   if (!w) return SmallVector<Value>(idx);
-  auto sq = op->getAttrOfType<DenseBoolArrayAttr>("tilegpu.squeezed");
+  auto sq = op->getAttrOfType<DenseBoolArrayAttr>(kSqueezedAttr);
   SmallVector<Value> out;
   unsigned k = 0;
   for (int64_t d = 0; d < w.size(); ++d) {
@@ -257,7 +257,7 @@ SmallVector<Value> bufferIndex(OpBuilder &b, Location loc, Operation *op, ArrayR
 
 /// The buffer's rank as the op addresses it: the window's, else the tile's.
 unsigned addressRank(Operation *op, RankedTensorType t) {
-  auto w = op->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window");
+  auto w = op->getAttrOfType<DenseI64ArrayAttr>(kWindowAttr);
   return w ? unsigned(w.size()) : unsigned(t.getRank());
 }
 
@@ -269,7 +269,7 @@ struct LocalLoadPattern : OpConversionPattern<LocalLoadOp> {
     if (isa<DotOperandEncodingAttr>(rt.getEncoding())) {
       // The K steps of a ring stage (tilegpu-prefetch-fragments); tilegpu-through-shared's
       // parts of tiles are not read by ldmatrix.
-      if (op->hasAttr("tilegpu.window") && (!op.getStage() || op->hasAttr("tilegpu.squeezed")))
+      if (op->hasAttr(kWindowAttr) && (!op.getStage() || op->hasAttr(kSqueezedAttr)))
         return rw.notifyMatchFailure(op, "ldmatrix of a window outside a ring stage");
       if (failed(loadOperand(op, a.getBuffer(), a.getStage(), rw, result, getTypeConverter()))) return failure();
       rw.replaceOp(op, result);

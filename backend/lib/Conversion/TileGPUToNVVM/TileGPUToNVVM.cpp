@@ -45,7 +45,7 @@ struct FuncPattern : OpConversionPattern<func::FuncOp> {
     gf->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), rw.getUnitAttr());
     int32_t threads = 128;
     if (auto t = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = int32_t(t.getInt());
-    if (auto t = f->getAttrOfType<IntegerAttr>("tilegpu.launch_threads")) threads = int32_t(t.getInt());
+    if (auto t = f->getAttrOfType<IntegerAttr>(kLaunchThreadsAttr)) threads = int32_t(t.getInt());
     gf.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(f.getContext(), {threads, 1, 1}));
     for (NamedAttribute a : f->getAttrs())
       if (a.getName().getValue().starts_with("tile") ) gf->setAttr(a.getName(), a.getValue());
@@ -92,7 +92,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     b.setInsertionPointToEnd(module.getBody());
     auto gm = gpu::GPUModuleOp::create(b, module.getLoc(), "ph_kernels");
     for (func::FuncOp f : kernels) {
-      if (auto s = f->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes")) f->setAttr(ph::tile::kSharedBytesAttr, s);
+      if (auto s = f->getAttrOfType<IntegerAttr>(kSharedBytesAttr)) f->setAttr(ph::tile::kSharedBytesAttr, s);
       f->moveBefore(gm.getBody(), gm.getBody()->end());
     }
 

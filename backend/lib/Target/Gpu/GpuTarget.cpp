@@ -18,6 +18,7 @@
 #include "Conversion/TileToGPU/TileToGPU.h"
 #include "TileGpuPipeline.h"
 #include "ph/Dialect/Tile/TileDialect.h"
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
 #include "Emit/Stages.h"
 #include "ph/Runtime/CudaDriver.h"
 #include "ph/Runtime/GpuRun.h"
@@ -604,7 +605,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   out.meta.dynamicShared = int(res.sharedBytes);
   // A warp-specialized kernel launches its producer warpgroup beside the threads it was written for.
   m->walk([&](Operation *op) {
-    if (auto t = op->getAttrOfType<IntegerAttr>("tilegpu.launch_threads")) out.meta.sig.threads = int(t.getInt());
+    if (auto t = op->getAttrOfType<IntegerAttr>(tilegpu::kLaunchThreadsAttr)) out.meta.sig.threads = int(t.getInt());
   });
   // MLIR's pass timing, printed as text into passTiming when asked for.
   // The stream outlives the manager, which prints to it again when it is destroyed.

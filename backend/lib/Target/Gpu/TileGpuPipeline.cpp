@@ -136,7 +136,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
   if (failed(pm.run(m))) return false;
   for (auto f : m.getOps<func::FuncOp>()) {
-    if (auto p = f->getAttrOfType<StringAttr>("tilegpu.policy")) res.policy = p.getValue().str();
+    if (auto p = f->getAttrOfType<StringAttr>(tilegpu::kPolicyAttr)) res.policy = p.getValue().str();
     res.kernelName = f.getName().str();
   }
   // A tile whose extents its layout cannot cover (neither a multiple nor a divisor
@@ -204,7 +204,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   if (failed(lowerPm.run(m))) return false;
   collectPlacements(m, res);
   for (auto f : m.getOps<func::FuncOp>())
-    if (auto s = f->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes")) res.sharedBytes = s.getInt();
+    if (auto s = f->getAttrOfType<IntegerAttr>(tilegpu::kSharedBytesAttr)) res.sharedBytes = s.getInt();
   if (!lower) return true;
   PassManager convertPm(ctx);
   convertPm.enableVerifier(verifyEachPass());

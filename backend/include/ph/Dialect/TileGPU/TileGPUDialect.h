@@ -16,6 +16,19 @@
 #include "ph/Dialect/TileGPU/TileGPUDialect.h.inc"
 
 namespace ph::tilegpu {
+/// The names of the dialect's registered discardable attributes (TileGPUDialect.td),
+/// for the code that reads and writes them: one spelling, checked by the verifier
+/// (IR/Attributes.cpp).
+inline constexpr ::llvm::StringLiteral kPolicyAttr = TileGPUDialect::PolicyAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kSharedBytesAttr = TileGPUDialect::SharedBytesAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kConsumerThreadsAttr = TileGPUDialect::ConsumerThreadsAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kLaunchThreadsAttr = TileGPUDialect::LaunchThreadsAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kThreadsAttr = TileGPUDialect::ThreadsAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kThreadBaseAttr = TileGPUDialect::ThreadBaseAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kWindowAttr = TileGPUDialect::WindowAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kSqueezedAttr = TileGPUDialect::SqueezedAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kDivisibilityAttr = TileGPUDialect::DivisibilityAttrHelper::getNameStr();
+
 /// What the shared-memory ops read and write (kept apart from global memory).
 struct SharedMemoryResource : mlir::SideEffects::Resource::Base<SharedMemoryResource> {
   llvm::StringRef getName() final { return "<SharedMemory>"; }

@@ -26,6 +26,33 @@ def TileGPU_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::ph::tile::TileDialect", "::mlir::arith::ArithDialect"];
+  // What the GPU passes leave on functions and ops for the passes and the
+  // lowering after them. Registered, one name and one type each, as the tile
+  // dialect's are: the code spells them through the constants of
+  // TileGPUDialect.h and the verifier (verifyOperationAttribute in
+  // TileGPUDialect.cpp) refuses an unknown, mistyped or misplaced `tilegpu.*`
+  // attribute, where a reader would otherwise fall back to a default.
+  let discardableAttrs = (ins
+    // On the kernel: the layout policy assign-layouts chose ("simt", "mma", "wgmma").
+    "::mlir::StringAttr":$policy,
+    // On the kernel: dynamic shared memory of the CTA in bytes (allocate-shared).
+    "::mlir::IntegerAttr":$shared_bytes,
+    // On the kernel, warp-specialised by pipeline: the consumer warps' threads (i32)
+    // and the CTA's threads, consumers and producers together (i32).
+    "::mlir::IntegerAttr":$consumer_threads,
+    "::mlir::IntegerAttr":$launch_threads,
+    // On an async_copy of the producer: its threads (i64 > 0) and the first of them (i64 >= 0).
+    "::mlir::IntegerAttr":$threads,
+    "::mlir::IntegerAttr":$thread_base,
+    // On a local_load or local_store: the part of the buffer (or of one ring stage)
+    // it reads or writes, an offset per dimension (>= 0) and the dimensions dropped.
+    "::mlir::DenseI64ArrayAttr":$window,
+    "::mlir::DenseBoolArrayAttr":$squeezed,
+    // On a tile.load, tile.store or async_copy (TileGPUToNVVM): a number (>= 1) the
+    // last dimension's offset and extent are multiples of.
+    "::mlir::IntegerAttr":$divisibility
+  );
+  let hasOperationAttrVerify = 1;
 }
 
 class TileGPU_Attr<string name, string attrMnemonic, list<Trait> traits = []>

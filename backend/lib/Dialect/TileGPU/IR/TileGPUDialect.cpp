@@ -348,7 +348,7 @@ static LogicalResult checkWindow(Operation *op, MemDescType buf, RankedTensorTyp
     if (shape.size() < 2) return op->emitOpError("a stage of a buffer that has no stages");
     shape = shape.drop_front();
   }
-  auto sq = op->getAttrOfType<DenseBoolArrayAttr>("tilegpu.squeezed");
+  auto sq = op->getAttrOfType<DenseBoolArrayAttr>(kSqueezedAttr);
   if (window.size() != int64_t(shape.size()) || (sq && sq.size() != window.size()))
     return op->emitOpError("a window needs one offset (and squeeze flag) per dimension of the buffer or its stage");
   if (buf.getElementType() != t.getElementType()) return op->emitOpError("element types differ");
@@ -364,13 +364,13 @@ static LogicalResult checkWindow(Operation *op, MemDescType buf, RankedTensorTyp
 }
 
 LogicalResult LocalLoadOp::verify() {
-  if (auto w = (*this)->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window"))
+  if (auto w = (*this)->getAttrOfType<DenseI64ArrayAttr>(kWindowAttr))
     return checkWindow(*this, getBuffer().getType(), getResult().getType(), !!getStage(), w);
   return checkStage(*this, getBuffer().getType(), getResult().getType(), !!getStage());
 }
 
 LogicalResult LocalStoreOp::verify() {
-  if (auto w = (*this)->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window"))
+  if (auto w = (*this)->getAttrOfType<DenseI64ArrayAttr>(kWindowAttr))
     return checkWindow(*this, getBuffer().getType(), getValue().getType(), !!getStage(), w);
   return checkStage(*this, getBuffer().getType(), getValue().getType(), !!getStage());
 }

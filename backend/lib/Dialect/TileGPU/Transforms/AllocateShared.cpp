@@ -110,7 +110,7 @@ void allocate(func::FuncOp f, bool reuse) {
   }
   Builder builder(f.getContext());
   for (Interval &b : bufs) b.alloc.setOffsetAttr(builder.getI64IntegerAttr(b.offset));
-  f->setAttr("tilegpu.shared_bytes", builder.getI64IntegerAttr(total));
+  f->setAttr(kSharedBytesAttr, builder.getI64IntegerAttr(total));
 }
 
 struct AllocateSharedPass : impl::TileGPUAllocateSharedBase<AllocateSharedPass> {

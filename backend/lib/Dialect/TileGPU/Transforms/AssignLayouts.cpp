@@ -619,7 +619,7 @@ LogicalResult Assigner::run() {
     propagate();
   }
   rewrite();
-  f_->setAttr("tilegpu.policy", StringAttr::get(ctx_, !mma_ ? "simt" : mma_.getVersion() == 3 ? "wgmma" : "mma"));
+  f_->setAttr(kPolicyAttr, StringAttr::get(ctx_, !mma_ ? "simt" : mma_.getVersion() == 3 ? "wgmma" : "mma"));
   return result;
 }
 

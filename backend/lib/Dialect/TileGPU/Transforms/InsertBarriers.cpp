@@ -128,8 +128,8 @@ Slice sliceOf(OperandRange offsets, ArrayRef<int64_t> lens, ArrayRef<bool> squee
 Slice sharedSlice(Operation *op, Value buffer, RankedTensorType tile) {
   auto bt = cast<MemDescType>(buffer.getType());
   Slice s;
-  auto w = op->getAttrOfType<DenseI64ArrayAttr>("tilegpu.window");
-  auto sq = op->getAttrOfType<DenseBoolArrayAttr>("tilegpu.squeezed");
+  auto w = op->getAttrOfType<DenseI64ArrayAttr>(kWindowAttr);
+  auto sq = op->getAttrOfType<DenseBoolArrayAttr>(kSqueezedAttr);
   unsigned t = 0;
   for (unsigned d = 0; d < bt.getShape().size(); ++d) {
     bool squeezed = sq && d < sq.size() && sq[d];

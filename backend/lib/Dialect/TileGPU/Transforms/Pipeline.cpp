@@ -454,8 +454,8 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
   ws_.getConsumer().emplaceBlock();
   ws_.getProducer().emplaceBlock();
   Builder attrs(f_.getContext());
-  f_->setAttr("tilegpu.consumer_threads", attrs.getI32IntegerAttr(int32_t(consumers)));
-  f_->setAttr("tilegpu.launch_threads", attrs.getI32IntegerAttr(int32_t(consumers + producers)));
+  f_->setAttr(kConsumerThreadsAttr, attrs.getI32IntegerAttr(int32_t(consumers)));
+  f_->setAttr(kLaunchThreadsAttr, attrs.getI32IntegerAttr(int32_t(consumers + producers)));
 
   // The producer: the same iterations, each into its stage once the stage is free.
   OpBuilder pb = OpBuilder::atBlockEnd(&ws_.getProducer().front());
@@ -478,8 +478,8 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
   }
   // Its copies spread over the producer's own threads.
   ploop.getBody()->walk([&](AsyncCopyOp c) {
-    c->setAttr("tilegpu.threads", attrs.getI64IntegerAttr(producers));
-    c->setAttr("tilegpu.thread_base", attrs.getI64IntegerAttr(consumers));
+    c->setAttr(kThreadsAttr, attrs.getI64IntegerAttr(producers));
+    c->setAttr(kThreadBaseAttr, attrs.getI64IntegerAttr(consumers));
   });
   MBarrierArriveOp::create(in, loc, full, stage, /*copies=*/true);
 

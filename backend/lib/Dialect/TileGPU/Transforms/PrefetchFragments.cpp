@@ -52,7 +52,7 @@ struct Candidate {
 
 bool isRingRead(Value v, scf::ForOp loop, LocalLoadOp &out) {
   auto ld = v.getDefiningOp<LocalLoadOp>();
-  if (!ld || ld->getBlock() != loop.getBody() || !ld.getStage() || ld->hasAttr("tilegpu.window") || !v.hasOneUse())
+  if (!ld || ld->getBlock() != loop.getBody() || !ld.getStage() || ld->hasAttr(kWindowAttr) || !v.hasOneUse())
     return false;
   out = ld;
   return true;
@@ -138,7 +138,7 @@ private:
     window[kDim] = step * kStepK;
     auto st = RankedTensorType::get(shape, t.getElementType(), t.getEncoding());
     auto r = LocalLoadOp::create(b, ld.getLoc(), st, ld.getBuffer(), stage);
-    r->setAttr("tilegpu.window", b.getDenseI64ArrayAttr(window));
+    r->setAttr(kWindowAttr, b.getDenseI64ArrayAttr(window));
     return r.getResult();
   }
 

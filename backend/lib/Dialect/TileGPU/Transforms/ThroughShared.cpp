@@ -210,8 +210,8 @@ private:
     b_.setInsertionPoint(op);
     store(whole, buf, loc);
     auto place = [&](Operation *access) {
-      access->setAttr("tilegpu.window", b_.getDenseI64ArrayAttr(window));
-      access->setAttr("tilegpu.squeezed", b_.getDenseBoolArrayAttr(squeezed));
+      access->setAttr(kWindowAttr, b_.getDenseI64ArrayAttr(window));
+      access->setAttr(kSqueezedAttr, b_.getDenseBoolArrayAttr(squeezed));
     };
     Value out;
     if (ins) {

@@ -1,0 +1,106 @@
+//===- Attributes.cpp - The TileGPU dialect's discardable attributes -------===//
+//
+// The GPU passes hand facts to the passes after them on functions and ops
+// (TileGPUDialect.td: discardableAttrs). Their readers fall back to a default
+// when one is absent (the CTA's threads, no window, divisibility 1), so a
+// misspelt, mistyped or misplaced one would change the kernel without a word:
+// the verifier refuses it instead.
+//
+//===----------------------------------------------------------------------===//
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace ph::tilegpu;
+
+namespace {
+/// One attribute on one op: what it must be, said once.
+struct Check {
+  Operation *op;
+  StringRef name;
+  Attribute value;
+
+  LogicalResult fail(const Twine &want) const {
+    return op->emitError() << "`" << name << "` must be " << want << ", found " << value;
+  }
+  /// Where it may appear (the pass that writes it puts it only there).
+  LogicalResult misplaced(StringRef where) const {
+    return op->emitError() << "`" << name << "` belongs on " << where << ", not on `" << op->getName() << "`";
+  }
+  /// A signless integer of `width` bits in [lo, hi].
+  LogicalResult integer(unsigned width, int64_t lo, int64_t hi, const Twine &want) const {
+    auto i = dyn_cast<IntegerAttr>(value);
+    if (!i || !i.getType().isSignlessInteger(width) || i.getInt() < lo || i.getInt() > hi) return fail(want);
+    return success();
+  }
+  /// A CTA thread count as tile.threads has it: whole warps, at most 1024.
+  LogicalResult ctaThreads() const {
+    const char *want = "an i32 thread count, a multiple of 32 in [32, 1024]";
+    if (failed(integer(32, 32, 1024, want)) || cast<IntegerAttr>(value).getInt() % 32) return fail(want);
+    return success();
+  }
+};
+} // namespace
+
+LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  Check c{op, attr.getName().strref(), attr.getValue()};
+  StringRef name = c.name;
+  bool onFunction = isa<FunctionOpInterface>(op);
+  bool onCopy = isa<AsyncCopyOp>(op);
+  bool onLocal = isa<LocalLoadOp, LocalStoreOp>(op);
+  const int64_t max = std::numeric_limits<int64_t>::max();
+
+  if (name == kPolicyAttr) {
+    if (!onFunction) return c.misplaced("a kernel function");
+    auto s = dyn_cast<StringAttr>(c.value);
+    if (!s || !llvm::is_contained({StringRef("simt"), StringRef("mma"), StringRef("wgmma")}, s.getValue()))
+      return c.fail("one of \"simt\", \"mma\", \"wgmma\"");
+    return success();
+  }
+  if (name == kSharedBytesAttr) {
+    if (!onFunction) return c.misplaced("a kernel function");
+    return c.integer(64, 0, max, "a non-negative i64 byte count");
+  }
+  if (name == kConsumerThreadsAttr || name == kLaunchThreadsAttr) {
+    if (!onFunction) return c.misplaced("a kernel function");
+    return c.ctaThreads();
+  }
+  if (name == kThreadsAttr) {
+    if (!onCopy) return c.misplaced("`tilegpu.async_copy`");
+    return c.integer(64, 1, 1024, "an i64 thread count in [1, 1024]");
+  }
+  if (name == kThreadBaseAttr) {
+    if (!onCopy) return c.misplaced("`tilegpu.async_copy`");
+    return c.integer(64, 0, 1023, "an i64 thread index in [0, 1024)");
+  }
+  if (name == kWindowAttr) {
+    // Offsets only: whether the window lies inside the buffer (or, on a staged access,
+    // inside one stage) is the op's own verifier's question, which sees the types.
+    if (!onLocal) return c.misplaced("`tilegpu.local_load` or `tilegpu.local_store`");
+    auto w = dyn_cast<DenseI64ArrayAttr>(c.value);
+    if (!w) return c.fail("an array<i64> of offsets, one per dimension of the buffer or its stage");
+    for (int64_t v : w.asArrayRef())
+      if (v < 0) return op->emitError() << "`" << name << "` offsets must be non-negative, found " << v;
+    return success();
+  }
+  if (name == kSqueezedAttr) {
+    if (!onLocal) return c.misplaced("`tilegpu.local_load` or `tilegpu.local_store`");
+    if (!isa<DenseBoolArrayAttr>(c.value)) return c.fail("an array<i1> of flags, one per dimension of the window");
+    if (!op->hasAttr(kWindowAttr))
+      return op->emitError() << "`" << name << "` says which dimensions of a `" << kWindowAttr
+                             << "` the tile drops, and this op has no window";
+    return success();
+  }
+  if (name == kDivisibilityAttr) {
+    if (!isa<ph::tile::LoadOp, ph::tile::StoreOp, AsyncCopyOp>(op))
+      return c.misplaced("`tile.load`, `tile.store` or `tilegpu.async_copy`");
+    return c.integer(64, 1, max, "a positive i64");
+  }
+  return op->emitError() << "unknown attribute `" << name << "` of the tilegpu dialect (known: " << kPolicyAttr
+                         << ", " << kSharedBytesAttr << ", " << kConsumerThreadsAttr << ", " << kLaunchThreadsAttr
+                         << ", " << kThreadsAttr << ", " << kThreadBaseAttr << ", " << kWindowAttr << ", "
+                         << kSqueezedAttr << ", " << kDivisibilityAttr << ")";
+}
