@@ -93,7 +93,7 @@ run)
     fi
     tail -3 "$work/$t/log" | sed "s/^/  fuzz_$t: /"
   done
-  column -t "$out/fuzz-device.tsv"
+  column -t "$out/fuzz-device.tsv" 2>/dev/null || cat "$out/fuzz-device.tsv"
   ;;
 *) echo "fuzz-device.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
