@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "LoopFacts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -212,20 +213,7 @@ private:
   DenseSet<Operation *> asyncLoops_;
 };
 
-/// Whether a dot of `loop` carries its accumulator from one iteration to the
-/// next and nothing else reads it (a GEMM's K loop): such a dot can be left in
-/// flight (keepOneGroupInFlight). Attention's P V reads a rescaled accumulator.
-bool chainsAccumulator(scf::ForOp loop) {
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  for (Operation &op : *loop.getBody()) {
-    auto d = dyn_cast<DotOp>(op);
-    auto arg = d ? dyn_cast<BlockArgument>(d.getAcc()) : BlockArgument();
-    if (!arg || arg.getOwner() != loop.getBody() || arg == loop.getInductionVar() || !arg.hasOneUse()) continue;
-    unsigned idx = arg.getArgNumber() - loop.getNumInductionVars();
-    if (d.getResult().hasOneUse() && yield.getOperand(idx) == d.getResult()) return true;
-  }
-  return false;
-}
+bool chainsAccumulator(scf::ForOp loop) { return bool(chainedAccumulatorDot(loop)); }
 
 /// The ring depth of a loop: wgmma operands of a dot left in flight get a
 /// deeper ring (the tensor cores read it directly, no registers are spent on

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "LoopFacts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -61,22 +62,13 @@ bool isRingRead(Value v, scf::ForOp loop, LocalLoadOp &out) {
 bool match(scf::ForOp loop, Candidate &c) {
   c.loop = loop;
   Block *body = loop.getBody();
-  auto yield = cast<scf::YieldOp>(body->getTerminator());
   int dots = 0;
-  for (Operation &op : *body)
-    if (auto d = dyn_cast<DotOp>(op)) {
-      ++dots;
-      c.dot = d;
-    }
-  if (dots != 1) return false;
-  auto accTy = cast<RankedTensorType>(c.dot.getAcc().getType());
-  auto mma = dyn_cast<MmaEncodingAttr>(accTy.getEncoding());
+  for (Operation &op : *body) dots += isa<DotOp>(op);
+  // One dot, its accumulator chained around the loop, on mma.sync.
+  c.dot = chainedAccumulatorDot(loop);
+  if (dots != 1 || !c.dot) return false;
+  auto mma = dyn_cast<MmaEncodingAttr>(cast<RankedTensorType>(c.dot.getAcc().getType()).getEncoding());
   if (!mma || mma.getVersion() != 2) return false;
-  // The accumulator chained from one iteration to the next and read by nothing else.
-  auto arg = dyn_cast<BlockArgument>(c.dot.getAcc());
-  if (!arg || arg.getOwner() != body || arg == loop.getInductionVar() || !arg.hasOneUse()) return false;
-  unsigned idx = arg.getArgNumber() - loop.getNumInductionVars();
-  if (!c.dot.getResult().hasOneUse() || yield.getOperand(idx) != c.dot.getResult()) return false;
   if (!isRingRead(c.dot.getA(), loop, c.a) || !isRingRead(c.dot.getB(), loop, c.b)) return false;
   if (c.a.getStage() != c.b.getStage()) return false;
   c.stage = c.a.getStage().getDefiningOp<arith::RemSIOp>();

@@ -1,0 +1,17 @@
+//===- LoopFacts.h - What the TileGPU passes ask of a kernel's loops -----------===//
+#pragma once
+
+#include "ph/Dialect/TileGPU/TileGPUDialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace ph::tilegpu {
+
+/// The dot of `loop` that carries its accumulator from one iteration to the
+/// next with nothing else reading it (a GEMM's K loop), or null. Such a dot may
+/// be left in flight (tilegpu-pipeline) or split into K steps whose fragments
+/// are read a step ahead (tilegpu-prefetch-fragments); attention's P V reads a
+/// rescaled accumulator and is not one.
+DotOp chainedAccumulatorDot(mlir::scf::ForOp loop);
+
+} // namespace ph::tilegpu
