@@ -6,6 +6,8 @@ compared with the fp64 interpreter.
                     [--shrink] [--save-dir tests/differential/cases] [--keep DIR]
     difftest.py cases --ph build/bin/ph DIR        every saved case (regression tests)
     difftest.py one --ph build/bin/ph SEED          one seed, verbose (prints the program)
+    difftest.py check --ph build/bin/ph [--seed S --count N] [SEED...] [--features a,b]
+                                                    `ph check` only: every program must be accepted
     difftest.py gpu-prepare --ph build/bin/ph --ph-run build/bin/ph-run --out .device/diff [--count 2000]
                     [--gpu-targets sm_80,sm_90a]
     python3 DIR/gpu.py --ph-run DIR/ph-run --dir DIR [-j 16] [--sanitize 40]   (on the GPU machine)
@@ -174,6 +176,7 @@ PROBES = {
     "fns2": "  let t = tanh(X[r :+ 8, :]) + floor(X[r :+ 8, :])\n  O[r :+ 8, :] = t\n",
     "where": "  let x = X[r :+ 8, :]\n  O[r :+ 8, :] = where(x > 0.5 && x < 0.75, x, 1.0)\n",
     "ids": "  let x = X[r :+ 8, :]\n  O[r :+ 8, :] = x + row_ids(x) + col_ids(x)\n",
+    "conv": "  var x = f16(X[r :+ 8, :])\n  x[:, 0 :+ 4] = f16(X[r :+ 8, 0 :+ 4])\n  O[r :+ 8, :] = x\n",
 }
 
 
@@ -354,6 +357,42 @@ def cmd_one(args):
     return 0 if res.status == "ok" else 1
 
 
+def cmd_check(args):
+    """`ph check` only, on the programs of the given seeds and of --seed :+ --count: every one
+    must be accepted (a refusal is a generator bug, or a checker one). Fast: no runs."""
+    seeds = list(args.seeds) + list(range(args.seed, args.seed + args.count))
+    folder = tempfile.mkdtemp(prefix="ph-diff-check-")
+
+    def one(seed):
+        case = phgen.generate(seed, args.int_tiles)
+        src = os.path.join(folder, f"{case.kernel}.ph")
+        with open(src, "w") as f:
+            f.write(case.source)
+        ok, msg = check_program(args.ph, src)
+        os.unlink(src)
+        errs = [ln for ln in msg.splitlines() if "error[" in ln]
+        return seed, ok, errs, case.features
+
+    refused, feats = [], {}
+    try:
+        with cf.ThreadPoolExecutor(max(1, args.jobs)) as ex:
+            for seed, ok, errs, features in ex.map(one, seeds):
+                for x in features:
+                    feats[x] = feats.get(x, 0) + 1
+                if not ok:
+                    refused.append(seed)
+                    print(f"seed {seed}: refused: {errs[0] if errs else '(no error line)'}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    need = [x for x in args.features.split(",") if x]
+    missing = [x for x in need if not feats.get(x)]
+    print(f"{len(seeds)} programs, {len(seeds) - len(refused)} accepted, {len(refused)} refused"
+          + (f"; features never generated: {', '.join(missing)}" if missing else ""))
+    if args.verbose:
+        print(json.dumps(feats, sort_keys=True))
+    return 1 if refused or missing else 0
+
+
 def cmd_cases(args):
     """Every saved case: the program must check, agree on every target and build."""
     files = sorted(f for f in os.listdir(args.dir) if f.endswith(".json"))
@@ -456,6 +495,14 @@ def main():
             p.add_argument("--ph-run", help="copied (stripped) into the pack")
             p.add_argument("--gpu-targets", default="sm_80,sm_90a",
                            help="`ph build --target` for each (comma list); each runs on the device")
+    p = sub.add_parser("check")
+    p.add_argument("--ph", required=True)
+    p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--count", type=int, default=0)
+    p.add_argument("--features", default="", help="comma list: each must appear in some program")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("seeds", type=int, nargs="*")
     p = sub.add_parser("gpu-run")
     p.add_argument("--ph-run", required=True)
     p.add_argument("--dir", required=True)
@@ -482,6 +529,8 @@ def main():
         return cmd_run(args)
     if args.cmd == "one":
         return cmd_one(args)
+    if args.cmd == "check":
+        return cmd_check(args)
     if args.cmd == "cases":
         return cmd_cases(args)
     if args.cmd == "gpu-cases":
