@@ -202,8 +202,8 @@ int ph::driver::emitCommand(const Args &args) {
   eo.diagnostics = &lowering;
   std::string out = backend::emitStage(k, stage, err, eo);
   if (!err.empty() || out.empty()) {
-    // A lowering failure is a registry diagnostic at the op that failed (E0501,
-    // E0503, E0504), as `ph build` gives it; one the backend could not place is
+    // A lowering failure is a registry diagnostic at the op that failed (GPU: E0501,
+    // E0503, E0504, as `ph build` gives it; CPU: E0506, as `ph run`); one the backend could not place is
     // E0502 at the kernel with the backend's words.
     if (lowering.empty()) {
       Diagnostic d;

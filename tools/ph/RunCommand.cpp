@@ -132,14 +132,18 @@ std::string cpuUnavailable() {
 #endif
 }
 
-TargetResult runCpu(const kir::Kernel &k, const LaunchArgs &args, const Analysis &) {
+TargetResult runCpu(const kir::Kernel &k, const LaunchArgs &args, const Analysis &a) {
   TargetResult r;
 #ifdef PH_HAVE_BACKEND
   auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<backend::CpuKernel> compiled = backend::compileForCpu(k, r.error);
+  // A lowering failure at an op is E0506 there, as the GPU target's are E0503/E0504.
+  std::vector<Diagnostic> lowering;
+  std::unique_ptr<backend::CpuKernel> compiled = backend::compileForCpu(k, r.error, &a.sources, &lowering);
   r.compileMs = msSince(t0);
+  for (const Diagnostic &d : lowering) report(d, a.sources);
   if (!compiled) {
-    if (r.error.empty())
+    // The diagnostic says where and why; MLIR's text of it would say it again.
+    if (r.error.empty() || !lowering.empty())
       r.error = "the CPU target failed to compile `" + k.name + "`";
     return r;
   }
