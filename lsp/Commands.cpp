@@ -90,8 +90,9 @@ std::string Server::fileForDriver(const std::string &uri, std::string &tempDir) 
         if (disk == *text) return path;
     }
   }
-  // Unsaved edits, or a document that is no regular file: the driver reads a copy,
-  // under the same file name so its messages name the same file.
+  // Unsaved edits, or a document that is no regular file: the driver reads a copy
+  // (under the same base name), and the command passes the user's path as
+  // `--source-name` (driver::appendSourceName), so everything it says names that path.
   char tmpl[] = "/tmp/ph-lsp-XXXXXX";
   if (!mkdtemp(tmpl)) throw RpcError{ErrorCode::RequestFailed, "cannot make a temporary folder for the unsaved text", nullptr};
   tempDir = tmpl;

@@ -28,7 +28,7 @@ void Server::benchKernel(const json &args, const Reply &reply, const json &token
   std::vector<std::string> argv = {driverPath(), "bench", file, "--kernel", kernel, "--json"};
   if (target != "auto") argv.insert(argv.end(), {"--target", target});
   json meta = appendLaunchArgs(argv, args, settings(), snap.get(), kernel);
-  meta["copy"] = file;
+  driver::appendSourceName(argv, file, meta.value("userFile", std::string()));
   launchDriver(argv, kernel, target, /*bench=*/true, tempDir, reply, token, meta);
 }
 
@@ -53,9 +53,9 @@ void Server::benchOnCpu(const json &args, const Reply &reply, const json &token,
     std::vector<std::string> argv = {driverPath(), "run", file, "--kernel", kernel, "--target", target, "--check", "--json"};
     if (!configs[i].empty()) argv.insert(argv.end(), {"--config", configs[i]});
     argv.insert(argv.end(), launch.begin(), launch.end());
+    driver::appendSourceName(argv, file, meta.value("userFile", std::string()));
     if (endpoint_.log) endpoint_.log("bench: " + driver::argvForLog(argv));
     ProcessResult r = runProcess(argv, "", cancel);
-    driver::renameCopy(r, file, meta.value("userFile", std::string()));
     if (r.cancelled) break;
     if (!r.started) {
       failure = r.error + " (set `ph.path`)";
@@ -63,7 +63,6 @@ void Server::benchOnCpu(const json &args, const Reply &reply, const json &token,
     }
     rt::report::Document doc;
     bool read = driver::readDocument(r, "run", doc).empty();
-    driver::renameCopy(doc, file, meta.value("userFile", std::string()));
     if (read && doc.runResult) {
       runs.push_back(*doc.runResult);
       variants.push_back(json::parse(doc.run.dump())); // the run's own keys

@@ -35,10 +35,10 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
   // A cubin is for a GPU whatever the run target is (cpu, interp, auto): only an explicit
   // architecture is passed on.
   if (target.rfind("sm_", 0) == 0) argv.insert(argv.end(), {"--target", target});
+  driver::appendSourceName(argv, file, path);
   auto cancel = reply.cancelState() ? reply.cancelState() : std::make_shared<CancelState>();
   auto progress = beginProgress("Compiling " + (kernel.empty() ? fs::path(path).filename().string() : kernel), token, cancel);
   ProcessResult r = runProcess(argv, "", cancel);
-  driver::renameCopy(r, file, path);
   if (!tempDir.empty()) fs::remove_all(tempDir);
   if (progress) progress->end(r.cancelled ? "cancelled" : r.exitCode == 0 ? "done" : "failed");
   if (r.cancelled) {
@@ -51,7 +51,6 @@ void Server::compileKernel(json args, Reply reply, const json &token, std::share
     if (r.exitCode != 0) throw driver::driverError("`ph build`", r);
     throw RpcError{ErrorCode::RequestFailed, why, nullptr};
   }
-  driver::renameCopy(doc, file, path);
   if (!doc.ok || r.exitCode != 0) throw driver::buildError(doc, r);
   json figs = json::object();
   {

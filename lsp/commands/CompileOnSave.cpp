@@ -72,6 +72,7 @@ void Server::compileOnSave(const std::string &uri) {
     // A cubin is for a GPU whatever the run target is (cpu, interp, auto), as for ph.compile:
     // only an explicit architecture is passed on (`ph build --target cpu` is a usage error).
     if (st.target.rfind("sm_", 0) == 0) argv.insert(argv.end(), {"--target", st.target});
+    driver::appendSourceName(argv, file, path);
     auto progress = beginProgress("Compiling " + fs::path(path).filename().string(), nullptr, cancel, true);
     int of = 0, done = 0, fromCache = 0;
     ProcessResult r = runProcess(argv, "", cancel, std::chrono::minutes(10), [&](const std::string &line) {
@@ -100,7 +101,6 @@ void Server::compileOnSave(const std::string &uri) {
       if (it != builds_.end() && it->second == cancel) builds_.erase(it);
     }
     if (r.cancelled || !r.started) return;
-    driver::renameCopy(r, file, path);
     std::string name = fs::path(path).filename().string();
     if (driver::stageMissing(r)) {
       if (endpoint_.log) endpoint_.log("compile on save skipped: " + driver::firstLines(r.err, 1));
@@ -113,7 +113,6 @@ void Server::compileOnSave(const std::string &uri) {
       endpoint_.notify("ph/compiled", {{"uri", uri}, {"ok", false}, {"message", name + ": not compiled (" + why + ")"}});
       return;
     }
-    driver::renameCopy(doc, file, path);
     // The build's diagnostics (W0502 for spills among them) are the driver's own.
     json diags = json::array();
     if (auto snap = scheduler_->latest(uri)) diags = driver::diagnosticsOf(doc, *snap, featureOptions(), path);

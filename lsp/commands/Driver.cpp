@@ -50,52 +50,9 @@ RpcError driverError(const std::string &what, const ProcessResult &r) {
           json{{"exitCode", r.exitCode}, {"stdout", r.out}, {"stderr", r.err}}};
 }
 
-namespace {
-
-void replaceAll(std::string &s, const std::string &from, const std::string &to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-}
-
-/// Every string value inside `j` (a run's or bench's own keys: its outputs, details).
-void replaceAll(nlohmann::ordered_json &j, const std::string &from, const std::string &to) {
-  if (j.is_string()) {
-    std::string s = j.get<std::string>();
-    replaceAll(s, from, to);
-    j = s;
-  } else if (j.is_structured()) {
-    for (auto &v : j) replaceAll(v, from, to);
-  }
-}
-
-} // namespace
-
-void renameCopy(ProcessResult &r, const std::string &copy, const std::string &userFile) {
-  if (copy.empty() || copy == userFile) return;
-  replaceAll(r.err, copy, userFile);
-}
-
-void renameCopy(rt::report::Document &doc, const std::string &copy, const std::string &userFile) {
-  if (copy.empty() || copy == userFile) return;
-  auto in = [&](std::string &s) { replaceAll(s, copy, userFile); };
-  in(doc.file);
-  in(doc.error);
-  in(doc.text); // IR locations name the file: loc("/tmp/ph-lsp-1/k.ph":3:5)
-  for (rt::report::Diag &d : doc.diagnostics) {
-    in(d.message);
-    in(d.range.file);
-    for (rt::report::Note &n : d.notes) {
-      in(n.message);
-      in(n.range.file);
-    }
-    for (rt::report::Fix &f : d.fixes)
-      for (rt::report::Edit &e : f.edits) in(e.range.file);
-  }
-  for (rt::report::Variant &v : doc.variants)
-    for (rt::report::Tile &t : v.tiles) in(t.range.file);
-  for (rt::report::IrLine &l : doc.lines) in(l.range.file); // Show IR maps by these
-
-  replaceAll(doc.run, copy, userFile);
-  replaceAll(doc.bench, copy, userFile);
+void appendSourceName(std::vector<std::string> &argv, const std::string &file, const std::string &userFile) {
+  if (file.empty() || userFile.empty() || file == userFile) return;
+  argv.insert(argv.end(), {"--source-name", userFile});
 }
 
 json irLineMap(const std::vector<rt::report::IrLine> &lines, const std::string &phFile) {

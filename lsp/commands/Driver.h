@@ -45,15 +45,12 @@ RpcError driverError(const std::string &what, const ProcessResult &r);
 /// Reads `ph COMMAND --json`'s document (docs/output.md) from the driver's stdout
 /// through the runtime's reader; "" or why there is none.
 std::string readDocument(const ProcessResult &r, const std::string &command, rt::report::Document &doc);
-/// The driver read `copy` (a temporary copy of an unsaved buffer): its stderr (text
-/// for people) names `userFile` instead, the file the user has open. Its stdout, the
-/// JSON document, is never rewritten as text (a `"` or a backslash in a path is escaped there):
-/// read it, then rename in the typed document (below).
-void renameCopy(ProcessResult &r, const std::string &copy, const std::string &userFile);
-/// The same for a document read from the driver: every range's file (diagnostics,
-/// notes, fixes, tiles, the emitted ops' `lines`), the source file, the messages, the emitted text and the
-/// string values of a run's or bench's own keys.
-void renameCopy(rt::report::Document &doc, const std::string &copy, const std::string &userFile);
+/// `--source-name USERFILE` on `argv` when the driver is to read `file`, a temporary
+/// copy of the unsaved buffer of `userFile` (Server::fileForDriver): the driver then
+/// reports the user's file under its own name in its text, its MLIR locations and its
+/// JSON document alike, so nothing here rewrites what it said. Nothing when it reads
+/// the user's file itself, or the buffer has no file name (untitled).
+void appendSourceName(std::vector<std::string> &argv, const std::string &file, const std::string &userFile);
 std::string argvForLog(const std::vector<std::string> &argv);
 /// One line for window/showMessage: a run's time, configuration and check
 /// ("k on cpu: 1.5 ms, BR=64, check passed"), or a benchmark's fastest row.

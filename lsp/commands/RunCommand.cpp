@@ -61,7 +61,7 @@ void Server::runKernel(json args, Reply reply, const json &token, std::shared_pt
   std::string file = fileForDriver(args["uri"], tempDir);
   std::vector<std::string> argv = {driverPath(), "run", file, "--kernel", kernel, "--target", target, "--check", "--json"};
   json meta = appendLaunchArgs(argv, args, st, snap.get(), kernel);
-  meta["copy"] = file;
+  driver::appendSourceName(argv, file, meta.value("userFile", std::string()));
   launchDriver(argv, kernel, target, /*bench=*/false, tempDir, reply, token, meta);
 }
 
@@ -175,7 +175,6 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
   if (progress) progress->report(bench ? "every autotune variant" : "compile, autotune, check against the interpreter, benchmark");
   if (endpoint_.log) endpoint_.log("run: " + driver::argvForLog(argv));
   ProcessResult r = runProcess(argv, "", cancel);
-  driver::renameCopy(r, meta.value("copy", std::string()), meta.value("userFile", std::string()));
   if (!tempDir.empty()) std::filesystem::remove_all(tempDir);
   if (progress) progress->end(r.cancelled ? "cancelled" : r.exitCode == 0 ? "done" : "failed");
   if (r.cancelled) {
@@ -193,17 +192,13 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
   // (the envelope is not a column of the editors' tables).
   rt::report::Document doc;
   std::string why = driver::readDocument(r, bench ? "bench" : "run", doc);
-  driver::renameCopy(doc, meta.value("copy", std::string()), meta.value("userFile", std::string()));
   bool ok = why.empty() && r.exitCode == 0 && doc.ok;
   json result = {{"ok", ok}, {"kernel", kernel}, {"target", target}, {"exitCode", r.exitCode},
                  {"result", why.empty() ? json::parse((bench ? doc.bench : doc.run).dump()) : json(nullptr)}};
   for (const char *k : {"defaultSizes", "note", "requestedTarget"})
     if (meta.contains(k)) result[k] = meta[k];
   if (!why.empty()) { // no document: what the driver printed, for people
-    ProcessResult said{};
-    said.err = r.out;
-    driver::renameCopy(said, meta.value("copy", std::string()), meta.value("userFile", std::string()));
-    result["stdout"] = said.err;
+    result["stdout"] = r.out;
   }
   if (!r.err.empty()) result["stderr"] = r.err;
   std::string summary;

@@ -77,11 +77,11 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     }
     char tmpl[] = "/tmp/ph-lsp-sass-XXXXXX";
     std::string outDir = mkdtemp(tmpl) ? tmpl : "/tmp";
-    ProcessResult b = runProcess({driverPath(), "build", file, "--kernel", kernel, "-o", outDir, "--json"}, "", cancel);
+    std::vector<std::string> buildArgv = {driverPath(), "build", file, "--kernel", kernel, "-o", outDir, "--json"};
+    driver::appendSourceName(buildArgv, file, uriToPath(args["uri"].get<std::string>()));
+    ProcessResult b = runProcess(buildArgv, "", cancel);
     rt::report::Document doc;
     std::string why = b.started ? driver::readBuild(b, doc) : b.error;
-    driver::renameCopy(doc, file, uriToPath(args["uri"].get<std::string>()));
-    driver::renameCopy(b, file, uriToPath(args["uri"].get<std::string>()));
     if (b.exitCode != 0 || !b.started || !why.empty() || !doc.ok) {
       fs::remove_all(outDir);
       finish("failed");
@@ -104,8 +104,8 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     std::vector<std::string> argv = {driverPath(), "emit", file, "--kernel", kernel, "--stage", stage, "--json"};
     if (stage != "kir") argv.push_back("--debug-info");
     if (args.contains("config") && args["config"].is_string()) argv.insert(argv.end(), {"--config", args["config"].get<std::string>()});
+    driver::appendSourceName(argv, file, uriToPath(args["uri"].get<std::string>()));
     ProcessResult r = runProcess(argv, "", cancel);
-    driver::renameCopy(r, file, uriToPath(args["uri"].get<std::string>()));
     if (r.cancelled) {
       finish("cancelled");
       reply.error(ErrorCode::RequestCancelled, "ph.showIR cancelled");
@@ -119,7 +119,6 @@ void Server::showIR(json args, Reply reply, const json &token, std::shared_ptr<c
     // the diagnostics that explain a failure.
     rt::report::Document doc;
     std::string why = driver::readDocument(r, "emit", doc);
-    driver::renameCopy(doc, file, uriToPath(args["uri"].get<std::string>()));
     if (r.exitCode != 0 || !why.empty() || !doc.ok) {
       finish("failed");
       // The document's first error (or its `error`: a stage this `ph` lacks says so there).

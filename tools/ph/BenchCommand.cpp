@@ -91,18 +91,18 @@ int benchCommand(const Args &args) {
   if (!readFile(file, text, err)) return benchFailed(opt, err);
   AnalyzeOptions ao;
   ao.configFilter = opt.config;
-  auto analysis = analyze(std::make_shared<SourceFile>(file, text), Prelude::load(stdDir), ao);
+  auto analysis = analyze(std::make_shared<SourceFile>(reportedName(file), text), Prelude::load(stdDir), ao);
   for (const Diagnostic &d : analysis->diagnostics) {
     std::cerr << renderDiagnostic(d, analysis->sources);
     if (opt.json) opt.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
   }
   if (analysis->hasErrors()) {
-    if (opt.json) return benchFailed(opt, "`" + file + "` has errors; nothing was run");
+    if (opt.json) return benchFailed(opt, "`" + reportedName(file) + "` has errors; nothing was run");
     return 1;
   }
   if (opt.kernel.empty()) {
     if (analysis->kernels.size() != 1) {
-      std::fprintf(stderr, "ph bench: `%s` has %zu kernels; choose one with --kernel\n", file.c_str(),
+      std::fprintf(stderr, "ph bench: `%s` has %zu kernels; choose one with --kernel\n", reportedName(file).c_str(),
                    analysis->kernels.size());
       return 2;
     }
@@ -128,7 +128,7 @@ int benchCommand(const Args &args) {
     }
     variants.push_back({std::move(bin.meta), std::move(bin.cubin), k});
   }
-  if (variants.empty()) return benchFailed(opt, "no kernel `" + opt.kernel + "` in `" + file + "`");
+  if (variants.empty()) return benchFailed(opt, "no kernel `" + opt.kernel + "` in `" + reportedName(file) + "`");
   std::vector<const rt::Variant *> chosen;
   for (const rt::Variant &v : variants) chosen.push_back(&v);
   return rt::runOrBench(chosen, opt, &analysis->sources);

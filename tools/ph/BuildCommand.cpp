@@ -159,7 +159,7 @@ int buildCommand(const Args &args) {
   // --json: everything the build says goes into one document on stdout.
   rt::report::Document doc;
   doc.command = "build";
-  doc.file = file;
+  doc.file = reportedName(file);
   doc.target = target;
   doc.device = rt::limitsForArch(target);
   doc.outputDir = outDir;
@@ -177,7 +177,7 @@ int buildCommand(const Args &args) {
   auto prelude = Prelude::load(stdDir);
   AnalyzeOptions ao;
   ao.configFilter = config;
-  auto analysis = analyze(std::make_shared<SourceFile>(file, text), prelude, ao);
+  auto analysis = analyze(std::make_shared<SourceFile>(reportedName(file), text), prelude, ao);
   auto report = [&](const Diagnostic &d) {
     if (json) doc.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
     else std::cerr << renderDiagnostic(d, analysis->sources);
@@ -185,14 +185,14 @@ int buildCommand(const Args &args) {
   for (const Diagnostic &d : analysis->diagnostics) report(d);
   if (analysis->hasErrors()) return fail("");
   if (!kernel.empty() && analysis->kernelVariants(kernel).empty())
-    return fail("no kernel `" + kernel + "` in `" + file + "`");
+    return fail("no kernel `" + kernel + "` in `" + reportedName(file) + "`");
   std::error_code ec;
   std::filesystem::create_directories(outDir, ec);
   if (ec) return fail("cannot create `" + outDir + "`: " + ec.message());
   rt::Manifest m;
   m.target = target;
   m.compiler = "ph 0.1.0";
-  m.source = {file, text};
+  m.source = {reportedName(file), text};
   for (const auto &f : prelude->files) m.prelude.push_back({f->path(), f->text()});
 
   std::vector<const kir::Kernel *> variants;

@@ -67,6 +67,10 @@ int checkCommand(const Args &args) {
     std::fprintf(stderr, "ph check: no input files\n");
     return 2;
   }
+  if (!sourceNameOption().empty() && files.size() > 1) {
+    std::fprintf(stderr, "ph check: `--source-name` names one input file, and %zu were given\n", files.size());
+    return 2;
+  }
   auto prelude = Prelude::load(stdDir);
   bool anyError = false;
   nlohmann::json out = nlohmann::json::array();
@@ -82,27 +86,27 @@ int checkCommand(const Args &args) {
       // E0602 / E0603: a diagnostic on the file itself (there is no text to point into).
       if (json) {
         nlohmann::json pos = {{"line", 1}, {"col", 1}, {"offset", 0}};
-        out.push_back({{"file", path},
+        out.push_back({{"file", reportedName(path)},
                        {"diagnostics",
                         {{{"code", diagInfo(why).code},
                           {"name", diagInfo(why).name},
                           {"severity", "error"},
                           {"message", err},
-                          {"range", {{"file", path}, {"start", pos}, {"end", pos}}},
+                          {"range", {{"file", reportedName(path)}, {"start", pos}, {"end", pos}}},
                           {"notes", nlohmann::json::array()},
                           {"fixes", nlohmann::json::array()}}}}});
       } else {
-        std::cout << path << ": error[" << diagInfo(why).code << "]: " << err << "\n";
+        std::cout << reportedName(path) << ": error[" << diagInfo(why).code << "]: " << err << "\n";
       }
       continue;
     }
     AnalyzeOptions opts;
     opts.editorFacts = false;
     opts.specialise = dumpKir;
-    auto analysis = analyze(std::make_shared<SourceFile>(path, std::move(text)), prelude, opts);
+    auto analysis = analyze(std::make_shared<SourceFile>(reportedName(path), std::move(text)), prelude, opts);
     if (analysis->hasErrors()) anyError = true;
     if (json) {
-      nlohmann::json fileJson = {{"file", path}, {"diagnostics", nlohmann::json::array()}};
+      nlohmann::json fileJson = {{"file", reportedName(path)}, {"diagnostics", nlohmann::json::array()}};
       for (auto &d : analysis->diagnostics) fileJson["diagnostics"].push_back(diagnosticJson(d, analysis->sources));
       out.push_back(fileJson);
     } else {

@@ -152,28 +152,28 @@ int ph::driver::emitCommand(const Args &args) {
 #endif
 
   doc.command = "emit";
-  doc.file = file;
+  doc.file = driver::reportedName(file);
   doc.stage = stageText;
   std::string text, err;
   if (!driver::readFile(file, text, err))
     return fail(err);
   AnalyzeOptions aopt;
   aopt.configFilter = config;
-  auto a = analyze(std::make_shared<SourceFile>(file, std::move(text)), Prelude::load(), aopt);
+  auto a = analyze(std::make_shared<SourceFile>(driver::reportedName(file), std::move(text)), Prelude::load(), aopt);
   for (const Diagnostic &d : a->diagnostics)
     doc.diagnostics.push_back(rt::report::fromDiagnostic(d, a->sources));
   if (a->hasErrors()) {
     if (!jsonMode)
       for (const Diagnostic &d : a->diagnostics)
         std::cerr << renderDiagnostic(d, a->sources);
-    return fail("`" + file + "` has errors; nothing to emit");
+    return fail("`" + driver::reportedName(file) + "` has errors; nothing to emit");
   }
   std::string names;
   for (const KernelSummary &ks : a->kernels)
     names += (names.empty() ? "`" : ", `") + ks.name + "`";
   if (kernel.empty()) {
     if (a->kernels.size() != 1)
-      return fail("`" + file + "` has " + (names.empty() ? "no kernel" : "kernels " + names) +
+      return fail("`" + driver::reportedName(file) + "` has " + (names.empty() ? "no kernel" : "kernels " + names) +
                       "; choose one with `--kernel`",
                   a->kernels.empty() ? 1 : 2);
     kernel = a->kernels[0].name;
@@ -187,7 +187,7 @@ int ph::driver::emitCommand(const Args &args) {
       return fail("no autotune variant of `" + kernel + "` matches `--config` (its space: " +
                   space + ")");
     }
-    return fail("no kernel named `" + kernel + "` in `" + file + "` (its kernels: " +
+    return fail("no kernel named `" + kernel + "` in `" + driver::reportedName(file) + "` (its kernels: " +
                 (names.empty() ? "none" : names) + ")");
   }
   const kir::Kernel &k = *variants.front();
@@ -202,8 +202,8 @@ int ph::driver::emitCommand(const Args &args) {
   eo.diagnostics = &lowering;
   std::string out = backend::emitStage(k, stage, err, eo);
   if (!err.empty() || out.empty()) {
-    // A lowering failure is a registry diagnostic at the op that failed (E0501,
-    // E0503, E0504), as `ph build` gives it; one the backend could not place is
+    // A lowering failure is a registry diagnostic at the op that failed (GPU: E0501,
+    // E0503, E0504, as `ph build` gives it; CPU: E0506, as `ph run`); one the backend could not place is
     // E0502 at the kernel with the backend's words.
     if (lowering.empty()) {
       Diagnostic d;

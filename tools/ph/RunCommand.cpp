@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "DriverUtil.h"
 
 #include "ph/Analysis.h"
 #include "ph/Interpreter.h"
@@ -132,14 +133,18 @@ std::string cpuUnavailable() {
 #endif
 }
 
-TargetResult runCpu(const kir::Kernel &k, const LaunchArgs &args, const Analysis &) {
+TargetResult runCpu(const kir::Kernel &k, const LaunchArgs &args, const Analysis &a) {
   TargetResult r;
 #ifdef PH_HAVE_BACKEND
   auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<backend::CpuKernel> compiled = backend::compileForCpu(k, r.error);
+  // A lowering failure at an op is E0506 there, as the GPU target's are E0503/E0504.
+  std::vector<Diagnostic> lowering;
+  std::unique_ptr<backend::CpuKernel> compiled = backend::compileForCpu(k, r.error, &a.sources, &lowering);
   r.compileMs = msSince(t0);
+  for (const Diagnostic &d : lowering) report(d, a.sources);
   if (!compiled) {
-    if (r.error.empty())
+    // The diagnostic says where and why; MLIR's text of it would say it again.
+    if (r.error.empty() || !lowering.empty())
       r.error = "the CPU target failed to compile `" + k.name + "`";
     return r;
   }
@@ -244,7 +249,7 @@ int ph::driver::runCommand(const Args &args) {
   AnalyzeOptions aopt;
   aopt.configFilter = o.config;
   std::shared_ptr<const Analysis> a =
-      analyze(std::make_shared<SourceFile>(file, std::move(text)), Prelude::load(), aopt);
+      analyze(std::make_shared<SourceFile>(driver::reportedName(file), std::move(text)), Prelude::load(), aopt);
   double analyzeMs = msSince(t0);
   jsonDiagnostics = o.json ? &diagnostics : nullptr;
   if (o.json) // warnings too: the document has every diagnostic
@@ -255,7 +260,7 @@ int ph::driver::runCommand(const Args &args) {
       if (!o.json) report(d, a->sources);
       errors += d.severity == Severity::Error;
     }
-    std::string why = "`" + file + "` has " + std::to_string(errors) + " error(s); nothing was run";
+    std::string why = "`" + driver::reportedName(file) + "` has " + std::to_string(errors) + " error(s); nothing was run";
     if (o.json) {
       nlohmann::ordered_json j = {{"error", why}};
       rt::report::addEnvelope(j, "run", false, diagnostics);
@@ -275,7 +280,7 @@ int ph::driver::runCommand(const Args &args) {
     kernelList += (kernelList.empty() ? "`" : ", `") + n + "`";
   if (o.kernel.empty()) {
     if (names.size() != 1) {
-      std::fprintf(stderr, "ph run: `%s` has %s; choose one with `--kernel`\n", file.c_str(),
+      std::fprintf(stderr, "ph run: `%s` has %s; choose one with `--kernel`\n", driver::reportedName(file).c_str(),
                    names.empty() ? "no kernel" : ("kernels " + kernelList).c_str());
       return names.empty() ? 1 : 2;
     }
@@ -286,7 +291,7 @@ int ph::driver::runCommand(const Args &args) {
     if (ks.name == o.kernel)
       summary = &ks;
   if (!summary) {
-    return runFailed(o.json, "no kernel named `" + o.kernel + "` in `" + file + "` (its kernels: " +
+    return runFailed(o.json, "no kernel named `" + o.kernel + "` in `" + driver::reportedName(file) + "` (its kernels: " +
                                  (kernelList.empty() ? "none" : kernelList) + ")");
   }
   std::shared_ptr<const kir::Kernel> kernel;

@@ -1,5 +1,6 @@
 //===- main.cpp - The `ph` command line driver -----------------------------===//
 #include "Commands.h"
+#include "DriverUtil.h"
 #include "ph/ThreadStack.h"
 
 #include <cstdio>
@@ -22,6 +23,9 @@ static const char *usage =
     "  bench FILE --kernel K          time every autotune variant (median, TFLOP/s or GB/s)\n"
     "  cache [info|clear|dir]         the build cache of compiled variants (docs/compile.md)\n"
     "\n"
+    "check, emit, run, build and bench take `--source-name NAME`: report the input file as NAME\n"
+    "(diagnostics, locations, the JSON document) while reading it from the path given.\n"
+    "\n"
     "`ph <command> --help` describes a command's options.\n";
 
 static int dispatch(int argc, char **argv) {
@@ -31,6 +35,13 @@ static int dispatch(int argc, char **argv) {
   }
   std::string cmd = argv[1];
   Args args(argv + 2, argv + argc);
+  // Every command that reads a .ph file takes --source-name (DriverUtil.h).
+  if (cmd != "cache") {
+    if (std::string e = takeSourceName(args); !e.empty()) {
+      std::fprintf(stderr, "ph %s: %s\n", cmd.c_str(), e.c_str());
+      return 2;
+    }
+  }
   if (cmd == "check") return checkCommand(args);
   if (cmd == "emit") return emitCommand(args);
   if (cmd == "run") return runCommand(args);

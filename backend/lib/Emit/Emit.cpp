@@ -1,5 +1,6 @@
 //===- Emit.cpp - `ph emit`'s stages and the pipeline plumbing they share ---===//
 #include "Stages.h"
+#include "Target/LoweringDiagnostics.h"
 
 #include "ph/Conversion/Passes.h"
 #include "ph/Source.h"
@@ -39,43 +40,6 @@ const StageInfo kStages[] = {{Stage::Kir, "kir"},   {Stage::Tile, "tile"}, {Stag
                              {Stage::LlvmIR, "llvm-ir"}, {Stage::Asm, "asm"},
                              {Stage::Gpu, "gpu"},   {Stage::GpuLlvm, "gpu-llvm"},
                              {Stage::Ptx, "ptx"}};
-
-/// `file:line:col` of a location (the first file location inside a fused or
-/// named one), or "" when it has none.
-std::string fileLineCol(Location loc) {
-  std::string out;
-  loc->walk([&](Location l) {
-    if (auto r = dyn_cast<FileLineColRange>(l)) {
-      out = r.getFilename().str() + ":" + std::to_string(r.getStartLine()) + ":" +
-            std::to_string(r.getStartColumn());
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return out;
-}
-
-/// Appends each diagnostic to `err` as `file:line:col: message` lines (the
-/// shape of the frontend's diagnostics).
-class CaptureDiagnostics {
-public:
-  CaptureDiagnostics(MLIRContext *ctx, std::string &err)
-      : handler(ctx, [&err](mlir::Diagnostic &d) {
-          llvm::raw_string_ostream os(err);
-          if (!err.empty() && err.back() != '\n')
-            os << "\n";
-          std::string where = fileLineCol(d.getLocation());
-          if (!where.empty())
-            os << where << ": ";
-          os << d;
-          for (mlir::Diagnostic &note : d.getNotes())
-            os << "\n  note: " << note;
-          return success();
-        }) {}
-
-private:
-  ScopedDiagnosticHandler handler;
-};
 
 const StageRegistry &registry() {
   static const StageRegistry r = [] {
@@ -138,8 +102,9 @@ bool ph::backend::verifyEachPass() {
 
 bool ph::backend::runPipeline(ModuleOp module,
                               const std::function<void(OpPassManager &)> &build, std::string &err,
-                              TimingScope *timing) {
-  CaptureDiagnostics capture(module.getContext(), err);
+                              TimingScope *timing, std::vector<LoweringDiag> *diags) {
+  std::vector<LoweringDiag> local;
+  LoweringCapture capture(module.getContext(), diags ? *diags : local, &err);
   if (failed(verify(module)))
     return false;
   PassManager pm(module.getContext());
@@ -190,49 +155,45 @@ void ph::backend::appendOp(std::string &out, Operation *op, const EmitOptions &o
 
 namespace {
 /// tile -> LLVM dialect -> LLVM IR (the module is lowered in place).
-std::unique_ptr<llvm::Module> toLLVMIR(ModuleOp m, llvm::LLVMContext &llctx, std::string &err) {
-  if (!runPipeline(m, [](OpPassManager &pm) {
-        tile::buildTileToLoopsPipeline(pm);
-        tile::buildLoopsToLLVMPipeline(pm);
-      }, err))
+std::unique_ptr<llvm::Module> toLLVMIR(ModuleOp m, const kir::Kernel &k, const EmitOptions &opts,
+                                       llvm::LLVMContext &llctx, std::string &err) {
+  if (!lowerForCpu(m, k, CpuLowering::Llvm, opts.sources, err, opts.diagnostics))
     return nullptr;
-  CaptureDiagnostics capture(m.getContext(), err);
+  std::vector<LoweringDiag> translation;
+  LoweringCapture capture(m.getContext(), translation, &err);
   return translateModuleToLLVMIR(m, llctx);
 }
 } // namespace
 
 void ph::backend::registerCpuStages(StageRegistry &r) {
-  r[Stage::Cpu] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts, std::string &out,
+  r[Stage::Cpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
                      std::string &err) {
-    if (!runPipeline(m, tile::buildTileToLoopsPipeline, err))
+    if (!lowerForCpu(m, k, CpuLowering::Loops, opts.sources, err, opts.diagnostics))
       return false;
     appendOp(out, m, opts);
     return true;
   };
-  r[Stage::Llvm] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts, std::string &out,
+  r[Stage::Llvm] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
                       std::string &err) {
-    if (!runPipeline(m, [](OpPassManager &pm) {
-          tile::buildTileToLoopsPipeline(pm);
-          tile::buildLoopsToLLVMPipeline(pm);
-        }, err))
+    if (!lowerForCpu(m, k, CpuLowering::Llvm, opts.sources, err, opts.diagnostics))
       return false;
     appendOp(out, m, opts);
     return true;
   };
-  r[Stage::LlvmIR] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts,
+  r[Stage::LlvmIR] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts,
                         std::string &out, std::string &err) {
     llvm::LLVMContext llctx;
-    std::unique_ptr<llvm::Module> mod = toLLVMIR(m, llctx, err);
+    std::unique_ptr<llvm::Module> mod = toLLVMIR(m, k, opts, llctx, err);
     if (!mod)
       return false;
     llvm::raw_string_ostream os(out);
     mod->print(os, nullptr);
     return true;
   };
-  r[Stage::Asm] = [](ModuleOp m, const kir::Kernel &, const EmitOptions &opts, std::string &out,
+  r[Stage::Asm] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
                      std::string &err) {
     llvm::LLVMContext llctx;
-    std::unique_ptr<llvm::Module> mod = toLLVMIR(m, llctx, err);
+    std::unique_ptr<llvm::Module> mod = toLLVMIR(m, k, opts, llctx, err);
     if (!mod)
       return false;
     static std::once_flag once;

@@ -31,6 +31,8 @@ enum class CodeGenOptLevel;
 
 namespace ph::backend {
 
+struct LoweringDiag;
+
 /// A context with the tile dialect and every upstream dialect, extension
 /// and LLVM translation interface the pipelines use; single-threaded (the
 /// kernels are small, and thread pools cost more than they save here).
@@ -45,10 +47,13 @@ mlir::OwningOpRef<mlir::ModuleOp> kirToTile(mlir::MLIRContext &ctx, const kir::K
 /// PH_VERIFY_EACH_PASS=1 (a release build verifies each pipeline's input once).
 bool verifyEachPass();
 
-/// Runs the passes `build` adds on `module`; diagnostics go to `err`. With
-/// `timing`, each pass's time is recorded under it (`ph build --time-passes`).
+/// Runs the passes `build` adds on `module`; the errors go to `err` as
+/// `file:line:col: message` lines and, when `diags` is given, to it as data with
+/// each op's range (Target/LoweringDiagnostics.h). With `timing`, each pass's time
+/// is recorded under it (`ph build --time-passes`).
 bool runPipeline(mlir::ModuleOp module, const std::function<void(mlir::OpPassManager &)> &build,
-                 std::string &err, mlir::TimingScope *timing = nullptr);
+                 std::string &err, mlir::TimingScope *timing = nullptr,
+                 std::vector<LoweringDiag> *diags = nullptr);
 
 /// Prints an op (a module) without or with locations at the end of `out`, and
 /// records in `opts.printed` (when set) the line of each op that has a source
@@ -69,6 +74,19 @@ llvm::CodeGenOptLevel cpuCodeGenLevel(unsigned opt);
 /// What runs on the LLVM module before code generation at level `opt`
 /// (PH_CPU_PASSES replaces level 1's pipeline, for experiments).
 std::function<llvm::Error(llvm::Module *)> cpuTransformer(unsigned opt, llvm::TargetMachine *tm);
+
+/// How far lowerForCpu takes a tile module: to loops (`ph emit --stage cpu`) or on
+/// to the LLVM dialect (the JIT, `--stage llvm` and after).
+enum class CpuLowering { Loops, Llvm };
+
+/// The CPU target's lowering of `module` in place (CpuTarget.cpp), for the JIT and
+/// for `ph emit`'s CPU stages alike. A pass that fails at a located op is E0506
+/// (CpuLoweringFailed) at that op's range with the kernel as a note, appended to
+/// `diags` when given, as the GPU target reports its lowering failures
+/// (Target/LoweringDiagnostics.h); `err` says it in words either way. The
+/// test-only PH_TEST_CPU_NO_LOWERING=1 makes it refuse the kernel's first tile op.
+bool lowerForCpu(mlir::ModuleOp module, const kir::Kernel &k, CpuLowering upTo, const SourceManager *sources,
+                 std::string &err, std::vector<Diagnostic> *diags);
 
 /// cpu, llvm, llvm-ir, asm (Emit.cpp).
 void registerCpuStages(StageRegistry &r);

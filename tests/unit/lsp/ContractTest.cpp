@@ -259,24 +259,29 @@ TEST(Contract, RunAndEmitDocumentsReadBackThroughTheServersReader) {
   EXPECT_FALSE(driver::irLineMap(emitted.lines, kSource + "/examples/rotary_pairs.ph").empty());
 }
 
-// The server builds and runs a temporary copy of an unsaved buffer; what the driver says
-// about it must name the user's file. JSON escapes a `"` in a path, so rewriting
-// stdout's text (as the server did) misses the copy's name; the typed document does not.
-TEST(Contract, AnUnsavedCopyIsRenamedInTheTypedDocument) {
-  std::string dir = scratch("rename");
+// The server builds and runs a temporary copy of an unsaved buffer and passes the user's
+// file name with `--source-name` (Driver.h, appendSourceName): the driver itself reports
+// that name, in its text, its MLIR locations and its document, so nothing rewrites what it
+// wrote (a `"` in a path is escaped in JSON, where rewriting the text missed it). A name
+// with a `"` and spaces comes through intact.
+TEST(Contract, AnUnsavedCopyIsReportedUnderTheUsersName) {
+  std::string dir = scratch("source-name");
   std::string copy = dir + "/copy \"of\" k.ph";
-  std::string user = "/home/u/k \"draft\".ph";
+  std::string user = "/home/u/my k \"draft\".ph";
   {
     std::ofstream f(copy);
     f << "kernel k(X: tensor<f32>[N]) {\n  X[0] = missing\n}\n";
   }
-  ProcessResult r = ph({"build", copy, "-o", dir + "/out", "--json"});
+  std::vector<std::string> argv = {"build", copy, "-o", dir + "/out", "--json"};
+  driver::appendSourceName(argv, copy, user);
+  ASSERT_EQ(argv.size(), 7u);
+  ProcessResult r = ph(argv);
   SKIP_WITHOUT_BACKEND(r);
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_EQ(r.out.find(copy), std::string::npos) << "the document's text holds the path escaped";
+  EXPECT_EQ(r.out.find("copy \\\"of"), std::string::npos) << "the copy's name is nowhere in the document";
   report::Document doc;
   ASSERT_EQ(driver::readBuild(r, doc), "") << r.out.substr(0, 400);
-  driver::renameCopy(doc, copy, user);
+  EXPECT_EQ(doc.file, user);
   ASSERT_EQ(doc.diagnostics.size(), 1u);
   const report::Diag &d = doc.diagnostics[0];
   EXPECT_EQ(d.code, "E0201");
@@ -285,32 +290,46 @@ TEST(Contract, AnUnsavedCopyIsRenamedInTheTypedDocument) {
   EXPECT_EQ(d.range.start.col, 10);
   std::string first = driver::firstError(doc, r);
   EXPECT_EQ(first.rfind(user + ":2:10: error[E0201]", 0), 0u) << first;
-  EXPECT_EQ(first.find(copy), std::string::npos) << first;
-  fs::remove_all(dir);
 
-  // Every place a path travels: notes, fixes, tiles, the emitted text, a run's own keys.
-  report::Document all;
-  report::Diag w;
-  w.range.file = "/tmp/c.ph";
-  w.message = "in /tmp/c.ph";
-  w.notes.push_back({"see /tmp/c.ph", {"/tmp/c.ph", {3, 1}, {3, 2}}});
-  w.fixes.push_back({"fix", {{{"/tmp/c.ph", {3, 1}, {3, 2}}, "x"}}});
-  all.diagnostics.push_back(w);
-  all.variants.emplace_back().tiles.push_back({"tensor<4xf32>", {"/tmp/c.ph", {4, 1}, {4, 5}}, "registers", ""});
-  all.text = "loc(\"/tmp/c.ph\":3:1)";
-  all.lines.push_back({1, "tile.load", {"/tmp/c.ph", {3, 1}, {3, 9}}});
-  all.run = {{"outputs", {{"Y", "/tmp/c.ph.y.npy"}}}, {"threads", 128}};
-  driver::renameCopy(all, "/tmp/c.ph", "/w/k.ph");
-  EXPECT_EQ(all.diagnostics[0].range.file, "/w/k.ph");
-  EXPECT_EQ(all.diagnostics[0].message, "in /w/k.ph");
-  EXPECT_EQ(all.diagnostics[0].notes[0].range.file, "/w/k.ph");
-  EXPECT_EQ(all.diagnostics[0].notes[0].message, "see /w/k.ph");
-  EXPECT_EQ(all.diagnostics[0].fixes[0].edits[0].range.file, "/w/k.ph");
-  EXPECT_EQ(all.variants[0].tiles[0].range.file, "/w/k.ph");
-  EXPECT_EQ(all.text, "loc(\"/w/k.ph\":3:1)");
-  EXPECT_EQ(all.lines[0].range.file, "/w/k.ph"); // Show IR's map follows the rename
-  EXPECT_EQ(all.run["outputs"]["Y"], "/w/k.ph.y.npy");
-  EXPECT_EQ(all.run["threads"], 128);
+  // The text for people (`ph check`, `ph run` without --json) names the user's file too.
+  ProcessResult checked = ph({"check", copy, "--source-name", user});
+  EXPECT_EQ(checked.exitCode, 1);
+  EXPECT_EQ(checked.out.rfind(user + ":2:10: error[E0201]", 0), 0u) << checked.out;
+  ProcessResult ran = ph({"run", copy, "--target", "interp", "--source-name=" + user});
+  EXPECT_EQ(ran.exitCode, 1);
+  EXPECT_NE(ran.err.find(user + ":2:10: error[E0201]"), std::string::npos) << ran.err;
+  EXPECT_EQ(ran.err.find(copy), std::string::npos) << ran.err;
+
+  // A file that compiles: the emitted ops' ranges (Show IR's map) and a run's document.
+  {
+    std::ofstream f(copy);
+    f << "kernel k(X: tensor<f32>[8, 8], Y: tensor<f32>[8, 8]) {\n  Y[:, :] = X[:, :] * 2.0\n}\n";
+  }
+  std::vector<std::string> emitArgv = {"emit", copy, "--stage", "tile", "--debug-info", "--json"};
+  driver::appendSourceName(emitArgv, copy, user);
+  ProcessResult e = ph(emitArgv);
+  ASSERT_EQ(e.exitCode, 0) << e.err;
+  report::Document emitted;
+  ASSERT_EQ(driver::readDocument(e, "emit", emitted), "");
+  EXPECT_EQ(emitted.file, user);
+  ASSERT_FALSE(emitted.lines.empty());
+  for (const report::IrLine &l : emitted.lines) EXPECT_EQ(l.range.file, user) << l.op;
+  EXPECT_EQ(emitted.text.find("copy "), std::string::npos) << "the locations name the user's file";
+  EXPECT_FALSE(driver::irLineMap(emitted.lines, user).empty());
+  ProcessResult run = ph({"run", copy, "--target", "interp", "--json", "--source-name", user});
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_EQ(run.out.find("copy \\\"of"), std::string::npos) << run.out.substr(0, 400);
+
+  // The driver refuses a name it cannot use.
+  EXPECT_EQ(ph({"check", copy, "--source-name"}).exitCode, 2);
+  EXPECT_EQ(ph({"check", copy, "--source-name="}).exitCode, 2);
+  EXPECT_EQ(ph({"check", copy, copy, "--source-name", user}).exitCode, 2);
+  // Nothing to add when the driver reads the user's own file, or the buffer has no name.
+  std::vector<std::string> same = {"build", user};
+  driver::appendSourceName(same, user, user);
+  driver::appendSourceName(same, copy, "");
+  EXPECT_EQ(same.size(), 2u);
+  fs::remove_all(dir);
 }
 
 } // namespace

@@ -7,11 +7,13 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ph/Diagnostic.h"
 #include "ph/KernelIR.h"
 #include "ph/Launch.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ph {
 class SourceManager;
@@ -27,8 +29,11 @@ public:
 };
 
 /// Compiles one specialised kernel. On failure returns nullptr and sets `error`
-/// (`file:line:col: message` when `sources` resolves the kernel's ranges).
+/// (`file:line:col: message` when `sources` resolves the kernel's ranges); a
+/// lowering pass that failed at an op also appends E0506 (CpuLoweringFailed) at
+/// that op's range, with the kernel as a note, to `diags` when given.
 std::unique_ptr<CpuKernel> compileForCpu(const kir::Kernel &k, std::string &error,
-                                         const SourceManager *sources = nullptr);
+                                         const SourceManager *sources = nullptr,
+                                         std::vector<Diagnostic> *diags = nullptr);
 
 } // namespace ph::backend

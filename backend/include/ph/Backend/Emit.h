@@ -64,9 +64,10 @@ struct EmitOptions {
   /// When set, the MLIR stages append each located op they print, in line order
   /// (`ph emit --json`'s `lines`). LLVM IR, PTX and assembly add nothing.
   std::vector<PrintedOp> *printed = nullptr;
-  /// When set, a GPU stage that fails appends the registry diagnostic `ph build`
-  /// gives for the same failure (E0501, E0503, E0504: at the op, with its notes);
-  /// `err` still says it in words. Empty when the failure has no located op.
+  /// When set, a stage that fails appends the registry diagnostic its target
+  /// gives for the same failure (GPU: E0501, E0503, E0504 as `ph build`; CPU:
+  /// E0506 as `ph run --target cpu`; at the op, with its notes); `err` still says
+  /// it in words. Empty when the failure has no located op.
   std::vector<Diagnostic> *diagnostics = nullptr;
 };
 

@@ -9,6 +9,7 @@
 #include "ph/Backend/CpuTarget.h"
 
 #include "Emit/Stages.h"
+#include "Target/LoweringDiagnostics.h"
 #include "ph/Conversion/Passes.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -218,8 +219,48 @@ static std::function<llvm::Error(llvm::Module *)> optimizingTransformer(unsigned
   };
 }
 
+/// PH_TEST_CPU_NO_LOWERING=1 (tests only): no valid program makes the CPU lowering
+/// fail, so the tests of its diagnostic (tests/lit/run/cpu-lowering.ph) make it refuse.
+static bool refuseForTest(ModuleOp m) {
+  const char *e = std::getenv("PH_TEST_CPU_NO_LOWERING");
+  if (!e || std::string(e) != "1") return false;
+  // The kernel's first tile op that carries a source range, as a failing pattern would name it.
+  Operation *at = nullptr;
+  m.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "tile" && !spanOf(op->getLoc()).file.empty()) {
+      at = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  (at ? at : m.getOperation())->emitError() << "`" << (at ? at->getName().getStringRef() : StringRef("module"))
+                                            << "` refused by the test-only PH_TEST_CPU_NO_LOWERING=1";
+  return true;
+}
+
+bool ph::backend::lowerForCpu(ModuleOp m, const kir::Kernel &k, CpuLowering upTo, const SourceManager *sources,
+                              std::string &err, std::vector<Diagnostic> *diags) {
+  std::vector<LoweringDiag> captured;
+  bool ok;
+  {
+    LoweringCapture capture(m.getContext(), captured, &err);
+    ok = !refuseForTest(m);
+  }
+  ok = ok && runPipeline(m, [upTo](OpPassManager &pm) {
+         tile::buildTileToLoopsPipeline(pm);
+         if (upTo == CpuLowering::Llvm) tile::buildLoopsToLLVMPipeline(pm);
+       }, err, nullptr, &captured);
+  if (ok) return true;
+  // The GPU target's mapping (Target/LoweringDiagnostics.h): the first error with a range,
+  // at its op; none located leaves the caller's E0502 at the kernel with `err`.
+  if (const LoweringDiag *d = diags ? firstLocated(captured, sources) : nullptr)
+    diags->push_back(loweringDiagnostic(DiagKind::CpuLoweringFailed, *d, k, sources));
+  return false;
+}
+
 std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std::string &error,
-                                                     const SourceManager *sources) {
+                                                     const SourceManager *sources,
+                                                     std::vector<Diagnostic> *diags) {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
@@ -242,10 +283,7 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
   lap("kir -> tile");
   if (!m)
     return nullptr;
-  if (!runPipeline(*m, [](OpPassManager &pm) {
-        tile::buildTileToLoopsPipeline(pm);
-        tile::buildLoopsToLLVMPipeline(pm);
-      }, error))
+  if (!lowerForCpu(*m, k, CpuLowering::Llvm, sources, error, diags))
     return nullptr;
   lap("tile -> llvm dialect");
   ExecutionEngineOptions eo;

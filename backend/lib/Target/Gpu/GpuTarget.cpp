@@ -9,7 +9,8 @@
 #include "ph/Backend/GpuTarget.h"
 #include "ph/Backend/Arch.h"
 
-#include "LoweringDiagnostics.h"
+#include "PtxasDiagnostics.h"
+#include "Target/LoweringDiagnostics.h"
 #include "NvptxCodegen.h"
 #include "PreciseSqrt.h"
 #include "ScratchDir.h"
@@ -252,21 +253,6 @@ bool externDynamicShared(ModuleOp m) {
   return true;
 }
 
-/// runPipeline (Emit/Stages.h) with the diagnostics kept as data too (`diags`): the
-/// errors' text goes to `err` as there, and each error keeps the range of its op.
-bool runPasses(ModuleOp m, const std::function<void(OpPassManager &)> &build, std::string &err, TimingScope *timing,
-               std::vector<LoweringDiag> *diags) {
-  std::vector<LoweringDiag> local;
-  LoweringCapture capture(m.getContext(), diags ? *diags : local, &err);
-  if (failed(verify(m))) return false;
-  PassManager pm(m.getContext());
-  // As runPipeline: the verifier after each pass only with assertions (verifyEachPass).
-  pm.enableVerifier(verifyEachPass());
-  if (timing) pm.enableTiming(*timing);
-  build(pm);
-  return succeeded(pm.run(m));
-}
-
 /// SIMT gpu.module -> NVVM and LLVM dialects, with the NVVM target attached.
 bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *timing = nullptr,
             std::vector<LoweringDiag> *diags = nullptr) {
@@ -279,7 +265,7 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     m.walk([&](::mlir::gpu::GPUModuleOp gm) { gm.setTargetsAttr(ArrayAttr::get(ctx, {target})); });
   };
   setTarget(nullptr);
-  bool ok = runPasses(m, [](OpPassManager &pm) {
+  bool ok = runPipeline(m, [](OpPassManager &pm) {
     pm.addPass(createSCFToControlFlowPass());
     ConvertGpuOpsToNVVMOpsOptions o;
     o.indexBitwidth = 64;
@@ -351,7 +337,7 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing =
     });
     return ok;
   }
-  if (!runPasses(m, [](OpPassManager &pm) {
+  if (!runPipeline(m, [](OpPassManager &pm) {
         GpuModuleToBinaryPassOptions o;
         o.compilationTarget = "isa";
         o.toolkitPath = cudaDir();

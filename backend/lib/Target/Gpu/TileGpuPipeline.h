@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "LoweringDiagnostics.h"
+#include "Target/LoweringDiagnostics.h"
 #include "ph/Runtime/Manifest.h"
 
 #include "mlir/IR/BuiltinOps.h"

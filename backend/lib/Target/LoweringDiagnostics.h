@@ -1,12 +1,15 @@
-//===- LoweringDiagnostics.h - GPU lowering failures as registry diagnostics -*- C++ -*-===//
+//===- LoweringDiagnostics.h - Lowering failures as registry diagnostics -*- C++ -*-===//
 //
-// Private to backend/lib/Target/Gpu. The TileGPU passes, the NVVM conversion
-// and the NVPTX backend report through MLIR's diagnostics, at the location of
-// the op that failed: the frontend's range as a FileLineColRange (KirToTile).
-// Here those become data (LoweringDiag, captured by a ScopedDiagnosticHandler,
-// never re-read from text), and then the frontend's Diagnostic (E0503
-// LayoutUnsupported, E0504 GpuLoweringFailed, E0505 PtxasFailed) with the op's SourceRange, so that `ph build`, ph-lsp and every
+// Private to backend/lib (Emit, Target/Cpu, Target/Gpu). The passes of both
+// targets (the CPU's loops and LLVM pipelines; TileGPU, the NVVM conversion and
+// the NVPTX backend) report through MLIR's diagnostics, at the location of the
+// op that failed: the frontend's range as a FileLineColRange (KirToTile). Here
+// those become data (LoweringDiag, captured by a ScopedDiagnosticHandler, never
+// re-read from text), and then the frontend's Diagnostic (E0503
+// LayoutUnsupported, E0504 GpuLoweringFailed, E0506 CpuLoweringFailed) with the
+// op's SourceRange, so that `ph build`, `ph run`, `ph emit`, ph-lsp and every
 // client see where the lowering stopped instead of the kernel's whole range.
+// The GPU's ptxas failures (E0505) are in Gpu/PtxasDiagnostics.h.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -60,26 +63,14 @@ std::optional<SourceRange> rangeOf(const rt::SourceSpan &s, const SourceManager 
 const LoweringDiag *firstLocated(const std::vector<LoweringDiag> &diags, const SourceManager *sources,
                                  bool warnings = false);
 
-/// `kind` (E0503 LayoutUnsupported or E0504 GpuLoweringFailed, with MLIR's message as
+/// `kind` (E0503 LayoutUnsupported, E0504 GpuLoweringFailed or E0506 CpuLoweringFailed, with MLIR's message as
 /// its argument) at the op that failed, with MLIR's notes, then "in kernel `k`" and the
 /// configuration as notes at the kernel.
 Diagnostic loweringDiagnostic(DiagKind kind, const LoweringDiag &d, const kir::Kernel &k,
                               const SourceManager *sources);
 
-/// One `error` line of a failed ptxas run: the PTX line it names (0: none) and its words.
-struct PtxasError {
-  int ptxLine = 0;
-  std::string message;
-};
-
-/// The `error` lines of ptxas's log (the rest of its -v report is the kernel's resources);
-/// its first `fatal` line when it has none. Never empty.
-std::vector<PtxasError> ptxasErrors(const std::string &log);
-
-/// E0505 (PtxasFailed) for a failed ptxas run on `ptx`, at the kernel (PTX carries no
-/// source lines): the first error in the message; a note per error with ptxas's words,
-/// the PTX line it names and that line's text; the configuration as a note.
-Diagnostic ptxasDiagnostic(const std::string &log, const std::string &ptx, const std::string &arch,
-                           const kir::Kernel &k);
+/// "in kernel `k`" at the kernel (when `d` is not already there) and "in configuration ..."
+/// when the kernel is autotuned: the notes every lowering diagnostic ends with.
+void addKernelNotes(Diagnostic &d, const kir::Kernel &k);
 
 } // namespace ph::backend
