@@ -544,6 +544,22 @@ void Assigner::rewrite() {
     if (t && dense && dense.getType() != t) c.setValueAttr(dense.reshape(t));
   });
   OpBuilder b(ctx_);
+  // An anchor after a loop (a row reduction of its result) may have placed a result in
+  // another layout than the body carries (a dot's): the loop returns what it carries and
+  // the result is converted after it (differential seeds 300837, 301271, 301279).
+  f_.walk([&](scf::ForOp loop) {
+    for (unsigned i = 0; i < loop.getNumResults(); ++i) {
+      Value r = loop.getResult(i);
+      Type carried = loop.getRegionIterArgs()[i].getType();
+      if (r.getType() == carried) continue;
+      Attribute want = layoutOf(r.getType());
+      r.setType(carried);
+      b.setInsertionPointAfter(loop);
+      Value c = convertAt(r, want, b);
+      r.replaceAllUsesExcept(c, c.getDefiningOp());
+      converted_[std::make_pair(r, want)] = c;
+    }
+  });
   SmallVector<tile::DotOp> dots;
   f_.walk([&](tile::DotOp d) { dots.push_back(d); });
   for (tile::DotOp d : dots) {
@@ -558,6 +574,10 @@ void Assigner::rewrite() {
       if (d.getResult().hasOneUse()) add = dyn_cast<arith::AddFOp>(*d.getResult().getUsers().begin());
       if (add && layoutOf(add.getType()) == res) {
         Value acc = add.getLhs() == d.getResult() ? add.getRhs() : add.getLhs();
+        b.setInsertionPoint(add);
+        // The accumulator may have been placed by another anchor (a loop's carried value
+        // that a reduction also reads): the dot accumulates in its own layout.
+        acc = convertTo(acc, res, b);
         b.setInsertionPoint(add);
         auto fused = DotOp::create(b, d.getLoc(), add.getType(), a, bv, acc, d.getTransB());
         add.getResult().replaceAllUsesWith(fused.getResult());
