@@ -212,19 +212,24 @@ bool simtFallback(ModuleOp m, const std::string &arch, TileGpuResult &tg, std::s
   return true;
 }
 
-/// A kernel without @tensorcore and without a dot goes to the TileGPU SIMT policy first,
+/// A kernel without a dot (with or without @tensorcore) goes to the TileGPU SIMT policy first,
 /// by default too (docs/tilegpu.md, "The SIMT policy by default": as fast as the legacy
 /// SIMT emitter or faster on the examples, measured on the H200); the legacy emitter takes
 /// it only when the policy cannot (PH_GPU_LOWERING=legacy: always). True when the module, in place,
 /// is now the policy's gpu.module; else it is unchanged. `ph build` and `ph emit` both
 /// decide here.
 bool simtFirst(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileGpuResult &tg) {
-  if (k.tensorcore || gpuLowering() == GpuLowering::Legacy) return false;
+  if (gpuLowering() == GpuLowering::Legacy) return false;
+  bool hasDot = false;
+  m.walk([&](tile::DotOp) { hasDot = true; });
+  // A `@tensorcore` kernel without a dot has nothing for the tensor cores: the policy takes it
+  // like any dot-less kernel (the legacy tensor-core route left a `ctx.block.y` read inside a
+  // loop unlowered: differential bug 15, seed 303809). One with a dot the mma policy declined
+  // keeps the legacy route.
+  if (k.tensorcore && hasDot) return false;
   // A SIMT dot (flash-decoding's split kernel) ran at 0.95x of the legacy emitter's speed
   // on the policy (MHA decode, 4,128 against 4,350 GB/s): those kernels keep the legacy
   // emitter by default until the policy's FMA dot reads B in vectors.
-  bool hasDot = false;
-  m.walk([&](tile::DotOp) { hasDot = true; });
   if (hasDot && gpuLowering() == GpuLowering::Auto) return false;
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(m->clone()));
   std::string err;
