@@ -123,10 +123,15 @@ private:
   /// returns what the result reports about them (`defaultSizes`, `note`, `userFile`).
   json appendLaunchArgs(std::vector<std::string> &argv, const json &args, const Settings &st, const Snapshot *snap,
                         const std::string &kernel);
-  /// Runs `ph run`/`ph bench` with progress and cancellation; replies with its JSON result.
+  /// Runs `ph run`/`ph bench` with progress and cancellation; replies with its JSON result,
+  /// the driver's diagnostics among it as LSP diagnostics (`snap`'s document); a failed
+  /// run's errors (a lowering failure) are published with the document's own as well.
   void launchDriver(const std::vector<std::string> &argv, const std::string &kernel, const std::string &target,
                     bool bench, const std::string &tempDir, const Reply &reply, const json &workDoneToken,
-                    const json &meta);
+                    const json &meta, const std::shared_ptr<const Snapshot> &snap);
+  /// A failed run's errors `diags` (LSP diagnostics) published with `snap`'s document's own,
+  /// when it is open at the version that ran.
+  void publishRunErrors(const std::shared_ptr<const Snapshot> &snap, const json &diags);
   /// Benchmark without a GPU: `ph run --target cpu --config C` for each configuration.
   void benchOnCpu(const json &args, const Reply &reply, const json &workDoneToken, const std::string &kernel,
                   const std::string &target, const std::shared_ptr<const Snapshot> &snap);

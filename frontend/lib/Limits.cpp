@@ -48,27 +48,29 @@ static const char *fileKind(mode_t m) {
   return "not a plain file";
 }
 
-bool readRegularFile(const std::string &path, uint64_t maxBytes, std::string &out, std::string &err, DiagKind *kind) {
+bool readRegularFile(const std::string &path, uint64_t maxBytes, std::string &out, std::string &err, DiagKind *kind,
+                     const std::string &reportAs) {
   if (kind) *kind = DiagKind::Count;
+  const std::string &name = reportAs.empty() ? path : reportAs;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    err = "cannot read `" + path + "`: " + std::strerror(errno);
+    err = "cannot read `" + name + "`: " + std::strerror(errno);
     return false;
   }
   // /dev/zero, a FIFO or /proc/self/... would be read until memory runs out (or forever).
   if (!S_ISREG(st.st_mode)) {
     if (kind) *kind = DiagKind::NotARegularFile;
-    err = formatDiag(DiagKind::NotARegularFile, {path, fileKind(st.st_mode)});
+    err = formatDiag(DiagKind::NotARegularFile, {name, fileKind(st.st_mode)});
     return false;
   }
   if (static_cast<uint64_t>(st.st_size) > maxBytes) {
     if (kind) *kind = DiagKind::FileTooLarge;
-    err = formatDiag(DiagKind::FileTooLarge, {path, groupDigits(st.st_size), groupDigits(maxBytes)});
+    err = formatDiag(DiagKind::FileTooLarge, {name, groupDigits(st.st_size), groupDigits(maxBytes)});
     return false;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    err = "cannot read `" + path + "`";
+    err = "cannot read `" + name + "`";
     return false;
   }
   // Read at most maxBytes + 1, whatever the size said (the file may grow meanwhile).
@@ -79,7 +81,7 @@ bool readRegularFile(const std::string &path, uint64_t maxBytes, std::string &ou
   while (in.read(extra, sizeof extra), in.gcount() > 0) {
     if (out.size() + static_cast<size_t>(in.gcount()) > maxBytes) {
       if (kind) *kind = DiagKind::FileTooLarge;
-      err = formatDiag(DiagKind::FileTooLarge, {path, "more than " + groupDigits(maxBytes), groupDigits(maxBytes)});
+      err = formatDiag(DiagKind::FileTooLarge, {name, "more than " + groupDigits(maxBytes), groupDigits(maxBytes)});
       return false;
     }
     out.append(extra, static_cast<size_t>(in.gcount()));

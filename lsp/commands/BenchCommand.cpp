@@ -29,7 +29,7 @@ void Server::benchKernel(const json &args, const Reply &reply, const json &token
   if (target != "auto") argv.insert(argv.end(), {"--target", target});
   json meta = appendLaunchArgs(argv, args, settings(), snap.get(), kernel);
   driver::appendSourceName(argv, file, meta.value("userFile", std::string()));
-  launchDriver(argv, kernel, target, /*bench=*/true, tempDir, reply, token, meta);
+  launchDriver(argv, kernel, target, /*bench=*/true, tempDir, reply, token, meta, snap);
 }
 
 void Server::benchOnCpu(const json &args, const Reply &reply, const json &token, const std::string &kernel,

@@ -139,7 +139,8 @@ std::optional<SourceRange> rangeOf(const Snapshot &s, const report::Range &r, co
 
 } // namespace
 
-json diagnosticsOf(const report::Document &doc, const Snapshot &s, const FeatureOptions &o, const std::string &path) {
+json diagnosticsOf(const report::Document &doc, const Snapshot &s, const FeatureOptions &o, const std::string &path,
+                   const std::string &source) {
   json out = json::array();
   if (!s.analysis) return out;
   std::set<std::tuple<std::string, uint32_t, uint32_t, std::string>> seen; // one per variant otherwise
@@ -157,7 +158,7 @@ json diagnosticsOf(const report::Document &doc, const Snapshot &s, const Feature
       if (auto nr = rangeOf(s, n.range, path)) d.notes.push_back({*nr, n.message});
       else d.notes.push_back({*range, n.message}); // a note without a place stays with the message
     json x = toLsp(s, d, o);
-    x["source"] = "ph build";
+    x["source"] = source;
     x.erase("data"); // codeAction's fixes index the analysis' own diagnostics, not the build's
     out.push_back(std::move(x));
   }

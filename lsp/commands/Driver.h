@@ -77,9 +77,10 @@ std::string firstError(const rt::report::Document &doc, const ProcessResult &r);
 /// A failed build as an RpcError: its first error (`file:line:col: error[E0501]: ...`)
 /// or the driver's error, with the document as data.
 RpcError buildError(const rt::report::Document &doc, const ProcessResult &r);
-/// The build's diagnostics in the document `path` as LSP diagnostics (source
-/// "ph build"), with ranges, notes and fixes as the analysis' own are shown.
-json diagnosticsOf(const rt::report::Document &doc, const Snapshot &s, const FeatureOptions &o, const std::string &path);
+/// The driver's diagnostics in the document `path` as LSP diagnostics (`source`: "ph build",
+/// "ph run", "ph bench"), with ranges, notes and fixes as the analysis' own are shown.
+json diagnosticsOf(const rt::report::Document &doc, const Snapshot &s, const FeatureOptions &o, const std::string &path,
+                   const std::string &source = "ph build");
 /// The figures of the last build on disk (`dir`/manifest.json) as a build document,
 /// their occupancy on `arch`'s description: what the lens shows after a restart.
 /// "" or why there is none.

@@ -62,7 +62,7 @@ void Server::runKernel(json args, Reply reply, const json &token, std::shared_pt
   std::vector<std::string> argv = {driverPath(), "run", file, "--kernel", kernel, "--target", target, "--check", "--json"};
   json meta = appendLaunchArgs(argv, args, st, snap.get(), kernel);
   driver::appendSourceName(argv, file, meta.value("userFile", std::string()));
-  launchDriver(argv, kernel, target, /*bench=*/false, tempDir, reply, token, meta);
+  launchDriver(argv, kernel, target, /*bench=*/false, tempDir, reply, token, meta, snap);
 }
 
 bool Server::offerWithoutGpu(json &args, const std::string &kernel, std::string &target, const Reply &reply) {
@@ -161,7 +161,8 @@ json Server::appendLaunchArgs(std::vector<std::string> &argv, const json &args, 
 }
 
 void Server::launchDriver(const std::vector<std::string> &argv, const std::string &kernel, const std::string &target,
-                          bool bench, const std::string &tempDir, const Reply &reply, const json &token, const json &meta) {
+                          bool bench, const std::string &tempDir, const Reply &reply, const json &token, const json &meta,
+                          const std::shared_ptr<const Snapshot> &snap) {
   auto cancel = reply.cancelState();
   bool toClient = cancel != nullptr; // a request of the client, which shows the result itself
   if (!cancel) {
@@ -200,6 +201,14 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
   if (!why.empty()) { // no document: what the driver printed, for people
     result["stdout"] = r.out;
   }
+  // The document's diagnostics with their ranges and notes (relatedInformation), as compile
+  // on save shows a build's: a lowering failure (E0504, E0506) reaches the editor
+  // intact, never only as the summary's text.
+  json diags = json::array();
+  if (why.empty() && snap && snap->analysis)
+    diags = driver::diagnosticsOf(doc, *snap, featureOptions(), meta.value("userFile", snap->path), command);
+  result["diagnostics"] = diags;
+  publishRunErrors(snap, diags);
   if (!r.err.empty()) result["stderr"] = r.err;
   std::string summary;
   if (ok) summary = driver::runSummary(kernel, target, doc);
@@ -211,6 +220,29 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
   // One message per run: the client that asked shows the result (and a failure) itself.
   if (!toClient) endpoint_.notify("window/showMessage", {{"type", r.exitCode == 0 ? 3 : 1}, {"message", summary}});
   reply(std::move(result));
+}
+
+void Server::publishRunErrors(const std::shared_ptr<const Snapshot> &snap, const json &diags) {
+  if (!snap) return;
+  json errors = json::array();
+  for (const json &d : diags)
+    if (d.value("severity", 0) == 1) errors.push_back(d);
+  if (errors.empty()) return;
+  auto latest = scheduler_->latest(snap->uri);
+  if (!latest || latest->version != snap->version) return; // not open, or edited since: stale
+  {
+    // Beside the last build's, for the version that ran (an edit drops both: Server::publish).
+    std::lock_guard<std::mutex> lock(mu_);
+    json &b = backendDiags_[snap->uri];
+    if (!b.is_object() || b.value("version", int64_t(-1)) != snap->version) b = {{"version", snap->version}, {"diagnostics", json::array()}};
+    for (json &e : errors) {
+      bool seen = false;
+      for (const json &d : b["diagnostics"])
+        seen = seen || (d.value("code", "") == e.value("code", "") && d["range"] == e["range"] && d["message"] == e["message"]);
+      if (!seen) b["diagnostics"].push_back(std::move(e));
+    }
+  }
+  publish(latest);
 }
 
 } // namespace ph::lsp

@@ -77,7 +77,7 @@ int checkCommand(const Args &args) {
   for (const std::string &path : files) {
     std::string text, err;
     DiagKind why = DiagKind::Count;
-    if (!limits::readRegularFile(path, limits::kMaxSourceBytes, text, err, &why)) {
+    if (!readFile(path, text, err, &why)) {
       anyError = true;
       if (why == DiagKind::Count) {
         std::fprintf(stderr, "ph check: %s\n", err.c_str());

@@ -10,11 +10,6 @@
 
 namespace ph::driver {
 
-/// Reads a whole source file; on failure sets `err` to a message naming the path. Only a
-/// regular file of at most limits::kMaxSourceBytes (`/dev/zero` would never end).
-inline bool readFile(const std::string &path, std::string &out, std::string &err) {
-  return limits::readRegularFile(path, limits::kMaxSourceBytes, out, err);
-}
 
 /// `--source-name NAME` (main.cpp takes it off the command line before the command
 /// parses its own options): the name under which diagnostics, MLIR locations and the
@@ -29,6 +24,13 @@ inline std::string &sourceNameOption() {
 /// The name the input `path` is reported under: --source-name's, else the path itself.
 inline std::string reportedName(const std::string &path) {
   return sourceNameOption().empty() ? path : sourceNameOption();
+}
+
+/// Reads a whole source file; on failure sets `err` to a message naming the file as it is
+/// reported (reportedName: E0602 and E0603 name the user's file, not a temporary copy). Only
+/// a regular file of at most limits::kMaxSourceBytes (`/dev/zero` would never end).
+inline bool readFile(const std::string &path, std::string &out, std::string &err, DiagKind *kind = nullptr) {
+  return limits::readRegularFile(path, limits::kMaxSourceBytes, out, err, kind, reportedName(path));
 }
 
 /// Takes `--source-name NAME` and `--source-name=NAME` out of `args` into

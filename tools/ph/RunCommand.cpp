@@ -243,7 +243,7 @@ int ph::driver::runCommand(const Args &args) {
     return usageError(err);
 
   std::string text, readErr;
-  if (!limits::readRegularFile(file, limits::kMaxSourceBytes, text, readErr))
+  if (!driver::readFile(file, text, readErr))
     return runFailed(o.json, readErr);
   auto t0 = std::chrono::steady_clock::now();
   AnalyzeOptions aopt;

@@ -97,6 +97,26 @@ void addKernelNotes(Diagnostic &d, const kir::Kernel &k) {
   if (!k.configName().empty()) d.notes.push_back({k.loc, "in configuration " + k.configName()});
 }
 
+std::string errorText(const std::vector<LoweringDiag> &diags) {
+  std::string out;
+  for (const LoweringDiag &d : diags) {
+    if (!d.error) continue;
+    if (!out.empty()) out += "\n";
+    out += d.message;
+    for (auto &[at, msg] : d.notes) out += "\n  note: " + msg;
+  }
+  return out;
+}
+
+Diagnostic kernelDiagnostic(DiagKind kind, const std::string &text, const std::string &source, const kir::Kernel &k,
+                            const std::string &headline) {
+  std::string first = text.substr(0, text.find('\n'));
+  Diagnostic d = make(kind, k.loc, {headline + first});
+  addKernelNotes(d, k);
+  d.notes.push_back({k.loc, source + ": " + text});
+  return d;
+}
+
 Diagnostic loweringDiagnostic(DiagKind kind, const LoweringDiag &ld, const kir::Kernel &k,
                               const SourceManager *sources) {
   Diagnostic d = make(kind, rangeOf(ld.at, sources).value_or(k.loc), {ld.message});

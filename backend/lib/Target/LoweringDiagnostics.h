@@ -69,6 +69,16 @@ const LoweringDiag *firstLocated(const std::vector<LoweringDiag> &diags, const S
 Diagnostic loweringDiagnostic(DiagKind kind, const LoweringDiag &d, const kir::Kernel &k,
                               const SourceManager *sources);
 
+/// The errors among `diags` as MLIR prints them, each with its notes; "" when none.
+std::string errorText(const std::vector<LoweringDiag> &diags);
+
+/// A failure that no op's location names (a pass that failed on the whole module, LLVM's
+/// JIT): `kind` (E0504, E0506) at the kernel, the best range there is, its argument
+/// `headline` and the first line of `text`, "in configuration ..." when autotuned, and a
+/// note at the kernel that carries the whole `text` after `source` ("MLIR", "LLVM").
+Diagnostic kernelDiagnostic(DiagKind kind, const std::string &text, const std::string &source, const kir::Kernel &k,
+                            const std::string &headline = "");
+
 /// "in kernel `k`" at the kernel (when `d` is not already there) and "in configuration ..."
 /// when the kernel is autotuned: the notes every lowering diagnostic ends with.
 void addKernelNotes(Diagnostic &d, const kir::Kernel &k);

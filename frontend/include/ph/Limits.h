@@ -36,9 +36,10 @@ uint64_t configCount(const std::vector<size_t> &sizes);
 
 /// Reads `path` if it is a regular file (symbolic links followed) of at most
 /// `maxBytes`; else sets `err` (naming the path and why) and, when given,
-/// `kind` to NotARegularFile, FileTooLarge or Count (cannot be opened).
+/// `kind` to NotARegularFile, FileTooLarge or Count (cannot be opened). The messages name
+/// the file `reportAs` when given (`--source-name`: the user's name for a temporary copy).
 bool readRegularFile(const std::string &path, uint64_t maxBytes, std::string &out, std::string &err,
-                     DiagKind *kind = nullptr);
+                     DiagKind *kind = nullptr, const std::string &reportAs = "");
 
 /// E0602 for a source text over kMaxSourceBytes (range: its first byte), else nothing.
 std::optional<Diagnostic> oversizedSource(const std::string &path, size_t bytes, FileId file);

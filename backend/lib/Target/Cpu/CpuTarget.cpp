@@ -223,7 +223,12 @@ static std::function<llvm::Error(llvm::Module *)> optimizingTransformer(unsigned
 /// fail, so the tests of its diagnostic (tests/lit/run/cpu-lowering.ph) make it refuse.
 static bool refuseForTest(ModuleOp m) {
   const char *e = std::getenv("PH_TEST_CPU_NO_LOWERING");
-  if (!e || std::string(e) != "1") return false;
+  std::string mode = e ? e : "";
+  if (mode == "2") { // an error that names no op (E0506 at the kernel, MLIR's words as a note)
+    emitError(UnknownLoc::get(m.getContext())) << "the module refused by the test-only PH_TEST_CPU_NO_LOWERING=2";
+    return true;
+  }
+  if (mode != "1") return false;
   // The kernel's first tile op that carries a source range, as a failing pattern would name it.
   Operation *at = nullptr;
   m.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -252,9 +257,13 @@ bool ph::backend::lowerForCpu(ModuleOp m, const kir::Kernel &k, CpuLowering upTo
        }, err, nullptr, &captured);
   if (ok) return true;
   // The GPU target's mapping (Target/LoweringDiagnostics.h): the first error with a range,
-  // at its op; none located leaves the caller's E0502 at the kernel with `err`.
-  if (const LoweringDiag *d = diags ? firstLocated(captured, sources) : nullptr)
+  // at its op; errors that name no op, at the kernel with MLIR's text as a note; MLIR
+  // silent leaves the caller's E0502 at the kernel with `err`.
+  if (!diags) return false;
+  if (const LoweringDiag *d = firstLocated(captured, sources))
     diags->push_back(loweringDiagnostic(DiagKind::CpuLoweringFailed, *d, k, sources));
+  else if (std::string text = errorText(captured); !text.empty())
+    diags->push_back(kernelDiagnostic(DiagKind::CpuLoweringFailed, text, "MLIR", k));
   return false;
 }
 
@@ -297,12 +306,16 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
                                      : llvm::CodeGenOptLevel::Aggressive;
   eo.enableGDBNotificationListener = false;
   eo.enablePerfNotificationListener = false;
+  // LLVM's JIT names no op: E0506 at the kernel, LLVM's words as its note.
+  auto jitFailed = [&](llvm::Error e) {
+    std::string text = llvm::toString(std::move(e));
+    error = "JIT compilation failed: " + text;
+    if (diags) diags->push_back(kernelDiagnostic(DiagKind::CpuLoweringFailed, text, "LLVM", k, "LLVM's JIT failed: "));
+    return nullptr;
+  };
   auto engine = ExecutionEngine::create(*m, eo);
   lap("engine (LLVM IR, opt)");
-  if (!engine) {
-    error = "JIT compilation failed: " + llvm::toString(engine.takeError());
-    return nullptr;
-  }
+  if (!engine) return jitFailed(engine.takeError());
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
     map[interner("__truncsfbf2")] = {llvm::orc::ExecutorAddr::fromPtr(&ph_truncsfbf2), llvm::JITSymbolFlags::Exported};
@@ -311,10 +324,11 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
   });
   // ORC compiles lazily: look the entry up now so that compile errors surface
   // here and the first launch is not slower than the rest.
-  if (auto fn = (*engine)->lookupPacked(k.name); !fn) {
-    error = "JIT compilation failed: " + llvm::toString(fn.takeError());
-    return nullptr;
-  }
+  // PH_TEST_CPU_NO_JIT=1 (tests only; no valid program makes the JIT fail) asks for an
+  // entry the module does not have, which ORC refuses as it would a missing symbol.
+  const char *noJit = std::getenv("PH_TEST_CPU_NO_JIT");
+  std::string entry = noJit && std::string(noJit) == "1" ? k.name + "_refused_by_PH_TEST_CPU_NO_JIT" : k.name;
+  if (auto fn = (*engine)->lookupPacked(entry); !fn) return jitFailed(fn.takeError());
   lap("machine code");
   Signature sig;
   sig.name = k.name;

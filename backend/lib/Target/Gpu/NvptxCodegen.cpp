@@ -138,11 +138,10 @@ bool ownNvptxCodegen() {
 
 bool gpuModuleToPtx(mlir::Operation *gpuModule, const NvptxOptions &opts, std::string &ptx, std::string &err,
                     const StepMark &mark) {
-  // Errors of the translation and of codegen arrive as MLIR diagnostics.
-  mlir::ScopedDiagnosticHandler handler(gpuModule->getContext(), [&](mlir::Diagnostic &d) {
-    if (d.getSeverity() == mlir::DiagnosticSeverity::Error) err += (err.empty() ? "" : "\n") + d.str();
-    return mlir::success();
-  });
+  // Errors of the translation and of codegen arrive as MLIR diagnostics, at the op that
+  // failed: the caller's LoweringCapture (toPtx) records them, with their ranges, and their
+  // text in `err`. A handler of its own here would take them first and drop the locations
+  // ("LLVM Translation failed for operation: ..." was E0502 at the kernel).
   unsigned level = gpuOptLevel();
   llvm::TargetMachine *tm = targetMachine(opts, level, err);
   if (!tm) return false;

@@ -41,6 +41,8 @@ bool ownNvptxCodegen();
 using StepMark = std::function<void(const char *)>;
 
 /// `gpuModule` (a gpu.module of LLVM and NVVM dialect ops) -> PTX text. False with `err` set when a step fails.
+/// The translation's MLIR diagnostics go to the context's handlers: call it under a
+/// LoweringCapture (Target/LoweringDiagnostics.h), which keeps their ops' ranges.
 bool gpuModuleToPtx(mlir::Operation *gpuModule, const NvptxOptions &opts, std::string &ptx, std::string &err,
                     const StepMark &mark);
 

@@ -104,6 +104,16 @@ static bool gemmShaped(ModuleOp m) {
   return dots == 1;
 }
 
+std::vector<std::string> TileGpuResult::warnings() const {
+  std::vector<std::string> out;
+  for (const LoweringDiag &d : diags)
+    if (!d.error)
+      out.push_back(d.at.file.empty() ? d.message
+                                      : d.at.file + ":" + std::to_string(d.at.line) + ":" + std::to_string(d.at.col) +
+                                            ": " + d.message);
+  return out;
+}
+
 GpuLowering gpuLowering() {
   const char *e = std::getenv("PH_GPU_LOWERING");
   std::string v = e ? e : "auto";
@@ -116,19 +126,10 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
                 bool lowerSimt) {
   MLIRContext *ctx = m.getContext();
   ctx->getOrLoadDialect<tilegpu::TileGPUDialect>();
-  // The policy's reasons are warnings at the tile that could not be placed.
-  ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &d) {
-    std::string w = where(d.getLocation());
-    std::string msg = d.str();
-    if (d.getSeverity() == DiagnosticSeverity::Error || d.getSeverity() == DiagnosticSeverity::Warning) {
-      LoweringDiag ld{d.getSeverity() == DiagnosticSeverity::Error, msg, spanOf(d.getLocation()), {}};
-      for (mlir::Diagnostic &n : d.getNotes()) ld.notes.emplace_back(spanOf(n.getLocation()), n.str());
-      res.diags.push_back(std::move(ld));
-    }
-    if (d.getSeverity() == DiagnosticSeverity::Warning) res.warnings.push_back((w.empty() ? "" : w + ": ") + msg);
-    else if (d.getSeverity() == DiagnosticSeverity::Error) err += (err.empty() ? "" : "\n") + (w.empty() ? "" : w + ": ") + msg;
-    return success();
-  });
+  // The policy's reasons are warnings at the tile that could not be placed; the passes'
+  // errors are at the op that failed. Both become data through the capture every lowering
+  // shares (Target/LoweringDiagnostics.h), never re-read from text.
+  LoweringCapture capture(ctx, res.diags, &err);
   PassManager pm(ctx);
   pm.enableVerifier(verifyEachPass());
   tilegpu::TileGPUAssignLayoutsOptions lo;
@@ -151,9 +152,9 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
       if (!rt || !isa_and_nonnull<tilegpu::BlockedEncodingAttr, tilegpu::MmaEncodingAttr>(rt.getEncoding()) ||
           tilegpu::registerLayout(rt.getEncoding(), rt.getShape(), &why))
         continue;
-      std::string w = where(op->getLoc());
-      err = (w.empty() ? "" : w + ": ") + "the tile `" + text(RankedTensorType::get(rt.getShape(), rt.getElementType())) +
-            "` has no register layout on the GPU (" + why + "); use power-of-two extents";
+      // An error at the tile, through the capture: E0504 there, not a string.
+      op->emitError() << "the tile `" << text(RankedTensorType::get(rt.getShape(), rt.getElementType()))
+                      << "` has no register layout on the GPU (" << why << "); use power-of-two extents";
       return;
     }
   });

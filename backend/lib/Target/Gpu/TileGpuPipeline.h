@@ -25,7 +25,6 @@ GpuLowering gpuLowering();
 
 struct TileGpuResult {
   std::string policy;                   // "wgmma", "mma" or "simt" (assign-layouts' choice)
-  std::vector<std::string> warnings;    // why the mma policy could not place the kernel, with locations
   std::vector<LoweringDiag> diags;      // the passes' errors and warnings as data, with the ops' ranges
   std::vector<std::string> placements;  // "`tensor<...>` at f.ph:3:5: registers (mma)"
   std::vector<rt::TilePlacement> tiles; // the same as data (the manifest's `tiles`)
@@ -34,6 +33,9 @@ struct TileGpuResult {
   std::string kernelName;
   /// A tensor-core policy took the kernel (mma.sync or wgmma).
   bool tensorCores() const { return policy == "mma" || policy == "wgmma"; }
+  /// Why the mma policy could not place the kernel: the warnings among `diags`, as
+  /// `file:line:col: message` (a note of `ph build`, a comment of `ph emit --stage tilegpu`).
+  std::vector<std::string> warnings() const;
   /// The matrix instruction it runs, for notes and `ph emit`'s header.
   const char *instruction() const { return policy == "wgmma" ? "wgmma" : "mma.sync"; }
 };
