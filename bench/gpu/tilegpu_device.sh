@@ -26,6 +26,14 @@
 #   tilegpu_device.sh build-mma PH OUT     the mma.sync GEMM (sm_90) with and without
 #   tilegpu_device.sh run-mma OUT [LOGS]   tilegpu-prefetch-fragments: checks, bench_gemm.py, the
 #                                         mma.sync peak (mma_peak.cu), Nsight Compute on both
+#   tilegpu_device.sh build-mma-attn PH OUT  attention on mma.sync (sm_90) under both lowerings, in
+#   tilegpu_device.sh run-mma-attn OUT [LOGS] one call: legacy, TileGPU (mma), TileGPU without
+#                                         tilegpu-fragments-at-use (mma_noatuse), with Q re-read past
+#                                         16 registers (mma_h16); every configuration
+#                                         of mha.ph's kernels against the interpreter, the attention
+#                                         examples on TileGPU for sm_90 and sm_80, sanitizers,
+#                                         bench_prefill.py legacy / mma / mma_h16 first
+#                                         (MMA_ATTN_MORE="mma_noatuse legacy": those too)
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -126,6 +134,52 @@ check_attn() { # VARIANT: every configuration of mha.ph and attention_tc.ph agai
 }
 
 case $mode in
+build-mma-attn)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  PH_GPU_LOWERING=legacy build_attn "$ph" "$root" "$out" legacy sm_90
+  PH_GPU_LOWERING=tilegpu build_attn "$ph" "$root" "$out" mma sm_90
+  PH_GPU_LOWERING=tilegpu PH_TILEGPU_AT_USE=0 build_attn "$ph" "$root" "$out" mma_noatuse sm_90
+  # Q read in every key block once it holds more than 16 registers a thread (default 32, the
+  # legacy emitter's rule): D = 64, BR = 128 drops from 208 to 168 registers, the legacy's count.
+  PH_GPU_LOWERING=tilegpu PH_TILEGPU_HOISTED_REGS=16 build_attn "$ph" "$root" "$out" mma_h16 sm_90
+  # The attention examples (flash, causal, sliding-window, ALiBi, ...) with TileGPU forced, for
+  # sm_90 and sm_80 (PTX that any later GPU runs), against the interpreter.
+  for a in sm_90 sm_80; do
+    mkdir -p "$out/ex_$a"
+    PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=$a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_$a" > "$out/ex_$a.build.log" 2>&1 || echo "examples on TileGPU ($a): some did not build (ex_$a.build.log)"
+  done
+  for v in legacy mma mma_noatuse mma_h16; do
+    echo "$v: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$out"/$v/prefill/*/manifest.json | tr -d ' ' | tr '\n' ' ')"
+  done
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-mma-attn)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  # The bench first (what decides the default), variants back to back; then the checks.
+  for v in legacy mma mma_h16 ${MMA_ATTN_MORE:-}; do
+    (cd "$T" && timeout 200 python3 bench_prefill.py "$R" "$T/$v/prefill" --out "$logs/prefill-$v.jsonl") > "$logs/prefill-$v.log" 2>&1 || fails=$((fails+1))
+    echo "prefill ($v):"; tail -8 "$logs/prefill-$v.log"
+  done
+  for v in mma mma_h16; do check_attn $v; done
+  for a in sm_90 sm_80; do
+    [ -d "$T/ex_$a" ] || continue
+    sh "$T/check_examples.sh" run "$R" "$T/ex_$a" > "$logs/examples-$a.log" 2>&1 || fails=$((fails+1))
+    echo "examples (TileGPU, $a): $(grep -c '^ok' "$logs/examples-$a.log") ok, $(grep -c '^FAIL' "$logs/examples-$a.log") failed"
+    grep FAIL -A6 "$logs/examples-$a.log" | head -30
+  done
+  for tool in memcheck racecheck synccheck; do
+    for run in "$T/mma/prefill/mha_f16 --kernel mha_f16 --config D=64,BR=64,BC=32" \
+               "$T/mma/prefill/mha_causal_f16 --kernel mha_causal_f16 --config D=128,BR=128,BC=32"; do
+      # shellcheck disable=SC2086
+      compute-sanitizer --tool $tool --error-exitcode 3 "$R" $run --size B=1 --size H=1 --size N=512 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+      echo "$tool $(echo $run | awk '{print $3 " " $5}'): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+    done
+  done
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
 build-attn)
   ph=$1 out=$2
   root=$(cd "$(dirname "$0")/../.." && pwd)

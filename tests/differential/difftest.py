@@ -176,6 +176,8 @@ PROBES = {
     "fns2": "  let t = tanh(X[r :+ 8, :]) + floor(X[r :+ 8, :])\n  O[r :+ 8, :] = t\n",
     "where": "  let x = X[r :+ 8, :]\n  O[r :+ 8, :] = where(x > 0.5 && x < 0.75, x, 1.0)\n",
     "ids": "  let x = X[r :+ 8, :]\n  O[r :+ 8, :] = x + row_ids(x) + col_ids(x)\n",
+    "if": ("  var x = X[r :+ 8, :]\n  if ctx.block.x > 0 && r + 8 <= M || !(M < 3) {\n    x = x * 2.0\n"
+           "  } else {\n    x = -x\n  }\n  O[r :+ 8, :] = x\n"),
     "conv": "  var x = f16(X[r :+ 8, :])\n  x[:, 0 :+ 4] = f16(X[r :+ 8, 0 :+ 4])\n  O[r :+ 8, :] = x\n",
 }
 

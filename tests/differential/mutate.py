@@ -4,8 +4,12 @@ index off by one, rowsum for rowmax, exp2 for exp, - for +), run original and mu
 interpreter with the same inputs, and count the mutants whose outputs changed that the
 comparison (the generator's bounds) catches.
 
-    mutate.py PH COUNT        e.g. mutate.py build/bin/ph 150   (seeds 5000 on; prints JSON:
+    mutate.py PH COUNT [auto] e.g. mutate.py build/bin/ph 150   (seeds 5000 on; prints JSON:
                               mutation -> [applicable, changed an output, detected])
+
+With `auto`, the programs use every form this `ph` accepts (difftest.probe_caps: `where`,
+`if` ...), and `if-negate` (an `if` taking the other branch: `if c {` -> `if !(c) {`) applies;
+without it, the base language as when the figures in docs/reliability.md were first measured.
 """
 import json
 import os
@@ -19,13 +23,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import phgen, difftest
 import numpy as np
 ph = sys.argv[1]; n = int(sys.argv[2])
+caps = difftest.probe_caps(ph) if sys.argv[3:] == ["auto"] else frozenset()
 muts = [("row-shift", r"(= .*?\[[^\]]*?)\brow :\+", r"\1row + 1 :+"),
         ("rowsum-rowmax", r"rowsum\(", "rowmax("),
         ("exp-exp2", r"\bexp\(", "exp2("),
-        ("plus-minus", r"(\w\]?\)?) \+ (\w)", r"\1 - \2")]
+        ("plus-minus", r"(\w\]?\)?) \+ (\w)", r"\1 - \2"),
+        ("if-negate", r"^(\s*(?:\} else )?if )(.*) \{$", r"\1!(\2) {")]
 stats = {m[0]: [0, 0, 0] for m in muts}  # applicable, checked, detected
 for seed in range(5000, 5000 + n):
-    case = phgen.generate(seed)
+    case = phgen.generate(seed, caps)
     for name, pat, rep in muts:
         lines = case.source.split("\n")
         idx = [i for i, l in enumerate(lines) if re.search(pat, l) and not l.strip().startswith(("kernel", "fn", "@", "for", "let row"))]

@@ -159,11 +159,17 @@ STMT = re.compile(r"^(\s*)(?:(?:let|var)\s+\w+(?:\s*:\s*[^=]+)?\s*=\s*|[\w.]+(?:
 def line_candidates(line):
     """Every one-step simplification of a program line (its expression parts), as new lines."""
     s = line.strip()
-    if not s or s.startswith(("kernel ", "fn ", "@", "}", "for ")) or s == "let row = ctx.block.x * BR":
-        return []
     spans = []
-    m = STMT.match(line)
-    if m and "==" not in line[: m.end()].replace(" == ", ""):
+    c = re.match(r"^\s*(?:\} else )?if (.*) \{\s*$", line)
+    if c:
+        # An `if`'s condition: `a && b` -> `a`, `!(a)` -> `a`, ...
+        spans.append((c.start(1), c.end(1)))
+    elif not s or s.startswith(("kernel ", "fn ", "@", "}", "for ")) or s == "let row = ctx.block.x * BR":
+        return []
+    m = None if c else STMT.match(line)
+    if c:
+        pass
+    elif m and "==" not in line[: m.end()].replace(" == ", ""):
         spans.append((m.end(), len(line.rstrip())))
         # A store's slice: its index expressions too (`row + 3` -> `row`).
         lhs = line[len(m.group(1)): m.end()]

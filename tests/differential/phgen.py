@@ -191,6 +191,8 @@ class Gen:
         self.loop_depth = 0
         self.in_fn = False
         self.loops_at = {}
+        self.loop_stack = []   # (counter, start, end, static) of the loops around, for `if`
+        self.if_depth = 0
 
     # ---------------------------------------------------------------- names, dims, tensors
     # Builtins a prefix and a counter can spell (`f` + 16): the conversions of issue 16
@@ -590,6 +592,9 @@ class Gen:
 
     # ---------------------------------------------------------------- statements
     def statement(self, depth):
+        if "if" in CAPS and depth > 0 and not self.in_fn and self.r2.random() < 0.14:
+            # Drawn from the second stream: a seed whose program has no `if` keeps it.
+            return self._stmt_if(depth)
         table = [(self._stmt_let, 4), (self._stmt_assign, 3), (self._stmt_store, 3),
                  (self._stmt_partial, 1), (self._stmt_mask, 1)]
         if self.loop_depth < 2 and depth > 0:
@@ -597,6 +602,114 @@ class Gen:
         if not self.in_fn and self.loop_depth == 0 and depth > 0:
             table += [(self._stmt_fn_call, 1), (self._stmt_fn_tensor, 1), (self._stmt_attention, 1)]
         self.pick(table)(depth)
+
+    # ---------------------------------------------------------------- if
+    def scalar_condition(self, rng, loops=()):
+        """A scalar condition (one value for the whole CTA, E0323 otherwise) that every target
+        computes exactly: comparisons of sizes, `extent`s, `ctx.block.x`/`.y`, `row`, loop
+        counters and the scalar parameter `s` with integers (or, for `s`, float literals),
+        combined with `&&`, `||`, `!`. `loops` are (counter, start, end, static) of the loops
+        around; `rng` is the stream to draw from (Gen.r2 where the seed's program must not
+        change)."""
+        atoms = []
+        M = self.M
+        atoms.append(lambda: (f"row + BR > M", "block"))
+        atoms.append(lambda: (f"row + BR <= M", "block"))
+        atoms.append(lambda: (f"ctx.block.x {rng.choice(['==', '>', '<', '!=', '>='])} {rng.choice([0, 1, 2])}", "block"))
+        atoms.append(lambda: (f"M {rng.choice(['>', '<=', '>=', '<'])} {rng.randint(1, 2 * M + 4)}", "size"))
+        ktens = [t for t in self.tensors.values() if "K" in t.dims and (t.read or t.written)]
+        if ktens:
+            atoms.append(lambda: (f"K {rng.choice(['>', '<=', '!='])} {rng.randint(1, 2 * self.K + 4)}", "size"))
+            atoms.append(lambda: (f"extent({rng.choice(ktens).name}, 0) >= {rng.randint(1, 2 * self.K + 4)}", "size"))
+        if self.uses_y and self.grid_y:
+            atoms.append(lambda: (f"ctx.block.y {rng.choice(['==', '>', '!='])} {rng.choice([0, 1])}", "block-y"))
+        if self.scalars:
+            atoms.append(lambda: (f"s {rng.choice(['>', '<', '>='])} {rng.choice(['0.0', '1.0', '-0.5'])}", "scalar"))
+        for kv, start, end, static in loops:
+            if static:
+                atoms.append(lambda kv=kv: (f"{kv} {rng.choice(['==', '>', '<', '!='])} {rng.choice([0, 1, 2])}", "loop-var"))
+            else:
+                atoms.append(lambda kv=kv, start=start: (f"{kv} {rng.choice(['==', '>'])} {start}", "loop-var"))
+                atoms.append(lambda kv=kv, end=end: (f"{kv} + BC {rng.choice(['>', '<='])} {end}", "loop-var"))
+                atoms.append(lambda kv=kv: (f"{kv} < 2 * BC", "loop-var"))
+        if loops:
+            # Mostly the loop's own counter: the block of keys that is skipped or treated apart.
+            atoms += atoms[-3:] * 2
+
+        def one():
+            text, kind = rng.choice(atoms)()
+            self.features.add("if-cond-" + kind)
+            return text
+        c = one()
+        x = rng.random()
+        if x < 0.3:
+            c = f"{c} {rng.choice(['&&', '||'])} {one()}"
+            self.features.add("if-cond-logic")
+            if rng.random() < 0.3:
+                c = f"({c}) {rng.choice(['&&', '||'])} {one()}"
+        if rng.random() < 0.15:
+            c = f"!({c})"
+            self.features.add("if-cond-not")
+        return c
+
+    def _stmt_if(self, depth):
+        """`if c { } else if d { } else { }` on a scalar condition: the branches assign tiles
+        declared before the `if` (loop-local ones inside a loop), declare their own (not seen
+        after it), store, loop, call fns. After it a variable holds what one branch (or none,
+        without `else`) left: its bound and error are the largest of those."""
+        r = self.r
+        self.features.add("if")
+        if self.loop_depth:
+            self.features.add("if-in-loop")
+        if not [v for v in self.vars if v.mutable and v.val.shape] and r.random() < 0.6:
+            # A tile for the branches to assign, so that a value flows through the `if`.
+            self.declare(self.expr(self.tile_shape(), r.randint(0, 2)), True, typed=r.random() < 0.3)
+        saved = list(self.vars)
+        before = {id(v): v.val for v in saved}
+        self.emit(f"if {self.scalar_condition(r, self.loop_stack)} {{")
+        self.if_depth += 1
+        if self.if_depth > 1:
+            self.features.add("if-nested")
+        nbranch = 2 if r.random() < 0.5 else 1
+        chain = nbranch == 2 and r.random() < 0.25
+        ends = []
+        for b in range(nbranch):
+            if b:
+                if chain:
+                    self.body.append("  " * self.indent + f"}} else if {self.scalar_condition(r, self.loop_stack)} {{")
+                    self.features.add("if-else-if")
+                else:
+                    self.body.append("  " * self.indent + "} else {")
+                    self.features.add("if-else")
+            for v in saved:
+                v.val = before[id(v)]
+            self.vars = list(saved)
+            self.indent += 1
+            for i in range(r.randint(1, 2)):
+                outer = [v for v in saved if v.mutable and v.val.shape]
+                if i == 0 and outer and r.random() < 0.75:
+                    self._stmt_assign(depth - 1)
+                    self.features.add("if-assign-outer")
+                else:
+                    self.statement(depth - 1)
+            self.indent -= 1
+            ends.append({id(v): v.val for v in saved})
+        self.emit("}")
+        self.if_depth -= 1
+        if nbranch == 1 or chain:
+            ends.append(before)  # no branch runs
+        changed = []
+        for v in saved:
+            vals = [e[id(v)] for e in ends]
+            if any(x is not before[id(v)] for x in vals):
+                changed.append(v)
+            v.val = Val(v.name, v.val.elem, v.val.shape, max(x.bound for x in vals), max(x.err for x in vals),
+                        all(x.intlike for x in vals))
+        self.vars = saved
+        if changed and r.random() < 0.5:
+            v = r.choice(changed)
+            self.store(Val(v.name, v.val.elem, v.val.shape, v.val.bound, v.val.err, v.val.intlike))
+            self.features.add("if-value-stored")
 
     def tile_shape(self):
         r = self.r.random()
@@ -801,6 +914,7 @@ class Gen:
             n = r.randint(1, 4)
             step = r.choice([1, 2])
             header = f"for {kv} in range(0, {n * step}, {step}) {{"
+            loop = (kv, "0", str(n * step), True)
             trips = n
             self.features.add("loop-static")
         else:
@@ -812,6 +926,7 @@ class Gen:
             else:
                 end = "K" if r.random() < 0.5 else "extent(%s, 0)" % self.k_tensor_name()
             header = f"for {kv} in range({start}, {end}, BC) {{"
+            loop = (kv, str(start), end, False)
             trips = max(0, math.ceil((self.K - start) / min(self.BC, BC.value)))
             self.features.add("loop-symbolic")
         if self.loop_depth > 0:
@@ -839,6 +954,7 @@ class Gen:
         self.emit(header)
         self.indent += 1
         self.loop_depth += 1
+        self.loop_stack.append(loop)
         mark = len(self.body)
         if kind in ("dot", "dot_t"):
             a = self.kslice(opel, kv, rows, "A")
@@ -885,6 +1001,8 @@ class Gen:
         # every iteration compounds (x *= y, T times), which the bounds here do not follow.
         update = self.body[mark:]
         del self.body[mark:]
+        if "if" in CAPS and len(update) == 1 and self.r2.random() < 0.2:
+            update = self.guard_update(update[0], acc_name, kind, loop)
         saved = list(self.vars)
         frozen = [(v, v.mutable) for v in self.vars]
         for v in self.vars:
@@ -896,12 +1014,37 @@ class Gen:
             v.mutable = m
         self.vars = saved
         self.body.extend(update)
+        self.loop_stack.pop()
         self.loop_depth -= 1
         self.indent -= 1
         self.emit("}")
         self.vars.append(acc)
         if r.random() < 0.5:
             self.store(Val(acc_name, "f32", acc_shape, acc.val.bound, acc.val.err))
+
+    def guard_update(self, line, acc, kind, loop):
+        """The loop-carried update under an `if` on the counter (a block of keys skipped, the
+        partial last block or the first one treated apart), sometimes with an `else` that
+        updates it another way of the same bound (`-=` for `+=`, `tmin` for `tmax`, `- x` for
+        `+ x`): fewer or other updates of the same size keep the bound. Drawn from Gen.r2 only,
+        so that a seed's program keeps everything else."""
+        rr = self.r2
+        ind = line[: len(line) - len(line.lstrip())]
+        cond = self.scalar_condition(rr, [loop])
+        out = [f"{ind}if {cond} {{", "  " + line]
+        self.features.update(["if", "if-in-loop", "if-guard-update"])
+        if rr.random() < 0.4:
+            if kind in ("dot", "dot_t", "rowsum"):
+                alt = line.replace(f"{acc} += ", f"{acc} -= ", 1)
+            elif kind == "rowmax":
+                alt = line.replace(f"{acc} = tmax(", f"{acc} = tmin(", 1)
+            else:
+                alt = line.replace(" + ", " - ", 1)
+            if alt != line:
+                out += [f"{ind}}} else {{", "  " + alt]
+                self.features.add("if-else")
+        out.append(f"{ind}}}")
+        return out
 
     def _stmt_two_loops(self, depth):
         """Two loops in sequence (the second may read what the first carried out)."""

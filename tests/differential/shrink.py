@@ -10,7 +10,8 @@ removed statement can let a value grow past what the generator's bound assumed, 
 case must not end on rounding). Passes, repeated until nothing changes:
 
 1. remove chunks of lines (halving: ddmin), never the `kernel` line;
-2. unwrap a `for` or `fn` block (drop its first and last lines);
+2. unwrap a `for` or `fn` block (drop its first and last lines), and replace an `if` by each of
+   its branches (unwrapped), or drop its `else` part;
 3. reduce each size: to 1, to half, minus one; and each autotune value to 8 or 16;
 4. drop parameters the program no longer names (and their inputs and outputs);
 5. simplify inside expressions (phexpr.py): replace an operation, a call or parentheses by one
@@ -137,6 +138,15 @@ class Shrinker:
         i = 0
         while i < len(lines):
             s = lines[i].strip()
+            if s.endswith("{") and s.startswith("if "):
+                for cand in self.if_candidates(lines, i):
+                    c = self.with_source(cand)
+                    if self.fails(c):
+                        self.case, lines, changed = c, cand, True
+                        break
+                else:
+                    i += 1
+                continue
             if s.endswith("{") and (s.startswith("for ") or s.startswith("fn ")):
                 depth, j = 0, i
                 for j in range(i, len(lines)):
@@ -150,6 +160,29 @@ class Shrinker:
                     continue
             i += 1
         return changed
+
+    def if_candidates(self, lines, i):
+        """An `if` at line i replaced by each of its branches, unwrapped (the `if` and
+        `} else ... {` lines dropped), then by the `if` without its `else` part."""
+        depth, arms, start = 0, [], i + 1
+        for j in range(i, len(lines)):
+            s = lines[j].strip()
+            if j > i and depth == 1 and s.startswith("}") and s.endswith("{"):
+                arms.append((start, j))
+                start = j + 1
+            depth += lines[j].count("{") - lines[j].count("}")
+            if depth == 0:
+                arms.append((start, j))
+                break
+        else:
+            return []
+        out = []
+        for a, b in arms:
+            out.append(lines[:i] + [l[2:] if l.startswith("  ") else l for l in lines[a:b]] + lines[j + 1:])
+        if len(arms) > 1:
+            ind = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+            out.append(lines[:arms[0][1]] + [ind + "}"] + lines[j + 1:])
+        return out
 
     def pass_sizes(self):
         changed = False

@@ -40,3 +40,22 @@ assert "  let planted = undefined_name" in small.source.splitlines(), "the expre
 assert all(v == 1 for v in small.sizes.values()), small.sizes
 assert sres.status == "check"
 print(f"ok: {len(case.source.splitlines())} lines shrunk to {n}")
+
+# The same statement inside an `if` with an `else`: the shrinker replaces the `if` by its
+# branch (shrink.py, pass 2) and ends on the same few lines, no `if` left.
+case = phgen.generate(7, difftest.probe_caps(args.ph))
+lines = case.source.rstrip("\n").split("\n")
+k = next(i for i, l in enumerate(lines) if l.startswith("kernel "))
+lines[k + 2:k + 2] = ["  if row + BR > M || ctx.block.x == 0 {", "    let planted = tmax(undefined_name, 3.0)",
+                      "  } else {", "    let other = 1.0", "  }"]
+case.source = "\n".join(lines) + "\n"
+folder = tempfile.mkdtemp()
+res = difftest.run_case(args.ph, case, [], False, folder)
+shutil.rmtree(folder)
+assert res.status == "check" and "E0201" in res.detail, (res.status, res.detail)
+small, sres = shrink.shrink(args, case, res)
+print(small.source)
+n = len([l for l in small.source.splitlines() if l.strip()])
+assert "if " not in small.source and "  let planted = undefined_name" in small.source.splitlines(), small.source
+assert n <= 6, f"shrunk to {n} lines, expected at most 6"
+print(f"ok: an `if` around it shrunk to {n} lines")

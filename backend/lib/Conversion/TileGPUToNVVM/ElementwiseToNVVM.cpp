@@ -52,6 +52,26 @@ struct ElementwisePattern : ConversionPattern {
   }
 };
 
+/// exp of an f32 tile in an mma.sync accumulator layout (attention's softmax): 2^(x log2 e),
+/// a multiply and math.exp2 (one MUFU.EX2, relative error about 2^-22, where libdevice's
+/// expf takes about ten instructions a score), as the legacy tensor-core emitter computes it.
+struct MmaExpPattern : OpConversionPattern<math::ExpOp> {
+  MmaExpPattern(TypeConverter &tc, MLIRContext *ctx) : OpConversionPattern(tc, ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(math::ExpOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    auto rt = dyn_cast<RankedTensorType>(op.getType());
+    auto m = rt ? dyn_cast_or_null<MmaEncodingAttr>(rt.getEncoding()) : MmaEncodingAttr();
+    if (!m || m.getVersion() != 2 || !rt.getElementType().isF32()) return failure();
+    Location loc = op.getLoc();
+    Type resTy = getTypeConverter()->convertType(rt);
+    Value log2e = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(1.4426950408889634f));
+    SmallVector<Value> out;
+    for (Value v : unpack(rw, loc, a.getOperand()))
+      out.push_back(math::Exp2Op::create(rw, loc, arith::MulFOp::create(rw, loc, v, log2e)));
+    rw.replaceOp(op, pack(rw, loc, resTy, out));
+    return success();
+  }
+};
+
 struct ConstantPattern : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
@@ -173,7 +193,7 @@ struct MaskPattern : OpConversionPattern<MaskOp> {
 void populateElementwisePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
   MLIRContext *ctx = p.getContext();
   p.add<ElementwisePattern>(tc, ctx);
-  p.add<ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, IotaPattern, MaskPattern<tile::MaskColsOp>,
+  p.add<MmaExpPattern, ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, IotaPattern, MaskPattern<tile::MaskColsOp>,
         MaskPattern<tile::CausalMaskOp>>(tc, ctx);
 }
 

@@ -199,6 +199,12 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // mma.sync K loops read their fragments a step ahead; PH_TILEGPU_PREFETCH=0 for A/B measurements.
   const char *prefetch = std::getenv("PH_TILEGPU_PREFETCH");
   if (!(prefetch && std::string(prefetch) == "0")) lowerPm.addPass(tilegpu::createTileGPUPrefetchFragments());
+  // Dot operands read where their dot runs (attention's V after the softmax, not before it);
+  // PH_TILEGPU_AT_USE=0 for A/B measurements.
+  const char *atUse = std::getenv("PH_TILEGPU_AT_USE");
+  tilegpu::TileGPUFragmentsAtUseOptions fo;
+  if (const char *e = std::getenv("PH_TILEGPU_HOISTED_REGS")) fo.maxHoistedRegs = std::atoi(e);
+  if (!(atUse && std::string(atUse) == "0")) lowerPm.addPass(tilegpu::createTileGPUFragmentsAtUse(fo));
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
   lowerPm.addPass(tilegpu::createTileGPUInsertBarriers());

@@ -88,6 +88,29 @@ def TileGPUPrefetchFragments : Pass<"tilegpu-prefetch-fragments", "::mlir::Modul
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUFragmentsAtUse : Pass<"tilegpu-fragments-at-use", "::mlir::ModuleOp"> {
+  let summary = "An mma.sync operand read from shared memory is read where its dot runs, not where the pipeline put it";
+  let description = [{
+    A `tilegpu.local_load` into a dot operand layout whose one use is an
+    mma.sync `tilegpu.dot` further down its block moves to just before that
+    dot, unless an op between them synchronizes or writes shared memory (a
+    barrier, an mbarrier, a copy, a store: the read must stay on its side).
+    Attention's V fragments were read at the top of the key loop, with K's,
+    and held through the softmax (41 more registers a thread at D = 64).
+    A read before a loop whose fragments a thread would hold in more than
+    `max-hoisted-regs` 32-bit registers (Q at BR = 128, D = 128: 64) is
+    made again inside the loop, before its dot, when nothing in the loop
+    writes the buffer, as the legacy emitter does. Runs after
+    tilegpu-pipeline and tilegpu-prefetch-fragments (whose windowed reads it
+    leaves alone).
+  }];
+  let options = [
+    Option<"maxHoistedRegs", "max-hoisted-regs", "int64_t", "32",
+           "registers a thread may hold for an operand read once before a loop">,
+  ];
+  let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TileGPURasterize : Pass<"tilegpu-rasterize", "::mlir::ModuleOp"> {
   let summary = "Renumber the CTAs of a 2-D grid so that consecutive ones cover `group` row blocks of one column";
   let description = [{
