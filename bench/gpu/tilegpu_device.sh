@@ -149,6 +149,12 @@ build-mma-attn)
     mkdir -p "$out/ex_$a"
     PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=$a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_$a" > "$out/ex_$a.build.log" 2>&1 || echo "examples on TileGPU ($a): some did not build (ex_$a.build.log)"
   done
+  # An sm_80 cubin does not load on an H200 (a cubin runs on its own major architecture): the
+  # sm_80 variants travel as their PTX in the cubin's place, which the driver compiles when it
+  # loads it (NUL-terminated, as tests/differential/gpu.py's ptx_in_place does).
+  for ptx in "$out"/ex_sm_80/*/*.ptx; do
+    [ -f "$ptx" ] && { cat "$ptx"; printf '\000'; } > "${ptx%.ptx}.cubin"
+  done
   for v in legacy mma mma_noatuse mma_h16; do
     echo "$v: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$out"/$v/prefill/*/manifest.json | tr -d ' ' | tr '\n' ' ')"
   done
