@@ -525,7 +525,7 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
     if (occ.range.file == P + 1) out->occurrences.push_back({occ.range, ref(occ.symbol, 0), occ.isDefinition, occ.isWrite});
   for (ExprFact &f : A.exprFacts)
     if (f.range.file >= P + 1) groupOf(static_cast<int>(f.range.file - P - 1)).exprFacts.push_back(std::move(f));
-  for (auto &[stmt, sym] : st.stmtSymbol) {
+  for (auto &[stmt, sym] : st.stmtSymbol.own()) { // std's are in the seed (and skipped)
     if (stmt->kind != ast::StmtKind::Let || stmt->type || stmt->name.range.file < P + 1) continue;
     const Symbol &s = A.symbols[sym];
     if (!s.typeSymbolic.empty())
