@@ -26,4 +26,4 @@ kernel local(X: tensor<f8e4m3>[N, 64], Y: tensor<f32>[N, 64]) {
 kernel typo(X: tensor<f8e4n3>[N, 64]) {
 }
 // JSON: "code": "E0324"
-// JSON: "newText": "f32"
+// JSON: "text": "f32"
