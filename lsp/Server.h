@@ -53,6 +53,11 @@ struct ServerOptions {
   /// cached JSON cost as much CPU as computing the items again, for more peak RSS
   /// (docs/lsp.md).
   bool itemCache = false;
+  /// Threads for a large batch of items in one document's analysis (a first analysis, an
+  /// edit of a fn every kernel calls: IncrementalAnalyzer::maxThreads). main.cpp makes it
+  /// the number of malloc arenas: two threads on one arena queue on its lock and take
+  /// longer than one (docs/lsp.md, Performance).
+  unsigned analysisThreads = 8;
   /// Tests: called at every interruption point of a feature request, with its method.
   std::function<void(const std::string &method, const RequestBudget &)> checkpointProbe;
 };

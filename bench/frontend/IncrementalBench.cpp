@@ -9,8 +9,8 @@
 //   edit/comment, edit/token
 //              a comment line inserted and removed inside one kernel (the fn file: inside
 //              the fn), or a literal changed and back, each stage until complete
-// Usage: bench_incremental [--fn] [--first] [RUNS]   (perf record and callgrind work on it as
-// it is; --first runs the first diagnostics only, the stage to profile for a cold open)
+// Usage: bench_incremental [--fn] [--first] [--threads N] [RUNS]   (perf record and callgrind work on it as
+// it is; --threads: IncrementalAnalyzer::maxThreads, 8 by default; --first runs the first diagnostics only, the stage to profile for a cold open)
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Incremental.h"
@@ -77,8 +77,10 @@ struct Stat {
 int main(int argc, char **argv) {
   bool withFn = false, firstOnly = false;
   int runs = 10;
+  unsigned threads = 8;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--fn")) withFn = true;
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--first")) firstOnly = true;
     else runs = std::max(1, std::atoi(argv[i]));
   }
@@ -110,6 +112,7 @@ int main(int argc, char **argv) {
     double c0 = cpuMs();
     auto t0 = Clock::now();
     IncrementalAnalyzer an(prelude);
+    an.maxThreads = threads;
     auto res = an.update(std::make_shared<SourceFile>("bench.ph", text), {}, false);
     first.add(cpuMs() - c0, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     diags = res.diagnostics->diagnostics.size();

@@ -34,6 +34,8 @@
 #                                         examples on TileGPU for sm_90 and sm_80, sanitizers,
 #                                         bench_prefill.py legacy / mma / mma_h16 first
 #                                         (MMA_ATTN_MORE="mma_noatuse legacy": those too)
+#   tilegpu_device.sh build-shortptr PH OUT  32-bit shared pointers (PH_NVPTX_SHORT_PTR=1) against 64-bit:
+#   tilegpu_device.sh run-shortptr OUT [LOGS] GEMM and mha bench, checks, examples, sanitizers, SASS
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -148,6 +150,12 @@ build-mma-attn)
   for a in sm_90 sm_80; do
     mkdir -p "$out/ex_$a"
     PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=$a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_$a" > "$out/ex_$a.build.log" 2>&1 || echo "examples on TileGPU ($a): some did not build (ex_$a.build.log)"
+  done
+  # An sm_80 cubin does not load on an H200 (a cubin runs on its own major architecture): the
+  # sm_80 variants travel as their PTX in the cubin's place, which the driver compiles when it
+  # loads it (NUL-terminated, as tests/differential/gpu.py's ptx_in_place does).
+  for ptx in "$out"/ex_sm_80/*/*.ptx; do
+    [ -f "$ptx" ] && { cat "$ptx"; printf '\000'; } > "${ptx%.ptx}.cubin"
   done
   for v in legacy mma mma_noatuse mma_h16; do
     echo "$v: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$out"/$v/prefill/*/manifest.json | tr -d ' ' | tr '\n' ' ')"
@@ -459,6 +467,66 @@ run-mma)
     sh "$T/ncu_gemm.sh" "$R" "$T/$d/gemm_relu_f16" gemm_relu_f16 "${MMA_NCU_CONFIG:-BM=128,BN=128,BK=32}" 4096 "$logs/ncu-$d" > "$logs/ncu-$d.log" 2>&1
     echo "== ncu $d"; cat "$logs/ncu-$d.log"
     grep -c -E 'HMMA' "$logs/ncu-$d/ph.sass" 2>/dev/null | sed 's/^/HMMA in SASS: /'
+  done
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-shortptr)
+  # 32-bit shared-memory pointers in the NVPTX backend (PH_NVPTX_SHORT_PTR=1: LLVM's
+  # -nvptx-short-ptr, Triton's setting) against the default 64-bit ones: the GEMMs (mma.sync and
+  # wgmma), mha.ph on TileGPU's mma.sync and on wgmma, and every example with the flag (sm_90a).
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  build_gemm "$ph" "$root" "$out" gemm sm_90
+  PH_NVPTX_SHORT_PTR=1 build_gemm "$ph" "$root" "$out" gemm_sp sm_90
+  build_gemm "$ph" "$root" "$out" gemm90a sm_90a
+  PH_NVPTX_SHORT_PTR=1 build_gemm "$ph" "$root" "$out" gemm90a_sp sm_90a
+  PH_GPU_LOWERING=tilegpu build_attn "$ph" "$root" "$out" mma sm_90
+  PH_GPU_LOWERING=tilegpu PH_NVPTX_SHORT_PTR=1 build_attn "$ph" "$root" "$out" mma_sp sm_90
+  mkdir -p "$out/ex_sp" "$out/vs"
+  PH_NVPTX_SHORT_PTR=1 PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_sp" > "$out/ex_sp.build.log" 2>&1 || echo "examples with short pointers: some did not build (ex_sp.build.log)"
+  cp -r "$out/gemm/gemm_relu" "$out/vs/gemm_relu"
+  [ -f "$root/../shared/tools/ph_vs_torch.py" ] && cp "$root/../shared/tools/ph_vs_torch.py" "$out/"
+  for v in gemm gemm_sp; do
+    echo "$v w8: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$out"/$v/gemm_relu_f16_w8/manifest.json | tr -d ' ' | tr '\n' ' ')"
+  done
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-shortptr)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/gemm_sp" "$T/gemm90a" "$T/gemm90a_sp" --kernels gemm_relu_f16,gemm_relu_f16_w8,gemm_relu --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
+  tail -30 "$logs/gemm-bench.log"
+  for v in mma mma_sp; do
+    (cd "$T" && timeout 200 python3 bench_prefill.py "$R" "$T/$v/prefill" --out "$logs/prefill-$v.jsonl") > "$logs/prefill-$v.log" 2>&1 || fails=$((fails+1))
+    echo "prefill ($v):"; tail -5 "$logs/prefill-$v.log"
+  done
+  vs_torch gemm 120
+  for g in gemm_sp gemm90a_sp; do
+    for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu; do
+      for cfg in BM=64,BN=64,BK=32 BM=128,BN=128,BK=32 BM=128,BN=128,BK=64; do
+        check_one "$g $k $cfg" "$T/$g/$k" --kernel $k --config $cfg --size M=256 --size N=384 --size K=192 --seed 5
+      done
+    done
+    check_one "$g gemm_relu_f16_w8 BM=128,BN=256,BK=64" "$T/$g/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=512 --size N=512 --size K=192 --seed 7
+    check_one "$g gemm_relu_f16_ragged" "$T/$g/gemm_relu_f16_ragged" --kernel gemm_relu_f16_ragged --size M=200 --size N=136 --size K=72 --seed 7
+  done
+  check_attn mma_sp
+  sh "$T/check_examples.sh" run "$R" "$T/ex_sp" > "$logs/examples-sp.log" 2>&1 || fails=$((fails+1))
+  echo "examples (short pointers, sm_90a): $(grep -c '^ok' "$logs/examples-sp.log") ok, $(grep -c '^FAIL' "$logs/examples-sp.log") failed"
+  grep FAIL -A6 "$logs/examples-sp.log" | head -20
+  for tool in memcheck racecheck; do
+    for run in "$T/gemm_sp/gemm_relu_f16_w8 --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=512 --size N=512 --size K=256" \
+               "$T/mma_sp/prefill/mha_f16 --kernel mha_f16 --config D=64,BR=64,BC=32 --size B=1 --size H=1 --size N=512"; do
+      # shellcheck disable=SC2086
+      compute-sanitizer --tool $tool --error-exitcode 3 "$R" $run --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+      echo "$tool $(echo $run | awk '{print $3 " " $5}'): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+    done
+  done
+  # SASS of the 8-warp GEMM's K loop, both pointer widths: the instruction mix ptxas made.
+  for v in gemm gemm_sp; do
+    cuobjdump -sass "$T/$v/gemm_relu_f16_w8/gemm_relu_f16_w8.BM128_BN256_BK64.cubin" > "$logs/$v-w8.sass" 2>&1
+    echo "$v w8 SASS: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$logs/$v-w8.sass") instructions; $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+' "$logs/$v-w8.sass" | awk '{split($2,a,"."); print a[1]}' | sort | uniq -c | sort -rn | head -12 | awk '{printf "%s %s, ", $2, $1}')"
   done
   echo "failures: $fails"
   [ $fails -eq 0 ]

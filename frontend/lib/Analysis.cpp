@@ -144,7 +144,7 @@ std::shared_ptr<const Analysis> analyze(std::shared_ptr<const SourceFile> file, 
   std::stable_sort(A->occurrences.begin(), A->occurrences.end(), byPos);
   std::stable_sort(A->exprFacts.begin(), A->exprFacts.end(), byPos);
   // Inlay hints: the type of each `let`/`var` written without one, in the main file.
-  for (auto &[stmt, sym] : st.stmtSymbol) {
+  for (auto &[stmt, sym] : st.stmtSymbol.own()) {
     if (stmt->kind != ast::StmtKind::Let || stmt->type || stmt->name.range.file != A->mainFile) continue;
     const Symbol &s = A->symbols[sym];
     if (!s.typeSymbolic.empty()) A->typeHints.push_back({stmt->name.range, ": " + s.typeSymbolic});

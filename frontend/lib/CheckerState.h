@@ -10,6 +10,7 @@
 
 #include "ph/Analysis.h"
 
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -25,12 +26,50 @@ struct KernelDecorators {
   const ast::Decorator *grid = nullptr;
 };
 
+/// A map that reads through to a fixed base (a seeded State's: std's resolution, made
+/// once per document) under the entries it adds itself, so that starting a check from
+/// that resolution does not copy it. Writing an entry of the base copies that entry in.
+template <class K, class V> class SeededMap {
+public:
+  using Map = std::unordered_map<K, V>;
+  const V *find(const K &k) const {
+    if (auto it = own_.find(k); it != own_.end()) return &it->second;
+    if (base_)
+      if (auto it = base_->find(k); it != base_->end()) return &it->second;
+    return nullptr;
+  }
+  bool count(const K &k) const { return find(k) != nullptr; }
+  const V &at(const K &k) const {
+    if (const V *v = find(k)) return *v;
+    throw std::out_of_range("SeededMap::at");
+  }
+  V &operator[](const K &k) {
+    if (auto it = own_.find(k); it != own_.end()) return it->second;
+    if (base_)
+      if (auto it = base_->find(k); it != base_->end()) return own_.emplace(k, it->second).first->second;
+    return own_[k];
+  }
+  /// The entries added on top of the base (every entry when there is none).
+  const Map &own() const { return own_; }
+  /// The base and the entries on top, as one map.
+  Map flat() const {
+    Map m = base_ ? *base_ : Map();
+    for (auto &[k, v] : own_) m[k] = v;
+    return m;
+  }
+  void setBase(const Map *base) { base_ = base; }
+
+private:
+  Map own_;
+  const Map *base_ = nullptr;
+};
+
 struct State {
   Analysis &A;
   DiagnosticSink &diags;
   const AnalyzeOptions &options;
   std::unordered_map<std::string, const ast::Decl *> functions; // every `fn` by name
-  std::unordered_map<const ast::Decl *, uint32_t> declSymbol;
+  SeededMap<const ast::Decl *, uint32_t> declSymbol;
   /// Name exprs and Call callees -> symbol, indexed by [file][expr id] (hash maps were a hot spot).
   std::vector<std::vector<uint32_t>> exprSymbols;
   std::vector<std::vector<uint32_t>> exprFactIndex; // [file][expr id] -> index in A.exprFacts
@@ -42,12 +81,12 @@ struct State {
     if (e->range.file < exprSymbols.size() && e->id < exprSymbols[e->range.file].size())
       exprSymbols[e->range.file][e->id] = sym;
   }
-  std::unordered_map<const ast::Stmt *, uint32_t> stmtSymbol;   // Let and For
-  std::unordered_map<const ast::Param *, uint32_t> paramSymbol;
+  SeededMap<const ast::Stmt *, uint32_t> stmtSymbol;   // Let and For
+  SeededMap<const ast::Param *, uint32_t> paramSymbol;
   std::unordered_map<std::string, uint32_t> builtinSymbol;
-  std::unordered_map<const ast::Decl *, KernelDecorators> decorators;
+  SeededMap<const ast::Decl *, KernelDecorators> decorators;
   /// The symbols of each kernel's autotune names, in `KernelDecorators::autotune` order.
-  std::unordered_map<const ast::Decl *, std::vector<uint32_t>> autotuneSymbols;
+  SeededMap<const ast::Decl *, std::vector<uint32_t>> autotuneSymbols;
   std::unordered_map<std::string, const ast::Decl *> kernels;
   /// Declared but not resolved (the incremental analysis: std functions an item does
   /// not reach, whose bodies nothing inlines). Null: resolve everything.
@@ -80,8 +119,9 @@ struct State {
   /// This State's resolution of its files below `files`; every symbol it made must be
   /// theirs or a builtin (resolve() ran on those modules alone).
   Resolved resolved(FileId files) const;
-  /// Starts from `r`: its symbols first (A.symbols must be empty), its maps, and the
-  /// resolver skipping its files. The modules of those files must be the same objects.
+  /// Starts from `r`: its symbols first (A.symbols must be empty), its maps (read through,
+  /// not copied: `r` must outlive this State), and the resolver skipping its files. The
+  /// modules of those files must be the same objects.
   void seed(const Resolved &r);
 
   State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o) : A(a), diags(d), options(o) {

@@ -226,7 +226,7 @@ void parallelFor(size_t n, unsigned maxThreads, const std::function<void(size_t)
       fn(t);
     }
   };
-  unsigned threads = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), maxThreads);
+  unsigned threads = std::max(1u, std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), maxThreads));
   if (n < 8) threads = 1;
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
@@ -234,9 +234,6 @@ void parallelFor(size_t n, unsigned maxThreads, const std::function<void(size_t)
   for (auto &t : pool) t.join();
 }
 
-/// Threads for a large batch of items (a first analysis, an edit of a fn every kernel
-/// calls): enough for a 16-core host, few enough that an editor's machine stays usable.
-constexpr unsigned kMaxItemThreads = 8;
 
 bool samePath(const std::string &a, const std::string &b) {
   std::error_code ec;
@@ -528,7 +525,7 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
     if (occ.range.file == P + 1) out->occurrences.push_back({occ.range, ref(occ.symbol, 0), occ.isDefinition, occ.isWrite});
   for (ExprFact &f : A.exprFacts)
     if (f.range.file >= P + 1) groupOf(static_cast<int>(f.range.file - P - 1)).exprFacts.push_back(std::move(f));
-  for (auto &[stmt, sym] : st.stmtSymbol) {
+  for (auto &[stmt, sym] : st.stmtSymbol.own()) { // std's are in the seed (and skipped)
     if (stmt->kind != ast::StmtKind::Let || stmt->type || stmt->name.range.file < P + 1) continue;
     const Symbol &s = A.symbols[sym];
     if (!s.typeSymbolic.empty())
@@ -594,7 +591,13 @@ std::vector<const FactGroup *> factGroups(const std::vector<Item> &items) {
     for (size_t j = 0; j < items[k].deps.size() && !items[k].stale; ++j) {
       size_t f = items[k].deps[j];
       const FactGroup &g = items[k].checked->deps[j];
-      if (taken[f] || g.symbols.size() != items[f].checked->own.symbols.size() || g.exprFacts.empty()) continue;
+      // A group that recorded nothing (a first-configuration check, or an inlining that
+      // typed no expression and no symbol) leaves the fn to the next caller, as analyze's
+      // first recorder would. A body whose only statement is in error still types the
+      // parameters at the call.
+      bool typed = !g.exprFacts.empty() ||
+                   std::any_of(g.symbols.begin(), g.symbols.end(), [](const Symbol &s) { return !s.typeConcrete.empty(); });
+      if (taken[f] || g.symbols.size() != items[f].checked->own.symbols.size() || !typed) continue;
       groups[f] = &g;
       taken[f] = true;
     }
@@ -875,7 +878,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
       if (std::string key = keyOf(i, i + 1); !I.summaries.count(key)) missing.emplace_back(i, std::move(key));
     if (missing.size() < 8) missing.clear(); // an edit: the walk below parses the few it needs
     std::vector<Fresh> made(missing.size());
-    parallelFor(missing.size(), kMaxItemThreads, [&](size_t t) {
+    parallelFor(missing.size(), maxThreads, [&](size_t t) {
       size_t i = missing[t].first;
       uint32_t e = i + 1 < starts.size() ? starts[i + 1] : static_cast<uint32_t>(text.size());
       made[t].summary = I.summarize(file->path(), missing[t].second, e - starts[i], &made[t].tree);
@@ -1062,7 +1065,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   // The items to check are independent: a large batch (a first analysis, an edit of a
   // fn every kernel calls) runs on a few threads.
   std::atomic<size_t> variants{0};
-  parallelFor(todo.size(), kMaxItemThreads, [&](size_t t) {
+  parallelFor(todo.size(), maxThreads, [&](size_t t) {
     size_t i = todo[t];
     std::vector<DeclInfo> stubs;
     std::set<size_t> real(items[i].deps.begin(), items[i].deps.end());

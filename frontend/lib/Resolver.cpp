@@ -76,12 +76,12 @@ State::Resolved State::resolved(FileId files) const {
   r.exprSymbols.assign(exprSymbols.begin(), exprSymbols.begin() + std::min<size_t>(files, exprSymbols.size()));
   r.functions = functions;
   r.kernels = kernels;
-  r.declSymbol = declSymbol;
-  r.stmtSymbol = stmtSymbol;
-  r.paramSymbol = paramSymbol;
+  r.declSymbol = declSymbol.flat();
+  r.stmtSymbol = stmtSymbol.flat();
+  r.paramSymbol = paramSymbol.flat();
   r.builtinSymbol = builtinSymbol;
-  r.decorators = decorators;
-  r.autotuneSymbols = autotuneSymbols;
+  r.decorators = decorators.flat();
+  r.autotuneSymbols = autotuneSymbols.flat();
   return r;
 }
 
@@ -90,12 +90,12 @@ void State::seed(const Resolved &r) {
   for (size_t f = 0; f < r.exprSymbols.size() && f < exprSymbols.size(); ++f) exprSymbols[f] = r.exprSymbols[f];
   functions = r.functions;
   kernels = r.kernels;
-  declSymbol = r.declSymbol;
-  stmtSymbol = r.stmtSymbol;
-  paramSymbol = r.paramSymbol;
+  declSymbol.setBase(&r.declSymbol);
+  stmtSymbol.setBase(&r.stmtSymbol);
+  paramSymbol.setBase(&r.paramSymbol);
   builtinSymbol = r.builtinSymbol;
-  decorators = r.decorators;
-  autotuneSymbols = r.autotuneSymbols;
+  decorators.setBase(&r.decorators);
+  autotuneSymbols.setBase(&r.autotuneSymbols);
   resolvedFiles = r.files;
 }
 
@@ -342,8 +342,8 @@ void Resolver::resolveType(const TypeExpr &t, bool inKernelParams) {
 }
 
 void Resolver::resolveDecl(const Decl &d) {
-  auto it = st_.declSymbol.find(&d);
-  declSym_ = it == st_.declSymbol.end() ? UINT32_MAX : it->second;
+  const uint32_t *sym = st_.declSymbol.find(&d);
+  declSym_ = sym ? *sym : UINT32_MAX;
   decl_ = &d;
   scopes_.clear();
   scopes_.emplace_back();

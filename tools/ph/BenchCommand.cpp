@@ -84,9 +84,8 @@ int benchCommand(const Args &args) {
     return 2;
   }
   if (std::string e = rt::readInputs(opt); !e.empty()) return benchFailed(opt, e);
-  // No GPU: with --json a document that says so, not silence.
-  rt::Cuda &cu = rt::Cuda::get();
-  if (!cu.available()) return benchFailed(opt, cu.whyUnavailable(), rt::kExitNoGpu);
+  // The file first: an unreadable or oversized file (E0602, E0603) and a program with errors
+  // are the user's to fix on any machine, GPU or not.
   std::string text, err;
   if (!readFile(file, text, err)) return benchFailed(opt, err);
   AnalyzeOptions ao;
@@ -100,6 +99,9 @@ int benchCommand(const Args &args) {
     if (opt.json) return benchFailed(opt, "`" + reportedName(file) + "` has errors; nothing was run");
     return 1;
   }
+  // No GPU: with --json a document that says so, not silence.
+  rt::Cuda &cu = rt::Cuda::get();
+  if (!cu.available()) return benchFailed(opt, cu.whyUnavailable(), rt::kExitNoGpu);
   if (opt.kernel.empty()) {
     if (analysis->kernels.size() != 1) {
       std::fprintf(stderr, "ph bench: `%s` has %zu kernels; choose one with --kernel\n", reportedName(file).c_str(),

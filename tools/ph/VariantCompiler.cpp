@@ -5,6 +5,7 @@
 #include "ph/Cache/VariantKey.h"
 #include "ph/Runtime/Manifest.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <sched.h>
 #include <thread>
+#include <unordered_set>
 
 namespace ph::driver {
 
@@ -91,7 +93,54 @@ private:
   mutable std::string error;
 };
 
+/// A kernel's code size per thread, roughly: the elements of every tile it computes (a
+/// dot's by its depth too), over its threads. Only compared between the variants of
+/// one build, to start the large ones early (see dispatchOrder).
+double sizeEstimate(const kir::Kernel &k) {
+  std::unordered_set<const kir::Expr *> seen;
+  double elements = 0;
+  std::vector<const kir::Expr *> todo;
+  auto expr = [&](const kir::ExprPtr &e) {
+    if (e) todo.push_back(e.get());
+  };
+  auto slices = [&](const std::vector<kir::Slice> &ss) {
+    for (const kir::Slice &s : ss) expr(s.start);
+  };
+  std::vector<const kir::Stmt *> stmts;
+  for (const kir::StmtPtr &s : k.body) stmts.push_back(s.get());
+  while (!stmts.empty()) {
+    const kir::Stmt *s = stmts.back();
+    stmts.pop_back();
+    for (const kir::ExprPtr *e : {&s->value, &s->lo, &s->hi, &s->step}) expr(*e);
+    slices(s->slices);
+    for (const kir::StmtPtr &b : s->body) stmts.push_back(b.get());
+    for (const kir::StmtPtr &b : s->elseBody) stmts.push_back(b.get());
+  }
+  while (!todo.empty()) {
+    const kir::Expr *e = todo.back();
+    todo.pop_back();
+    if (!seen.insert(e).second) continue;
+    double n = double(e->type.numElements());
+    // A dot of [M,K] x [K,N]: its M*N results, K steps each (in 16-deep MMA steps or FMAs).
+    if (e->kind == kir::ExprKind::Dot && !e->operands.empty() && e->operands[0]->type.shape.size() == 2)
+      n *= std::max<int64_t>(1, e->operands[0]->type.shape[1] / 16);
+    elements += n;
+    for (const kir::ExprPtr &o : e->operands) expr(o);
+    slices(e->slices);
+  }
+  return elements / std::max(1, k.threads);
+}
+
 } // namespace
+
+std::vector<size_t> dispatchOrder(const std::vector<const kir::Kernel *> &kernels, const std::vector<size_t> &misses) {
+  std::vector<size_t> order = misses;
+  if (order.size() < 3) return order;
+  std::vector<double> size(kernels.size(), 0);
+  for (size_t i : misses) size[i] = sizeEstimate(*kernels[i]);
+  std::stable_sort(order.begin() + 1, order.end(), [&](size_t a, size_t b) { return size[a] > size[b]; });
+  return order;
+}
 
 unsigned availableCores() {
   cpu_set_t set;
@@ -174,13 +223,33 @@ void compileVariants(const std::vector<const kir::Kernel *> &kernels, const Vari
   backend::GpuOptions gpu = opts.gpu;
   if (opts.cache) gpu.ptxasCache = &ptxasCache.emplace(*opts.cache);
 
+  unsigned jobs = opts.jobs ? opts.jobs : availableCores();
+  size_t workers = std::min<size_t>(jobs, misses.size());
+  // One worker compiles in the file's order; a pool starts the first miss first (the
+  // first configuration's figures come soon), then the largest variants: a large one
+  // started last would run alone at the end while the other cores idle.
+  std::vector<size_t> order = workers > 1 ? dispatchOrder(kernels, misses) : misses;
+
   std::mutex mu;
   std::condition_variable cv;
   std::atomic<size_t> next{0};
   std::string cacheError;
-  auto work = [&] {
-    for (size_t m; (m = next.fetch_add(1)) < misses.size();) {
-      size_t i = misses[m];
+  size_t delivered = 0;
+  // Hands on every result that is ready and has all before it handed on (this thread only).
+  auto deliverReady = [&] {
+    while (delivered < n) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!ready[delivered]) return;
+      }
+      done(delivered, results[delivered]);
+      results[delivered] = VariantResult(); // the caller has written it out; free the cubin
+      ++delivered;
+    }
+  };
+  auto work = [&](bool deliver) {
+    for (size_t m; (m = next.fetch_add(1)) < order.size();) {
+      size_t i = order[m];
       VariantResult r;
       auto t0 = Clock::now();
       r.ok = backend::compileForGpu(*kernels[i], gpu, r.bin, r.err);
@@ -194,26 +263,30 @@ void compileVariants(const std::vector<const kir::Kernel *> &kernels, const Vari
           if (cacheError.empty()) cacheError = e;
         }
       }
-      std::lock_guard<std::mutex> lock(mu);
-      results[i] = std::move(r);
-      ready[i] = 1;
-      cv.notify_all();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        results[i] = std::move(r);
+        ready[i] = 1;
+        cv.notify_all();
+      }
+      if (deliver) deliverReady();
     }
   };
-  unsigned jobs = opts.jobs ? opts.jobs : availableCores();
-  size_t workers = std::min<size_t>(jobs, misses.size());
   std::vector<std::thread> pool;
-  // With one worker, compile on this thread: -j 1 is the plain sequential build.
-  for (size_t w = 0; workers > 1 && w < workers; ++w) pool.emplace_back(work);
-  if (workers == 1) work();
+  // With one worker, compile on this thread (-j 1 is the plain sequential build), handing
+  // each result on as soon as it is done, as the pool's results are.
+  for (size_t w = 0; workers > 1 && w < workers; ++w) pool.emplace_back(work, false);
+  if (workers <= 1) {
+    deliverReady();
+    work(true);
+  }
 
-  for (size_t i = 0; i < n; ++i) {
+  while (delivered < n) {
     {
       std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return ready[i] != 0; });
+      cv.wait(lock, [&] { return ready[delivered] != 0; });
     }
-    done(i, results[i]);
-    results[i] = VariantResult(); // the caller has written it out; free the cubin
+    deliverReady();
   }
   for (std::thread &t : pool) t.join();
   if (cacheError.empty() && ptxasCache) cacheError = ptxasCache->firstError();

@@ -2,9 +2,9 @@
 //
 // `ph build` hands every (kernel, configuration) it builds to compileVariants,
 // which looks each one up in the build cache (ph/Cache), compiles the misses
-// on a pool of worker threads (each compile has its own MLIR context), stores
-// them, and hands the results back in the order given, each as soon as it and
-// every one before it is ready. The order, the files and the manifest do not
+// on a pool of worker threads (each compile has its own MLIR context; the first
+// variant first, then the largest), stores them, and hands the results back in
+// the order given, each as soon as it and every one before it is ready. The order, the files and the manifest do not
 // depend on the number of workers or on which results came from the cache.
 //
 //===----------------------------------------------------------------------===//
@@ -49,6 +49,11 @@ unsigned availableCores();
 void compileVariants(const std::vector<const kir::Kernel *> &kernels, const VariantOptions &opts,
                      const std::function<void(size_t, VariantResult &)> &done,
                      const std::function<void(const std::string &)> &warn);
+
+/// The order in which a pool of workers starts `misses` (indices into `kernels`): the
+/// first one first, then the rest from the largest to the smallest by an estimate of
+/// their code size (ties in the order given).
+std::vector<size_t> dispatchOrder(const std::vector<const kir::Kernel *> &kernels, const std::vector<size_t> &misses);
 
 /// The cache entry of a compiled variant and back (exposed for tests).
 cache::Entry toCacheEntry(const VariantResult &r, const std::string &target);

@@ -112,6 +112,10 @@ public:
   /// edited item in the file first, are checked; the rest keep their previous check
   /// (Result::staleItems).
   size_t focusItems = 8;
+  /// Threads for a large batch of items (a first analysis, an edit of a fn every kernel
+  /// calls), the caller's among them, and never more than the hardware has: enough for a
+  /// 16-core host, few enough that an editor's machine stays usable. 1: all on the caller.
+  unsigned maxThreads = 8;
 
 private:
   struct Impl;

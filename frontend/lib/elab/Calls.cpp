@@ -34,7 +34,7 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
   Frame nf{&fn, call.range, {}};
   for (size_t i = 0; i < fn.params.size(); ++i) {
     const Expr &arg = *call.operands[i];
-    auto ps = st_.paramSymbol.find(&fn.params[i]);
+    const uint32_t *ps = st_.paramSymbol.find(&fn.params[i]);
     Binding b;
     // By reference: a name passes its binding; a slice of a tensor or tile
     // passes the slice (reads load it, writes store into it); anything else
@@ -112,8 +112,8 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
     // A fn that changes its first parameter in place (std/masks.ph's mask_cols,
     // causal_mask) needs a tile variable or a slice there, not a value: said at the
     // argument, and the body stays quiet.
-    if (i == 0 && b.kind != Binding::Kind::Error && ps != st_.paramSymbol.end() &&
-        assigns(st_, fn.body, ps->second)) {
+    if (i == 0 && b.kind != Binding::Kind::Error && ps &&
+        assigns(st_, fn.body, *ps)) {
       bool computed = arg.kind != ExprKind::Name && arg.kind != ExprKind::Index;
       bool writable = !computed && (b.kind == Binding::Kind::TileSlice || b.kind == Binding::Kind::TensorSlice ||
                                     (b.kind == Binding::Kind::Var && varTypes_[b.var].isTile()));
@@ -127,11 +127,11 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
         b.kind = Binding::Kind::Error;
       }
     }
-    if (ps != st_.paramSymbol.end()) {
-      nf.bindings[ps->second] = b;
+    if (ps) {
+      nf.bindings[*ps] = b;
       Type shown = b.kind == Binding::Kind::Value ? b.value.type : b.type;
       if (b.kind == Binding::Kind::Var) shown = varTypes_[b.var];
-      recordSymbolType(ps->second, shown);
+      recordSymbolType(*ps, shown);
     }
   }
   frames_.push_back(std::move(nf));

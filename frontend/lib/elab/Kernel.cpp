@@ -45,8 +45,8 @@ bool Elaborator::setupParams() {
   std::unordered_map<uint32_t, uint32_t> sizeOfSymbol;
   for (const Param &p : decl_.params) {
     if (!p.type) continue;
-    auto ps = st_.paramSymbol.find(&p);
-    if (ps == st_.paramSymbol.end()) continue;
+    const uint32_t *ps = st_.paramSymbol.find(&p);
+    if (!ps) continue;
     Elem elem = Elem::F32;
     bool elemOk = p.type->elem.valid() && parseElem(p.type->elem.name, elem);
     if (!elemOk) return false;
@@ -70,8 +70,8 @@ bool Elaborator::setupParams() {
       b.isLet = true;
       b.what = "the kernel parameter `" + p.name.name + "`";
       k_->scalars.push_back(sp);
-      frame().bindings[ps->second] = b;
-      recordSymbolType(ps->second, b.type);
+      frame().bindings[*ps] = b;
+      recordSymbolType(*ps, b.type);
       continue;
     }
     if (p.type->kind == TypeExpr::Kind::Tile) {
@@ -148,8 +148,8 @@ bool Elaborator::setupParams() {
     b.type = Type::tensor(elem, dims);
     b.what = "the tensor `" + p.name.name + "`";
     k_->tensors.push_back(tp);
-    frame().bindings[ps->second] = b;
-    recordSymbolType(ps->second, b.type);
+    frame().bindings[*ps] = b;
+    recordSymbolType(*ps, b.type);
   }
   return true;
 }

@@ -110,8 +110,8 @@ Type Elaborator::declaredType(const TypeExpr &t) {
 }
 
 void Elaborator::letStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
-  auto symIt = st_.stmtSymbol.find(&s);
-  uint32_t sym = symIt == st_.stmtSymbol.end() ? UINT32_MAX : symIt->second;
+  const uint32_t *symIt = st_.stmtSymbol.find(&s);
+  uint32_t sym = symIt ? *symIt : UINT32_MAX;
   Type declared = s.type ? declaredType(*s.type) : Type::error();
   bool hasDeclared = s.type && !declared.isError();
   Val v;
@@ -425,8 +425,8 @@ void Elaborator::forStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
            {r->operands.size() == 3 ? text(r->operands[2]->range) : "1"});
     return;
   }
-  auto symIt = st_.stmtSymbol.find(&s);
-  uint32_t sym = symIt == st_.stmtSymbol.end() ? UINT32_MAX : symIt->second;
+  const uint32_t *symIt = st_.stmtSymbol.find(&s);
+  uint32_t sym = symIt ? *symIt : UINT32_MAX;
   uint32_t var = newVar(s.name.name, Type::scalar(Elem::I32), true, s.name.range, sym);
   LoopInfo li;
   li.loDiv = lo.ints.c ? (*lo.ints.c == 0 ? 0 : *lo.ints.c) : lo.ints.div;

@@ -249,6 +249,31 @@ TEST(Incremental, LargeFirstAnalysisElaboratesTheFirstConfigurationFirst) {
   EXPECT_EQ(show(b2.diagnostics->diagnostics), show(analyze(file(bad), prelude(), editorOptions())->diagnostics));
 }
 
+TEST(Incremental, OneThreadGivesWhatSeveralGive) {
+  // IncrementalAnalyzer::maxThreads (ph-lsp makes it the number of malloc arenas): the
+  // batches of a first analysis and of an edit of the fn every kernel calls, on the
+  // caller alone, give what several threads give, and what analyze gives.
+  std::string text = manyKernels(8), fnEdit = text;
+  fnEdit.replace(fnEdit.find("acc = acc * l"), 13, "acc = rowmax(acc, l)");
+  IncrementalAnalyzer one(prelude()), many(prelude());
+  one.maxThreads = 1;
+  many.maxThreads = 8;
+  for (const std::string *t : {&text, &fnEdit, &text}) {
+    auto whole = analyze(file(*t), prelude(), editorOptions());
+    for (bool all : {false, true}) {
+      auto a = one.update(file(*t), {}, all), b = many.update(file(*t), {}, all);
+      EXPECT_EQ(show(a.diagnostics->diagnostics), show(b.diagnostics->diagnostics));
+      EXPECT_EQ(a.complete, b.complete);
+      if (all) {
+        EXPECT_EQ(show(a.diagnostics->diagnostics), show(whole->diagnostics));
+        EXPECT_EQ(showFacts(*a.materialize({})), showFacts(*b.materialize({})));
+        EXPECT_EQ(showFacts(*b.materialize({})), showFacts(*whole)) << (t == &fnEdit ? "fn edit" : "text");
+      }
+    }
+    EXPECT_EQ(one.stats().itemsChecked, many.stats().itemsChecked);
+  }
+}
+
 TEST(Incremental, DuplicateNamesGoThroughTheWholeAnalysis) {
   std::string text = readSource("examples/causal_attention.ph");
   text += "\nfn online_softmax(a) {\n  a = a\n}\nfn rowmax(x) {\n  x = x\n}\n";

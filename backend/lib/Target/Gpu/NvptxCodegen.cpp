@@ -23,6 +23,7 @@
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -54,6 +55,11 @@ llvm::TargetMachine *targetMachine(const NvptxOptions &o, unsigned level, std::s
   if (!target) {
     err = "the NVPTX target is not available: " + error;
     return nullptr;
+  }
+  if (env("PH_NVPTX_SHORT_PTR")) { // experiment: 32-bit shared/const/local pointers (Triton's setting)
+    auto &opts = llvm::cl::getRegisteredOptions();
+    if (auto it = opts.find("nvptx-short-ptr"); it != opts.end())
+      static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
   }
   // ModuleToObject::getOrCreateTargetMachine's settings: default target options,
   // relocation model and code model, and the codegen level of the IR pipeline's
