@@ -56,11 +56,18 @@ llvm::TargetMachine *targetMachine(const NvptxOptions &o, unsigned level, std::s
     err = "the NVPTX target is not available: " + error;
     return nullptr;
   }
-  if (env("PH_NVPTX_SHORT_PTR")) { // experiment: 32-bit shared/const/local pointers (Triton's setting)
+  // Experiment: 32-bit shared/const/local pointers (Triton's setting). LLVM's option is
+  // process-wide and read by every target machine's constructor: set once, before any
+  // worker's machine is made (a static's initialization runs once, whichever thread comes).
+  static const bool shortPointers = [] {
+    if (!env("PH_NVPTX_SHORT_PTR")) return false;
     auto &opts = llvm::cl::getRegisteredOptions();
-    if (auto it = opts.find("nvptx-short-ptr"); it != opts.end())
-      static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
-  }
+    auto it = opts.find("nvptx-short-ptr");
+    if (it == opts.end()) return false;
+    static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
+    return true;
+  }();
+  (void)shortPointers;
   // ModuleToObject::getOrCreateTargetMachine's settings: default target options,
   // relocation model and code model, and the codegen level of the IR pipeline's
   // (-O3: CodeGenOptLevel::Aggressive; a SIMT kernel's PTX differs at Default).
