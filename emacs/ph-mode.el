@@ -50,7 +50,7 @@
     ("\\_<\\(let\\|var\\)\\_>\\s-+\\([A-Za-z_][A-Za-z0-9_]*\\)"
      (1 font-lock-keyword-face) (2 font-lock-variable-name-face))
     (,(regexp-opt '("kernel" "fn" "let" "var" "for" "in" "if" "else") 'symbols) . font-lock-keyword-face)
-    (,(regexp-opt '("tensor" "tile" "f16" "bf16" "f32" "i32") 'symbols) . font-lock-type-face)
+    (,(regexp-opt '("tensor" "tile" "f16" "bf16" "f32" "i32" "f8e4m3" "f8e5m2") 'symbols) . font-lock-type-face)
     ("\\_<ctx\\(?:\\.block\\(?:\\.[xyz]\\)?\\)?\\_>" . font-lock-constant-face)
     (,(concat (regexp-opt (append ph--builtins ph--std-functions) 'symbols) "\\s-*(")
      1 font-lock-builtin-face)

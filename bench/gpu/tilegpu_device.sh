@@ -36,6 +36,11 @@
 #                                         (MMA_ATTN_MORE="mma_noatuse legacy": those too)
 #   tilegpu_device.sh build-shortptr PH OUT  32-bit shared pointers (PH_NVPTX_SHORT_PTR=1) against 64-bit:
 #   tilegpu_device.sh run-shortptr OUT [LOGS] GEMM and mha bench, checks, examples, sanitizers, SASS
+#   tilegpu_device.sh build-addr PH OUT    shared-memory addressing by rows (cp.async chunks a step
+#   tilegpu_device.sh run-addr OUT [LOGS]  apart, ldmatrix offsets as immediates) against the compiler
+#                                         before it (PH_BEFORE=path/to/old/ph): GEMM on mma.sync and
+#                                         wgmma, mha.ph on mma.sync (legacy too) and wgmma, checks,
+#                                         examples, kvcache, sanitizers, the 8-warp GEMM's SASS
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -525,6 +530,66 @@ run-shortptr)
   done
   # SASS of the 8-warp GEMM's K loop, both pointer widths: the instruction mix ptxas made.
   for v in gemm gemm_sp; do
+    cuobjdump -sass "$T/$v/gemm_relu_f16_w8/gemm_relu_f16_w8.BM128_BN256_BK64.cubin" > "$logs/$v-w8.sass" 2>&1
+    echo "$v w8 SASS: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$logs/$v-w8.sass") instructions; $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+' "$logs/$v-w8.sass" | awk '{split($2,a,"."); print a[1]}' | sort | uniq -c | sort -rn | head -12 | awk '{printf "%s %s, ", $2, $1}')"
+  done
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-addr)
+  ph=$1 out=$2 before=${PH_BEFORE:?set PH_BEFORE to the compiler to compare against}
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  build_gemm "$before" "$root" "$out" gemm_b sm_90
+  build_gemm "$ph" "$root" "$out" gemm sm_90
+  build_gemm "$before" "$root" "$out" gemm90a_b sm_90a
+  build_gemm "$ph" "$root" "$out" gemm90a sm_90a
+  PH_GPU_LOWERING=legacy build_attn "$ph" "$root" "$out" legacy sm_90
+  PH_GPU_LOWERING=tilegpu build_attn "$before" "$root" "$out" mma_b sm_90
+  PH_GPU_LOWERING=tilegpu build_attn "$ph" "$root" "$out" mma sm_90
+  build_attn "$before" "$root" "$out" wg_b sm_90a
+  build_attn "$ph" "$root" "$out" wg sm_90a
+  mkdir -p "$out/ex" "$out/kv" "$out/vs"
+  sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex" > "$out/ex.build.log" 2>&1 || { tail -20 "$out/ex.build.log"; exit 1; }
+  sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv" > "$out/kv.build.log" 2>&1 || { tail -20 "$out/kv.build.log"; exit 1; }
+  cp -r "$out/gemm/gemm_relu" "$out/vs/gemm_relu"
+  [ -f "$root/../shared/tools/ph_vs_torch.py" ] && cp "$root/../shared/tools/ph_vs_torch.py" "$out/"
+  for v in gemm_b gemm; do
+    echo "$v w8: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$out"/$v/gemm_relu_f16_w8/manifest.json | tr -d ' ' | tr '\n' ' ')"
+  done
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-addr)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm_b" "$T/gemm" "$T/gemm90a_b" "$T/gemm90a" --kernels gemm_relu_f16,gemm_relu_f16_w8,gemm_relu --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
+  tail -30 "$logs/gemm-bench.log"
+  for v in legacy mma_b mma wg_b wg; do
+    (cd "$T" && timeout 200 python3 bench_prefill.py "$R" "$T/$v/prefill" --out "$logs/prefill-$v.jsonl") > "$logs/prefill-$v.log" 2>&1 || fails=$((fails+1))
+    echo "prefill ($v):"; tail -5 "$logs/prefill-$v.log"
+  done
+  vs_torch gemm 120
+  check_gemm "$R" "$T" "$logs"
+  check_attn mma
+  for k in mha_f16 mha_causal_f16 mha_bf16; do
+    for d in 64 128; do for br in 64 128; do
+      check_one "wg $k D=$d BR=$br" "$T/wg/prefill/$k" --kernel $k --config D=$d,BR=$br,BC=32 --size B=1 --size H=3 --size N=256 --seed 5
+    done; done
+  done
+  sh "$T/check_examples.sh" run "$R" "$T/ex" > "$logs/examples.log" 2>&1 || fails=$((fails+1))
+  echo "examples: $(grep -c '^ok' "$logs/examples.log") ok, $(grep -c '^FAIL' "$logs/examples.log") failed"
+  grep FAIL -A6 "$logs/examples.log" | head -20
+  sh "$T/check_kvcache.sh" run "$R" "$T/kv" > "$logs/kv.log" 2>&1 || fails=$((fails+1))
+  echo "kvcache: $(grep -c 'vs interpreter: ok' "$logs/kv.log") ok; $(grep failures "$logs/kv.log")"
+  for tool in memcheck racecheck synccheck; do
+    for run in "$T/gemm/gemm_relu_f16_w8 --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=512 --size N=512 --size K=256" \
+               "$T/gemm/gemm_relu_f16 --kernel gemm_relu_f16 --config BM=128,BN=128,BK=32 --size M=256 --size N=256 --size K=256" \
+               "$T/mma/prefill/mha_f16 --kernel mha_f16 --config D=64,BR=64,BC=32 --size B=1 --size H=1 --size N=512"; do
+      # shellcheck disable=SC2086
+      compute-sanitizer --tool $tool --error-exitcode 3 "$R" $run --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+      echo "$tool $(echo $run | awk '{print $3 " " $5}'): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+    done
+  done
+  for v in gemm_b gemm; do
     cuobjdump -sass "$T/$v/gemm_relu_f16_w8/gemm_relu_f16_w8.BM128_BN256_BK64.cubin" > "$logs/$v-w8.sass" 2>&1
     echo "$v w8 SASS: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$logs/$v-w8.sass") instructions; $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+' "$logs/$v-w8.sass" | awk '{split($2,a,"."); print a[1]}' | sort | uniq -c | sort -rn | head -12 | awk '{printf "%s %s, ", $2, $1}')"
   done

@@ -1,6 +1,7 @@
 //===- Launch.cpp - Host tensors, 16-bit conversions, binding a launch ----===//
 #include "ph/Launch.h"
 
+#include "ph/Fp8.h"
 #include "ph/Limits.h"
 
 #include <cmath>
@@ -89,6 +90,9 @@ double ph::roundToElem(double v, Elem e) {
     return static_cast<double>(static_cast<float>(v));
   case Elem::I32:
     return toI32(v);
+  case Elem::F8E4M3:
+  case Elem::F8E5M2:
+    return fp8::round(v, e);
   default:
     return v;
   }
@@ -98,7 +102,7 @@ double ph::roundToElem(double v, Elem e) {
 // HostTensor
 //===----------------------------------------------------------------------===//
 
-static size_t storedBytes(Elem e) { return e == Elem::F16 || e == Elem::BF16 ? 2 : 4; }
+static size_t storedBytes(Elem e) { return elemBytes(e); }
 
 int64_t HostTensor::numElements() const {
   int64_t n = 1;
@@ -116,6 +120,9 @@ double HostTensor::get(int64_t i) const {
     std::memcpy(&h, p, 2);
     return elem == Elem::F16 ? decodeIeee(h, 5, 10) : decodeIeee(h, 8, 7);
   }
+  case Elem::F8E4M3:
+  case Elem::F8E5M2:
+    return fp8::toFloat(*p, elem);
   case Elem::I32: {
     int32_t v;
     std::memcpy(&v, p, 4);
@@ -138,6 +145,10 @@ void HostTensor::set(int64_t i, double v) {
     std::memcpy(p, &h, 2);
     return;
   }
+  case Elem::F8E4M3:
+  case Elem::F8E5M2:
+    *p = fp8::fromFloat(static_cast<float>(v), elem);
+    return;
   case Elem::I32: {
     int32_t x = toI32(v);
     std::memcpy(p, &x, 4);
@@ -355,7 +366,7 @@ std::string ph::bindLaunch(const kir::Kernel &k, const LaunchRequest &req,
         dims.push_back(static_cast<size_t>(e));
         shape += (shape.empty() ? "" : ", ") + (d.value >= 0 ? std::to_string(e) : d.sym + " = " + std::to_string(e));
       }
-      dims.push_back(p.elem == Elem::F16 || p.elem == Elem::BF16 ? 2 : 4);
+      dims.push_back(elemBytes(p.elem));
       uint64_t bytes = limits::configCount(dims); // a saturating product
       total = total > UINT64_MAX - bytes ? UINT64_MAX : total + bytes;
       if (bytes >= largest) {
@@ -428,6 +439,11 @@ double ph::checkTolerance(Elem e) {
   case Elem::F32: return 1e-4;
   case Elem::I32: return 0;
   case Elem::BF16: return 1e-2;
+  // One unit in the last place is 1/8 (e4m3) or 1/4 (e5m2) of a value: the targets round
+  // the same f32 the same way, so only an f32 a reduction order moved across a rounding
+  // boundary differs, by one unit, in an element here and there.
+  case Elem::F8E4M3: return 3e-2;
+  case Elem::F8E5M2: return 6e-2;
   default: return 3e-3; // f16
   }
 }

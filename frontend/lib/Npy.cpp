@@ -17,6 +17,8 @@ const char *npy::dtypeName(Elem e) {
   case Elem::F16: return "float16";
   case Elem::BF16: return "bfloat16";
   case Elem::I32: return "int32";
+  case Elem::F8E4M3:
+  case Elem::F8E5M2: return "uint8";
   default: return "float32";
   }
 }
@@ -161,10 +163,12 @@ std::string npy::parse(std::string_view bytes, HostTensor &out) {
     elem = Elem::F32;
   else if (kind == "i4")
     elem = Elem::I32;
+  else if (kind == "u1")
+    elem = Elem::F8E4M3; // raw fp8 bits: fitToParam takes them as the parameter's fp8 type
   else
     return "unsupported dtype `" + descr +
-           "`: ph reads float16 (`<f2`), float32 (`<f4`) and int32 (`<i4`); convert with "
-           "`a.astype(np.float32)`";
+           "`: ph reads float16 (`<f2`), float32 (`<f4`), int32 (`<i4`) and, for fp8 tensors, "
+           "uint8 (`|u1`, the raw bits); convert with `a.astype(np.float32)`";
   if (order != '<' && order != '|' && order != '=')
     return "unsupported dtype `" + descr + "`";
 
@@ -219,7 +223,10 @@ std::string npy::serialize(const HostTensor &t) {
       widened.set(i, t.get(i));
     src = &widened;
   }
-  const char *descr = src->elem == Elem::F16 ? "<f2" : src->elem == Elem::I32 ? "<i4" : "<f4";
+  const char *descr = src->elem == Elem::F16   ? "<f2"
+                      : src->elem == Elem::I32 ? "<i4"
+                      : isFp8(src->elem)       ? "|u1" // the raw bits (docs/running.md, "fp8")
+                                               : "<f4";
   std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " +
                      shapeStr(src->shape) + ", }";
   // Pad with spaces so that the data starts on a 64-byte boundary, ending in '\n'.
@@ -270,9 +277,19 @@ std::string npy::fitToParam(HostTensor &t, const kir::Kernel &k, const kir::Tens
       b.set(i, t.get(i));
     t = std::move(b);
   }
+  if (isFp8(p.elem) && isFp8(t.elem)) {
+    t.elem = p.elem; // uint8: the bits, as they are
+  } else if (isFp8(p.elem) && (t.elem == Elem::F32 || t.elem == Elem::F16)) {
+    HostTensor b = HostTensor::zeros(p.elem, t.shape); // rounded to nearest even, saturating
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      b.set(i, t.get(i));
+    t = std::move(b);
+  }
   if (t.elem != p.elem)
-    return who + " has dtype " + dtypeName(t.elem) + ", but `" + p.name + "` is declared `" + decl +
-           "`" + (p.elem == Elem::BF16 ? " (give bf16 tensors as float32 arrays)" : "");
+    return who + " has dtype " + dtypeName(t.elem) + ", but `" + p.name + "` is declared `" + decl + "`" +
+           (p.elem == Elem::BF16 ? " (give bf16 tensors as float32 arrays)"
+            : isFp8(p.elem)      ? " (give fp8 tensors as uint8 arrays of their bits, or as float32 arrays)"
+                                 : "");
   if (t.shape.size() != p.dims.size())
     return who + " has shape " + shapeStr(t.shape) + ", but `" + p.name + "` is declared `" + decl +
            "` (rank " + std::to_string(p.dims.size()) + ")";

@@ -413,7 +413,7 @@ TypeExpr Parser::parseType() {
     advance();
     if (at(Tok::LAngle)) {
       const Token &open = advance();
-      ty.elem = parseIdent("an element type (`f16`, `bf16`, `f32`, `i32`)");
+      ty.elem = parseIdent("an element type (`f16`, `bf16`, `f32`, `i32`, `f8e4m3`, `f8e5m2`)");
       if (!accept(Tok::RAngle)) unclosed(open, Tok::RAngle);
     } else {
       expected("`<`");

@@ -308,7 +308,7 @@ void Resolver::resolveType(const TypeExpr &t, bool inKernelParams) {
   Elem e;
   if (t.elem.valid() && !parseElem(t.elem.name, e)) {
     auto &d = st_.diags.report(DiagKind::UnknownType, t.elem.range, {t.elem.name});
-    std::string fix = closestName(t.elem.name, {"f16", "bf16", "f32", "i32"});
+    std::string fix = closestName(t.elem.name, {"f16", "bf16", "f32", "i32", "f8e4m3", "f8e5m2"});
     if (!fix.empty()) d.fixes.push_back({"use `" + fix + "`", {{t.elem.range, fix}}});
   }
   for (auto &dim : t.dims) {

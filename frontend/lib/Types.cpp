@@ -14,6 +14,8 @@ const char *elemName(Elem e) {
   case Elem::IntLit: return "i32";
   case Elem::FloatLit: return "f32";
   case Elem::Bool: return "bool";
+  case Elem::F8E4M3: return "f8e4m3";
+  case Elem::F8E5M2: return "f8e5m2";
   }
   return "?";
 }
@@ -23,13 +25,43 @@ bool parseElem(std::string_view name, Elem &out) {
   else if (name == "bf16") out = Elem::BF16;
   else if (name == "f32") out = Elem::F32;
   else if (name == "i32") out = Elem::I32;
+  else if (name == "f8e4m3") out = Elem::F8E4M3;
+  else if (name == "f8e5m2") out = Elem::F8E5M2;
   else return false;
   return true;
 }
 
-bool isFloat(Elem e) { return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32 || e == Elem::FloatLit; }
+bool isFloat(Elem e) {
+  return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32 || e == Elem::FloatLit || isFp8(e);
+}
 
-unsigned elemBytes(Elem e) { return e == Elem::Bool ? 1 : (e == Elem::F16 || e == Elem::BF16) ? 2 : 4; }
+bool isFp8(Elem e) { return e == Elem::F8E4M3 || e == Elem::F8E5M2; }
+
+const std::vector<Elem> &namedElems() {
+  static const std::vector<Elem> all = {Elem::F16, Elem::BF16, Elem::F32, Elem::I32, Elem::F8E4M3, Elem::F8E5M2};
+  return all;
+}
+
+const char *elemDoc(Elem e) {
+  switch (e) {
+  case Elem::F16: return "IEEE half precision (16 bits: 5 exponent, 10 fraction).";
+  case Elem::BF16: return "bfloat16 (16 bits: f32's 8 exponent bits, 7 fraction bits).";
+  case Elem::F32: return "IEEE single precision (32 bits).";
+  case Elem::I32: return "32-bit signed integer (indices, sizes and loop counters).";
+  case Elem::F8E4M3:
+    return "8-bit float E4M3 (OCP FP8, no infinity; largest finite 448). A **storage type of tensors** only: a "
+           "load widens it exactly to `f32`, a store rounds to nearest even and saturates to ±448 (NaN stays NaN).";
+  case Elem::F8E5M2:
+    return "8-bit float E5M2 (OCP FP8, with ±inf; largest finite 57344). A **storage type of tensors** only: a "
+           "load widens it exactly to `f32`, a store rounds to nearest even and saturates to ±57344 (±inf "
+           "included; NaN stays NaN).";
+  default: return "";
+  }
+}
+
+unsigned elemBytes(Elem e) {
+  return e == Elem::Bool || isFp8(e) ? 1 : (e == Elem::F16 || e == Elem::BF16) ? 2 : 4;
+}
 
 Elem promote(Elem a, Elem b) {
   if (a == b) return a == Elem::IntLit ? Elem::I32 : a == Elem::FloatLit ? Elem::F32 : a;

@@ -150,7 +150,9 @@ json completion(const Snapshot &s, const json &params, const FeatureOptions &o) 
   c.add("ctx", KModule, "the launch context: `ctx.block.x`, `.y`, `.z`", "4");
   for (const char *kw : {"let", "var", "for", "in", "if", "else", "kernel", "fn", "tile", "tensor", "range"})
     c.add(kw, KKeyword, "", "5");
-  for (const char *t : {"f16", "bf16", "f32", "i32"}) c.add(t, KStruct, "element type", "5");
+  for (Elem e : namedElems())
+    if (json *item = c.add(elemName(e), KStruct, isFp8(e) ? "element type (tensors only)" : "element type", "5"))
+      (*item)["documentation"] = {{"kind", "markdown"}, {"value", elemDoc(e)}};
   return result();
 }
 

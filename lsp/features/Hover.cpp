@@ -150,6 +150,9 @@ json hover(const Snapshot &whole, const json &params, const FeatureOptions &o) {
       } else if (const BuiltinDoc *bd = findBuiltinDoc(t.text)) {
         value = codeBlock(bd->signature) + "\n" + bd->doc + "\n";
         range = t.range;
+      } else if (Elem el; parseElem(t.text, el) && text(i - 1) != ".") {
+        value = codeBlock(std::string(t.text)) + "\n" + elemDoc(el) + "\n";
+        range = t.range;
       }
       break;
     }

@@ -25,9 +25,10 @@ const Occurrence *symbolAt(const Snapshot &s, const json &params) {
 bool hasDefinition(const Symbol &sym) { return sym.def.end > sym.def.begin; }
 
 bool isKeyword(std::string_view n) {
-  for (const char *k : {"kernel", "fn", "let", "var", "for", "in", "if", "else", "tensor", "tile", "f16", "bf16", "f32", "i32", "ctx"})
+  for (const char *k : {"kernel", "fn", "let", "var", "for", "in", "if", "else", "tensor", "tile", "ctx"})
     if (n == k) return true;
-  return false;
+  Elem e;
+  return parseElem(n, e);
 }
 
 bool isIdentifier(std::string_view n) {

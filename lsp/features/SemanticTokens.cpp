@@ -64,7 +64,7 @@ void classify(const Snapshot &s, const EmitToken &emit) {
     case Tok::At: type = TDecorator; break;
     case Tok::Ident: {
       if (afterAt) { type = TDecorator; break; }
-      if (t.text == "f16" || t.text == "bf16" || t.text == "f32" || t.text == "i32") { type = TType; break; }
+      if (Elem el; parseElem(t.text, el)) { type = TType; break; }
       if (afterDot) { type = TProperty; break; }
       if (t.text == "ctx") { type = TVariable; mods = MDefaultLibrary | MReadonly; break; }
       const Occurrence *occ = occurrenceAt(t.range.begin);

@@ -8,7 +8,7 @@ syn keyword phRepeat      for
 syn keyword phConditional if else
 syn keyword phIn          in
 syn keyword phType        tensor tile
-syn keyword phScalarType  f16 bf16 f32 i32
+syn keyword phScalarType  f16 bf16 f32 i32 f8e4m3 f8e5m2
 syn match   phShape       /\(>\s*\)\@<=\[[^\]]*\]/ contains=phNumber,phFloat,phSizeName,phOperator
 syn match   phSizeName    /\h\w*/ contained
 syn match   phBuiltin     /\<\(dot_t\|dot\|rowmax\|rowsum\|tmax\|tmin\|exp2\|exp\|log\|sqrt\|rsqrt\|abs\|mask_cols\|causal_mask\|extent\|range\)\ze\s*(/

@@ -174,15 +174,22 @@ void armRunTimeout(double seconds) {
 }
 
 /// bf16 inputs arrive as float32 arrays (NumPy has no bfloat16, docs/running.md), as
-/// `ph run` takes them: rounded to bf16 for the parameters declared bf16.
+/// `ph run` takes them: rounded to bf16 for the parameters declared bf16. fp8 inputs
+/// arrive as uint8 arrays of their bits (read as f8e4m3: taken as the parameter's
+/// type) or as float32 or float16 arrays (rounded, saturating: ph/Fp8.h).
 static LaunchRequest bf16FromF32(const kir::Kernel &sig, LaunchRequest req) {
   for (auto &[name, t] : req.inputs)
-    for (const kir::TensorParam &p : sig.tensors)
-      if (p.name == name && p.elem == Elem::BF16 && t.elem == Elem::F32) {
-        HostTensor b = HostTensor::zeros(Elem::BF16, t.shape);
+    for (const kir::TensorParam &p : sig.tensors) {
+      if (p.name != name) continue;
+      if (isFp8(p.elem) && isFp8(t.elem)) {
+        t.elem = p.elem;
+      } else if ((p.elem == Elem::BF16 && t.elem == Elem::F32) ||
+                 (isFp8(p.elem) && (t.elem == Elem::F32 || t.elem == Elem::F16))) {
+        HostTensor b = HostTensor::zeros(p.elem, t.shape);
         for (int64_t i = 0; i < t.numElements(); ++i) b.set(i, t.get(i));
         t = std::move(b);
       }
+    }
   return req;
 }
 
@@ -213,7 +220,7 @@ void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std
     t.elem = p.elem;
     t.shape = shape;
     int64_t n = t.numElements();
-    int64_t bytes = n * (p.elem == Elem::F16 || p.elem == Elem::BF16 ? 2 : 4);
+    int64_t bytes = n * int64_t(elemBytes(p.elem));
     if (bytes < minBytes) continue;
     t.bytes.resize(size_t(bytes));
     uint64_t seed = req.seed * 0x2545F4914F6CDD1Dull + (ti + 1) * kStep;

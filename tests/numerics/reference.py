@@ -24,8 +24,56 @@ import tempfile
 
 import numpy as np
 
-TOLERANCE = {np.float32: 1e-5, np.float16: 3e-3, np.int32: 0.0}  # i32 outputs: exact
+# fp8 tensors travel as uint8 arrays of their codes (docs/running.md, "fp8"); E4M3 names them
+# in a case, and the comparisons decode them. e4m3's tolerance is `ph run --check`'s.
+E4M3 = "f8e4m3"
+TOLERANCE = {np.float32: 1e-5, np.float16: 3e-3, np.int32: 0.0, E4M3: 0.03}  # i32 outputs: exact
 SKIP = 77
+
+
+# ----------------------------------------------------------------------------
+# fp8 e4m3 (OCP "FN": bias 7, 3 fraction bits, no infinity, S.1111.111 NaN), from its
+# definition, sharing nothing with ph's implementation.
+# ----------------------------------------------------------------------------
+
+def _e4m3_table():
+    t = np.empty(256)
+    for b in range(256):
+        e, m = (b >> 3) & 15, b & 7
+        v = m / 8 * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7)
+        t[b] = np.nan if b & 127 == 127 else (-v if b & 128 else v)
+    return t
+
+
+E4M3_VALUES = _e4m3_table()
+
+
+def e4m3_decode(codes):
+    return E4M3_VALUES[np.asarray(codes, dtype=np.uint8)]
+
+
+def e4m3_encode(x):
+    """float64 -> e4m3 codes: nearest, ties to the even code, saturating at 448, NaN -> 0x7F."""
+    x = np.asarray(x, dtype=np.float64)
+    pos = E4M3_VALUES[:127]  # codes 0..126, increasing
+    mag = np.where(np.isnan(x), 0.0, np.abs(x))
+    hi = np.clip(np.searchsorted(pos, mag, side="left"), 1, 126)
+    lo = hi - 1
+    d_lo, d_hi = mag - pos[lo], pos[hi] - mag
+    code = np.where(d_lo < d_hi, lo, np.where(d_hi < d_lo, hi, np.where(lo % 2 == 0, lo, hi)))
+    code = np.where(mag >= pos[126], 126, code)
+    code = code | np.where(np.signbit(x), 128, 0)
+    return np.where(np.isnan(x), 127, code).astype(np.uint8)
+
+
+def storage(dtype):
+    """The numpy dtype of a case's tensor type (fp8: the codes)."""
+    return np.uint8 if dtype == E4M3 else dtype
+
+
+def values(a, dtype):
+    """A tensor's values in float64 (fp8: its codes decoded)."""
+    return e4m3_decode(a) if dtype == E4M3 else a.astype(np.float64)
 
 
 # ----------------------------------------------------------------------------
@@ -134,6 +182,12 @@ def cross_entropy(x, labels):
     m = x.max(axis=1, keepdims=True)
     lse = m + np.log(np.exp(x - m).sum(axis=1, keepdims=True))
     return lse - np.take_along_axis(x, labels.astype(np.int64), axis=1)
+
+
+def fp8_quantize_ref(i):
+    x = i["X"]
+    s = np.maximum(np.abs(x).max(axis=1, keepdims=True), 1e-30) / 448.0
+    return {"Q": e4m3_decode(e4m3_encode(x / s)), "S": s}
 
 
 def row_case(file, kernel, n, c, extra_in=None, args=None, ref=None, out="Y"):
@@ -339,6 +393,16 @@ CASES = {
                    outputs={"Out": np.int32}, ref=lambda i: {"Out": np.argmax(i["X"], axis=1)[:, None]}),
     "causal_diagonal": attn_case("examples/causal_diagonal.ph", "causal_diagonal", 150, 150, 64, F16,
                                  causal=True),
+    # fp8 (docs/language.md, "fp8"): per-row quantization to e4m3 and back, ragged rows and
+    # columns; outputs compared as the codes' values.
+    "fp8_quantize": dict(file="examples/fp8_quantize.ph", kernel="fp8_quantize",
+                         inputs={"X": (F16, (13, 300))}, args={}, outputs={"Q": E4M3, "S": F32},
+                         ref=fp8_quantize_ref),
+    "fp8_dequantize": dict(file="examples/fp8_dequantize.ph", kernel="fp8_dequantize",
+                           inputs={"Q": (E4M3, (13, 300)),
+                                   "S": (F32, (13, 1), lambda rng, n: rng.uniform(0.25, 4.0, size=(n, 1)) / 448)},
+                           args={}, outputs={"Y": F16},
+                           ref=lambda i: {"Y": i["Q"] * i["S"]}),
     "branches": dict(file="tests/numerics/kernels/branches.ph", kernel="branches",
                      inputs={"X": (F32, (37, 32))}, args={"mode": 2}, outputs={"Y": F32},
                      ref=lambda i: {"Y": branches_ref(i["X"], 2)}),
@@ -383,11 +447,18 @@ def rel_err(out, ref):
 def run_case(name, case, args, rng, tmp):
     inputs = {}
     for tname, (dtype, shape, *gen) in case["inputs"].items():
-        # Integer inputs (labels, sequence starts) come from their case's generator.
-        a = (gen[0](rng, shape[0]) if gen else rng.uniform(-1.0, 1.0, size=shape)).astype(dtype)
+        # Integer inputs (labels, sequence starts) come from their case's generator; fp8
+        # inputs are codes of values drawn across the format's range.
+        if gen:
+            a = gen[0](rng, shape[0])
+        elif dtype == E4M3:
+            a = e4m3_encode(rng.uniform(-448.0, 448.0, size=shape))
+        else:
+            a = rng.uniform(-1.0, 1.0, size=shape)
+        a = a.astype(storage(dtype))
         inputs[tname] = a
         np.save(os.path.join(tmp, f"in_{tname}.npy"), a)
-    ref = case["ref"]({k: v.astype(np.float64) for k, v in inputs.items()})
+    ref = case["ref"]({k: values(v, case["inputs"][k][0]) for k, v in inputs.items()})
 
     ok = True
     results = {}
@@ -416,10 +487,11 @@ def run_case(name, case, args, rng, tmp):
         outs = {}
         for oname, dtype in case["outputs"].items():
             o = np.load(os.path.join(tmp, f"{target}_{oname}.npy"))
-            if o.dtype != dtype or o.shape != ref[oname].shape:
+            if o.dtype != storage(dtype) or o.shape != ref[oname].shape:
                 print(f"FAIL {name} on {target}: {oname} is {o.dtype}{o.shape}, "
-                      f"expected {np.dtype(dtype)}{ref[oname].shape}")
+                      f"expected {np.dtype(storage(dtype))}{ref[oname].shape}")
                 return 1
+            o = values(o, dtype) if dtype == E4M3 else o
             outs[oname] = o
             err = rel_err(o, ref[oname])
             tol = TOLERANCE[dtype]

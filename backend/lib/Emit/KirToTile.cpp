@@ -128,6 +128,8 @@ Type Emitter::elemType(Elem e) {
   case Elem::I32:
   case Elem::IntLit: return b.getI32Type();
   case Elem::Bool: return b.getI1Type();
+  case Elem::F8E4M3: return b.getType<Float8E4M3FNType>();
+  case Elem::F8E5M2: return b.getType<Float8E5M2Type>();
   }
   return b.getF32Type();
 }

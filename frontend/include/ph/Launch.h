@@ -20,7 +20,8 @@
 
 namespace ph {
 
-/// A dense, row-major host array of f16/bf16 (stored as raw 16-bit), f32 or i32.
+/// A dense, row-major host array of f16/bf16 (stored as raw 16-bit), f8e4m3/f8e5m2
+/// (raw 8-bit, ph/Fp8.h), f32 or i32.
 struct HostTensor {
   Elem elem = Elem::F32;
   std::vector<int64_t> shape;
@@ -28,7 +29,7 @@ struct HostTensor {
 
   int64_t numElements() const;
   double get(int64_t i) const;          // element i converted to double
-  void set(int64_t i, double v);        // rounds to nearest even for 16-bit types
+  void set(int64_t i, double v);        // rounds to nearest even for 16- and 8-bit types
   static HostTensor zeros(Elem e, std::vector<int64_t> shape);
 };
 
@@ -80,7 +81,8 @@ double defaultScalar(const kir::Kernel &k, const std::string &name,
 /// must be to the reference, as a relative error ||out - ref||_2 / ||ref||_2:
 /// 1e-4 for f32 (a GPU's reduction order: 8.9e-6 measured on decode_split), 3e-3
 /// for f16 (about 6 units in the last place), 1e-2 for bf16 (8 significant bits:
-/// one unit in the last place is 3.9e-3), exact (0) for i32.
+/// one unit in the last place is 3.9e-3), 3e-2 for f8e4m3 and 6e-2 for f8e5m2 (a
+/// quarter of a unit in the last place), exact (0) for i32.
 double checkTolerance(Elem e);
 
 /// How one element pair compares when either is not finite (docs/running.md, `--check`):

@@ -9,12 +9,21 @@ namespace ph {
 
 /// Element types. IntLit/FloatLit are the types of literals before they meet
 /// another operand, whose type they take. Bool is what comparisons give (a
-/// mask for `where`); it is not a storage type.
-enum class Elem : uint8_t { F16, BF16, F32, I32, IntLit, FloatLit, Bool };
+/// mask for `where`); it is not a storage type. F8E4M3 and F8E5M2 are only
+/// storage types: a tensor may hold them, a load widens them to f32 and a
+/// store rounds to them (docs/language.md, "fp8").
+enum class Elem : uint8_t { F16, BF16, F32, I32, IntLit, FloatLit, Bool, F8E4M3, F8E5M2 };
 
 const char *elemName(Elem e);
 bool parseElem(std::string_view name, Elem &out);
 bool isFloat(Elem e);
+/// f8e4m3 or f8e5m2: tensors only (ph/Fp8.h has their conversions).
+bool isFp8(Elem e);
+/// The element types a program may name (`f16` ... `f8e5m2`), in the order the
+/// docs list them: hover, completion and semantic tokens read this list.
+const std::vector<Elem> &namedElems();
+/// One-line Markdown documentation of a named element type (hover, completion).
+const char *elemDoc(Elem e);
 /// Bytes of one element as stored (literals count as their default types).
 unsigned elemBytes(Elem e);
 /// The type both operands of arithmetic are converted to (ARCHITECTURE.md

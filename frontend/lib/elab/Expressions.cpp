@@ -14,7 +14,11 @@ Val Elaborator::convert(Val v, Elem to, SourceRange loc) {
   if (v.isError() || !v.expr) return v;
   Elem from = v.type.elem;
   if (from == to) return v;
-  if (v.expr->kind == kir::ExprKind::FloatConst || v.expr->kind == kir::ExprKind::IntConst) {
+  // A literal stored into an fp8 tensor is an f32 constant, converted by the fp8 rule
+  // (no target has fp8 constants; docs/language.md, "fp8").
+  if (isFp8(to) && (v.expr->kind == kir::ExprKind::FloatConst || v.expr->kind == kir::ExprKind::IntConst))
+    v = convert(v, Elem::F32, loc);
+  else if (v.expr->kind == kir::ExprKind::FloatConst || v.expr->kind == kir::ExprKind::IntConst) {
     if (v.type.isScalar()) {
       auto e = std::make_shared<KExpr>(*v.expr);
       if (isFloat(to)) {
@@ -129,6 +133,8 @@ Val Elaborator::readBinding(const Binding &b, SourceRange loc) {
     if (b.kind == Binding::Kind::TensorSlice) k_->tensors[b.tensor].read = true;
     else v.fromDot = varFromDot_[b.var];
     if (v.type.isScalar()) v.ints.axis = -2;
+    // fp8 is a storage type: what a load gives is widened (exactly) to f32.
+    if (isFp8(v.type.elem)) v = convert(v, Elem::F32, loc);
     return v;
   }
   }

@@ -50,6 +50,11 @@ bool Elaborator::setupParams() {
     Elem elem = Elem::F32;
     bool elemOk = p.type->elem.valid() && parseElem(p.type->elem.name, elem);
     if (!elemOk) return false;
+    if (isFp8(elem) && p.type->kind == TypeExpr::Kind::Scalar) {
+      Diagnostic &d = report(DiagKind::Fp8StorageOnly, p.type->elem.range, {p.type->elem.name, "scalars"});
+      d.fixes.push_back({"use `f32`", {{p.type->elem.range, "f32"}}});
+      return false;
+    }
     if (p.type->kind == TypeExpr::Kind::Scalar) {
       if (elem == Elem::F16 || elem == Elem::BF16) elem = Elem::F32; // passed as f32
       kir::ScalarParam sp{p.name.name, elem};

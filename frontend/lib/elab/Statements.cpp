@@ -56,6 +56,12 @@ uint32_t Elaborator::newVar(const std::string &name, const Type &t, bool isLet, 
 Type Elaborator::declaredType(const TypeExpr &t) {
   Elem elem;
   if (!t.elem.valid() || !parseElem(t.elem.name, elem)) return Type::error();
+  if (isFp8(elem) && t.kind != TypeExpr::Kind::Tensor) {
+    Diagnostic &d = report(DiagKind::Fp8StorageOnly, t.elem.range,
+                           {t.elem.name, t.kind == TypeExpr::Kind::Tile ? "tiles" : "scalars"});
+    d.fixes.push_back({"use `f32`", {{t.elem.range, "f32"}}});
+    return Type::error();
+  }
   if (t.kind == TypeExpr::Kind::Scalar) return Type::scalar(elem);
   if (t.kind == TypeExpr::Kind::Tensor) {
     report(DiagKind::TypeMismatch, t.range, {"a `tile<T>[...]` or scalar type for a local", text(t.range)});

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""exact.py REF.npy GOT.npy [LABEL]: are two .npy files (f32, f16 or i32; bf16 travels as f32)
+"""exact.py REF.npy GOT.npy [LABEL]: are two .npy files (f32, f16, i32 or uint8, the bits of fp8;
+bf16 travels as f32)
 equal element by element, bit for bit, any NaN equal to any NaN (a NaN's payload and sign
 differ between targets and mean nothing)? Prints one line (and the first differing elements);
 exit 0 equal, 1 not, 2 unreadable. A conversion has one right answer (docs/language.md,
@@ -18,8 +19,8 @@ def load(path):
         raise ValueError("%s: not a .npy file" % path)
     hlen = struct.unpack("<H", data[8:10])[0]
     header = ast.literal_eval(data[10:10 + hlen].decode())
-    code = {"<f4": "f", "<f2": "e", "<i4": "i"}[header["descr"]]
-    raw = {"f": "I", "e": "H", "i": "I"}[code]
+    code = {"<f4": "f", "<f2": "e", "<i4": "i", "|u1": "B"}[header["descr"]]
+    raw = {"f": "I", "e": "H", "i": "I", "B": "B"}[code]
     n = 1
     for d in header["shape"]:
         n *= d

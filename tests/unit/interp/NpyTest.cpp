@@ -82,8 +82,8 @@ TEST(Npy, ClearErrors) {
             "the array is in Fortran order; save a C-order array (`np.ascontiguousarray(a)`)");
   EXPECT_EQ(npy::parse(header("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }") + std::string(8, '\0'),
                        t),
-            "unsupported dtype `<f8`: ph reads float16 (`<f2`), float32 (`<f4`) and int32 (`<i4`); "
-            "convert with `a.astype(np.float32)`");
+            "unsupported dtype `<f8`: ph reads float16 (`<f2`), float32 (`<f4`), int32 (`<i4`) and, for fp8 "
+            "tensors, uint8 (`|u1`, the raw bits); convert with `a.astype(np.float32)`");
   EXPECT_EQ(npy::parse(header("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }") + std::string(4, '\0'),
                        t),
             "big-endian dtype `>f4` is not supported; save with `a.astype('<f4')`");

@@ -15,6 +15,12 @@
 //     roundings to nearest, through f32, are wrong when the first lands on a bf16
 //     tie: 2^24 + 2^16 + 1 gave 2^24, not 2^24 + 2^17); f32's 24 bits are more than
 //     bf16's 8 + 2, so rounding to odd and then to nearest is one rounding.
+//   - f8E4M3FN and f8E5M2 (Ph's f8e4m3, f8e5m2: tensors only) go through f32, in
+//     integer arithmetic on the bits (no target has to know fp8, the CPU and sm_80
+//     have no instructions for it, and one rule cannot differ between targets):
+//     widening is exact; narrowing rounds to nearest even and saturates to the
+//     largest finite value (±inf too); NaN gives 0x7F. ph/Fp8.h is the reference
+//     the interpreter uses, docs/language.md "fp8" the rule.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -26,6 +32,7 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
+#include <optional>
 
 namespace ph::conv {
 
@@ -68,11 +75,111 @@ inline mlir::Value intToF32RoundedToOdd(mlir::OpBuilder &b, mlir::Location loc, 
   return arith::BitcastOp::create(b, loc, f32T, arith::SelectOp::create(b, loc, inexact, odd, bits));
 }
 
+/// The fp8 formats' parameters (f8E4M3FN: bias 7, 3 fraction bits, no infinity;
+/// f8E5M2: bias 15, 2 fraction bits, IEEE-like).
+struct Fp8Format {
+  int bias, mant;
+  bool hasInf;
+  uint32_t maxCode;    // the largest finite value's bits, without the sign
+  uint32_t maxF32Bits; // the same value (448, 57344) as f32 bits
+};
+inline std::optional<Fp8Format> fp8Format(mlir::Type t) {
+  if (mlir::isa<mlir::Float8E4M3FNType>(t)) return Fp8Format{7, 3, false, 0x7E, 0x43E00000};
+  if (mlir::isa<mlir::Float8E5M2Type>(t)) return Fp8Format{15, 2, true, 0x7B, 0x47600000};
+  return std::nullopt;
+}
+
+/// An i32 constant of `v`'s shape.
+inline mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc, mlir::Type like, int64_t i) {
+  mlir::Type t = withElem(like, b.getI32Type());
+  return splatConstant(b, loc, t, b.getIntegerAttr(b.getI32Type(), i));
+}
+
+/// fp8 (scalar or tensor) -> f32, exactly: the bits rebiased, a subnormal through an
+/// exact multiplication, e5m2's all-ones exponent as ±inf or NaN, e4m3's S.1111.111 NaN.
+inline mlir::Value fp8ToF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, const Fp8Format &f) {
+  using namespace mlir;
+  Type like = v.getType(), i8T = withElem(like, b.getI8Type()), i32T = withElem(like, b.getI32Type()),
+       f32T = withElem(like, b.getF32Type());
+  auto c = [&](int64_t i) { return i32Const(b, loc, like, i); };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) { return arith::CmpIOp::create(b, loc, p, x, y); };
+  // `v` is fp8, or already its bits as i8 (tile-fp8-to-bits, for the GPU lowerings).
+  Value bits8 = getElementTypeOrSelf(v.getType()).isInteger(8) ? v : arith::BitcastOp::create(b, loc, i8T, v).getResult();
+  Value u = arith::ExtUIOp::create(b, loc, i32T, bits8);
+  Value sign = arith::ShLIOp::create(b, loc, arith::AndIOp::create(b, loc, u, c(0x80)), c(24));
+  int expMask = f.hasInf ? 0x1F : 0xF, mantMask = (1 << f.mant) - 1;
+  Value ex = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, u, c(f.mant)), c(expMask));
+  Value mant = arith::AndIOp::create(b, loc, u, c(mantMask));
+  Value normal = arith::OrIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, arith::AddIOp::create(b, loc, ex, c(127 - f.bias)), c(23)),
+      arith::ShLIOp::create(b, loc, mant, c(23 - f.mant)));
+  // A subnormal is mant * 2^(1 - bias - mant bits): exact in f32.
+  Value scale = splatConstant(b, loc, f32T, b.getF32FloatAttr(std::ldexp(1.0f, 1 - f.bias - f.mant)));
+  Value sub = arith::BitcastOp::create(
+      b, loc, i32T, arith::MulFOp::create(b, loc, arith::UIToFPOp::create(b, loc, f32T, mant), scale));
+  Value bits = arith::SelectOp::create(b, loc, cmp(arith::CmpIPredicate::eq, ex, c(0)), sub, normal);
+  Value special = f.hasInf ? cmp(arith::CmpIPredicate::eq, ex, c(expMask))
+                           : cmp(arith::CmpIPredicate::eq, arith::AndIOp::create(b, loc, u, c(0x7F)), c(0x7F));
+  Value inf = f.hasInf ? arith::SelectOp::create(b, loc, cmp(arith::CmpIPredicate::eq, mant, c(0)), c(0x7F800000),
+                                                 c(0x7FC00000))
+                             .getResult()
+                       : c(0x7FC00000);
+  bits = arith::SelectOp::create(b, loc, special, inf, bits);
+  return arith::BitcastOp::create(b, loc, f32T, arith::OrIOp::create(b, loc, bits, sign));
+}
+
+/// f32 (scalar or tensor) -> fp8 `to`: rounded to nearest, ties to even, on the bits;
+/// saturating (|x| >= the largest finite value, ±inf included, gives it); NaN gives 0x7F.
+/// `to` i8: the bits themselves (tile-fp8-to-bits).
+inline mlir::Value f32ToFp8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type to, const Fp8Format &f) {
+  using namespace mlir;
+  using P = arith::CmpIPredicate;
+  Type like = v.getType(), i32T = withElem(like, b.getI32Type()), i8T = withElem(like, b.getI8Type());
+  auto c = [&](int64_t i) { return i32Const(b, loc, like, i); };
+  auto cmp = [&](P p, Value x, Value y) { return arith::CmpIOp::create(b, loc, p, x, y); };
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); };
+  auto shr = [&](Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); };
+  auto band = [&](Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); };
+  Value u = arith::BitcastOp::create(b, loc, i32T, v);
+  Value a = band(u, c(0x7FFFFFFF));
+  Value sign8 = shr(band(u, c(static_cast<int64_t>(int32_t(0x80000000u)))), c(24));
+  // Normal results: round the f32 bits at fraction bit 23 - mant, then rebias.
+  int shift = 23 - f.mant;
+  Value odd = band(shr(a, c(shift)), c(1));
+  Value normal = arith::SubIOp::create(b, loc, shr(add(add(a, c((1 << (shift - 1)) - 1)), odd), c(shift)),
+                                       c(int64_t(127 - f.bias) << f.mant));
+  // Subnormal results (the f32 exponent E below the format's): the significand M
+  // shifted right by s = 151 - bias - mant - E, rounded to nearest even; a carry
+  // into the smallest normal gives its bits. s is at least 21; past 31 the result
+  // is 0 anyway (M < 2^24), so s is clamped there (a shift by 32 is poison).
+  Value e = shr(a, c(23));
+  Value m = arith::OrIOp::create(b, loc, band(a, c(0x7FFFFF)), c(0x800000));
+  Value s = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, c(151 - f.bias - f.mant), e), c(31));
+  Value one = c(1);
+  Value half = arith::SubIOp::create(b, loc, arith::ShLIOp::create(b, loc, one, arith::SubIOp::create(b, loc, s, one)), one);
+  Value sub = shr(add(add(m, half), band(shr(m, s), one)), s);
+  Value code = arith::SelectOp::create(b, loc, cmp(P::uge, a, c(int64_t(128 - f.bias) << 23)), normal, sub);
+  code = arith::SelectOp::create(b, loc, cmp(P::uge, a, c(f.maxF32Bits)), c(f.maxCode), code);
+  code = arith::OrIOp::create(b, loc, code, sign8);
+  code = arith::SelectOp::create(b, loc, cmp(P::ugt, a, c(0x7F800000)), c(0x7F), code);
+  Value bits = arith::TruncIOp::create(b, loc, i8T, code);
+  return to.isInteger(8) ? bits : arith::BitcastOp::create(b, loc, withElem(like, to), bits).getResult();
+}
+
 /// Converts `v` (a scalar or a tensor) to `resultType` (same shape), by the rules above.
 inline mlir::Value convertValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::Type resultType) {
   using namespace mlir;
   Type from = getElementTypeOrSelf(v.getType()), to = getElementTypeOrSelf(resultType);
   if (from == to) return v;
+  // fp8 on either side: through f32 (exact from and to f16/bf16 for fp8's values).
+  if (std::optional<Fp8Format> f = fp8Format(from)) {
+    Value wide = fp8ToF32(b, loc, v, *f);
+    return convertValue(b, loc, wide, resultType);
+  }
+  if (std::optional<Fp8Format> f = fp8Format(to)) {
+    Value wide = convertValue(b, loc, v, withElem(v.getType(), b.getF32Type()));
+    return f32ToFp8(b, loc, wide, to, *f);
+  }
   bool fromF = isa<FloatType>(from), toF = isa<FloatType>(to);
   if (fromF && toF) {
     unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();

@@ -34,4 +34,18 @@ def TileBufferize : Pass<"tile-bufferize", "::mlir::ModuleOp"> {
                            "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def TileFp8ToBits : Pass<"tile-fp8-to-bits", "::mlir::ModuleOp"> {
+  let summary = "fp8 tensors and tiles as their bits (i8), conversions as integer arithmetic";
+  let description = [{
+    For the GPU lowerings, which have no fp8 registers, vectors or shared
+    tiles: every `!tile.ptr<f8E4M3FN>` / `<f8E5M2>` argument becomes
+    `!tile.ptr<i8>`, every value of an fp8 type (loads, splats, broadcasts,
+    stores' operands) its i8 bits, and every `tile.convert` from or to fp8 the
+    integer arithmetic of ph/Conversion/ConvertRules.h on tiles (elementwise
+    arith ops each lowering already takes). The CPU target keeps fp8 types to
+    the end (its loads and stores move i8). docs/language.md, "fp8".
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // PH_CONVERSION_PASSES_TD

@@ -45,6 +45,44 @@ int64_t ctaThreads(Operation *op) {
   return 128;
 }
 
+/// An unmasked 2-D copy whose row of chunks divides the threads: each thread's chunks lie
+/// `threads / rowChunks` rows apart, at the same column. The first chunk's addresses are
+/// computed in full, every next one is the last plus a step (a loop-invariant number of
+/// global elements, a constant number of shared bytes), which keeps one pointer per
+/// operand live where per-chunk addressing kept one 64-bit base per chunk and a multiply
+/// by the row pitch (measured on gemm_relu_f16_w8's PTX: docs/tilegpu.md).
+LogicalResult copyByRows(AsyncCopyOp op, AsyncCopyOp::Adaptor a, ConversionPatternRewriter &rw,
+                         ArrayRef<int64_t> tile, const BufferShape &bs, int64_t vec, int64_t chunks, int64_t threads,
+                         Value tid, llvm::function_ref<Value(Value)> lookup, NVVM::LoadCacheModifierKindAttr mod) {
+  if (tile.size() != 2 || llvm::any_of(op.getMasked(), [](bool m) { return m; })) return failure();
+  int64_t rowChunks = tile[1] / vec;
+  if (threads % rowChunks || chunks % threads) return failure();
+  int64_t rows = threads / rowChunks;
+  if (bs.swizzled() && rows % (bs.perPhase * bs.maxPhase)) return failure();
+  Location loc = op.getLoc();
+  SmallVector<Value> idx = {arith::DivUIOp::create(rw, loc, tid, cIndex(rw, loc, rowChunks)),
+                            arith::MulIOp::create(rw, loc, arith::RemUIOp::create(rw, loc, tid, cIndex(rw, loc, rowChunks)),
+                                                  cIndex(rw, loc, vec))};
+  Value inBounds, src;
+  simt::emitGlobalAddress(rw, loc, op, idx, lookup, inBounds, src);
+  Value dst = gep(rw, loc, a.getBuffer(), byteOffset(rw, loc, bs, idx, a.getStage()));
+  // The tensor's elements between consecutive rows of the tile: the extents after its first kept dimension.
+  auto squeezed = op.getSqueezed();
+  size_t d0 = 0;
+  while (squeezed[d0]) ++d0;
+  Value pitch = cIndex(rw, loc, rows);
+  for (size_t e = d0 + 1; e < squeezed.size(); ++e) pitch = arith::MulIOp::create(rw, loc, pitch, lookup(op.getExtents()[e]));
+  Value step = arith::IndexCastOp::create(rw, loc, rw.getI64Type(), pitch);
+  Type elem = cast<tile::PtrType>(op.getPtr().getType()).getElementType();
+  int64_t dstStep = rows * (bs.swizzled() ? bs.rowBytes() : bs.pitch * bs.elem);
+  for (int64_t j = 0; j < chunks / threads; ++j) {
+    if (j) src = LLVM::GEPOp::create(rw, loc, src.getType(), elem, src, ValueRange{step});
+    Value d = j ? gep(rw, loc, dst, cIndex(rw, loc, j * dstStep)) : dst;
+    NVVM::CpAsyncOp::create(rw, loc, d, src, rw.getI32IntegerAttr(16), mod, Value());
+  }
+  return success();
+}
+
 struct AsyncCopyPattern : OpConversionPattern<AsyncCopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(AsyncCopyOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
@@ -72,6 +110,10 @@ struct AsyncCopyPattern : OpConversionPattern<AsyncCopyOp> {
     if (auto base = op->getAttrOfType<IntegerAttr>(kThreadBaseAttr))
       tid = arith::SubIOp::create(rw, loc, tid, cIndex(rw, loc, base.getInt()));
     auto mod = NVVM::LoadCacheModifierKindAttr::get(op.getContext(), NVVM::LoadCacheModifierKind::CG);
+    if (succeeded(copyByRows(op, a, rw, tile, bs, vec, chunks, threads, tid, lookup, mod))) {
+      rw.eraseOp(op);
+      return success();
+    }
     for (int64_t c0 = 0; c0 < chunks; c0 += threads) {
       Value c = arith::AddIOp::create(rw, loc, tid, cIndex(rw, loc, c0));
       // Chunk c: row-major over the tile with the last dimension in vectors.
@@ -176,13 +218,22 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
   // Four 8x8 matrices per ldmatrix.x4; `place(m, k)` stores matrix m's two elements at register slots.
   // A window (one K step of a stage: tilegpu-prefetch-fragments) shifts every address.
   auto window = op->getAttrOfType<DenseI64ArrayAttr>(kWindowAttr);
-  auto ldsm = [&](Value row, Value col, bool trans, ArrayRef<std::pair<int64_t, int64_t>> slots) {
-    if (window) {
-      if (window[0]) row = arith::AddIOp::create(rw, loc, row, cIndex(rw, loc, window[0]));
-      if (window[1]) col = arith::AddIOp::create(rw, loc, col, cIndex(rw, loc, window[1]));
+  // A padded layout is linear: the thread's part of the address is computed once per
+  // (row, col) base and each matrix's constant offset stays a trailing constant GEP, so
+  // that LLVM folds it into ldmatrix's immediate instead of keeping a 64-bit base
+  // register per matrix (`or disjoint` of the constants blocks that folding otherwise).
+  auto ldsm = [&](Value row, int64_t dRow, Value col, int64_t dCol, bool trans,
+                  ArrayRef<std::pair<int64_t, int64_t>> slots) {
+    if (window) dRow += window[0], dCol += window[1];
+    Value ptr;
+    if (!bs.swizzled()) {
+      ptr = gep(rw, loc, gep(rw, loc, buf, byteOffset(rw, loc, bs, {row, col}, stage)),
+                cIndex(rw, loc, (dRow * bs.pitch + dCol) * bs.elem));
+    } else {
+      if (dRow) row = arith::AddIOp::create(rw, loc, row, cIndex(rw, loc, dRow));
+      if (dCol) col = arith::AddIOp::create(rw, loc, col, cIndex(rw, loc, dCol));
+      ptr = gep(rw, loc, buf, byteOffset(rw, loc, bs, {row, col}, stage));
     }
-    Value off = byteOffset(rw, loc, bs, {row, col}, stage);
-    Value ptr = gep(rw, loc, buf, off);
     auto st = LLVM::LLVMStructType::getLiteral(op.getContext(), SmallVector<Type>(4, i32));
     Value res = NVVM::LdMatrixOp::create(rw, loc, st, ptr, 4, trans ? layoutCol : layoutRow, shape,
                                          NVVM::LdStMatrixEltType::B16);
@@ -194,7 +245,6 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
             LLVM::ExtractElementOp::create(rw, loc, v, arith::ConstantIntOp::create(rw, loc, h, 32));
     }
   };
-  auto idx = [&](Value base, int64_t c) { return arith::AddIOp::create(rw, loc, base, cIndex(rw, loc, c)).getResult(); };
   SmallVector<int64_t> rep(2), e(2);
   if (enc.getOpIdx() == 0) {
     // A [M, K]: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15) = a0a1, a2a3, a4a5, a6a7.
@@ -206,7 +256,7 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
         rep = {rm, rk};
         // Register slots (e0 row half, e1 in {0,1,8,9}) = e0 * 4 + e1.
         int64_t b0 = rl.compose(rep, {0, 0});
-        ldsm(idx(warpRow0, rm * 16 * wm), idx(colInBlock, rk * 16), false,
+        ldsm(warpRow0, rm * 16 * wm, colInBlock, rk * 16, false,
              {{b0 + 0, 1}, {b0 + 4, 1}, {b0 + 2, 1}, {b0 + 6, 1}});
       }
   } else if (!enc.getTrans()) {
@@ -219,7 +269,7 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
     for (int64_t rk = 0; rk < rl.reps[0]; ++rk)
       for (int64_t rn = 0; rn < rl.reps[1]; rn += 2) {
         int64_t s0 = rl.compose({rk, rn}, {0, 0}), s1 = rl.compose({rk, rn + 1}, {0, 0});
-        ldsm(idx(kRow, rk * 16), idx(nCol, rn * 8 * wn), true, {{s0 + 0, 1}, {s0 + 2, 1}, {s1 + 0, 1}, {s1 + 2, 1}});
+        ldsm(kRow, rk * 16, nCol, rn * 8 * wn, true, {{s0 + 0, 1}, {s0 + 2, 1}, {s1 + 0, 1}, {s1 + 2, 1}});
       }
   } else {
     // B^T [N, K] row-major: matrices (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15 = block j+1, k 0-7), (j+1, k 8-15).
@@ -231,7 +281,7 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
     for (int64_t rn = 0; rn < rl.reps[0]; rn += 2)
       for (int64_t rk = 0; rk < rl.reps[1]; ++rk) {
         int64_t s0 = rl.compose({rn, rk}, {0, 0}), s1 = rl.compose({rn + 1, rk}, {0, 0});
-        ldsm(idx(nRow, rn * 8 * wn), idx(kHalf, rk * 16), false, {{s0 + 0, 1}, {s0 + 2, 1}, {s1 + 0, 1}, {s1 + 2, 1}});
+        ldsm(nRow, rn * 8 * wn, kHalf, rk * 16, false, {{s0 + 0, 1}, {s0 + 2, 1}, {s1 + 0, 1}, {s1 + 2, 1}});
       }
   }
   (void)wm;

@@ -140,6 +140,12 @@ Value elementPtr(OpBuilder &b, Location loc, Value base, Type elem, Value linear
                              ValueRange{i64});
 }
 
+/// The type an element has in memory for the LLVM dialect's loads and stores: fp8
+/// (no LLVM type) as its bits, i8; the value itself stays fp8 through arith.bitcast.
+Type memoryElem(OpBuilder &b, Type elem) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(elem) ? b.getI8Type() : elem;
+}
+
 Value lowerLoad(OpBuilder &b, LoadOp op, Value base) {
   Location loc = op.getLoc();
   RankedTensorType type = op.getType();
@@ -148,7 +154,9 @@ Value lowerLoad(OpBuilder &b, LoadOp op, Value base) {
       b, loc, type, ValueRange{}, [&](OpBuilder &bb, Location l, ValueRange ivs) {
         ElementAddress a = addressOf(bb, l, op, ivs);
         auto load = [&](OpBuilder &lb, Location ll) -> Value {
-          return LLVM::LoadOp::create(lb, ll, elem, elementPtr(lb, ll, base, elem, a.linear));
+          Type mem = memoryElem(lb, elem);
+          Value v = LLVM::LoadOp::create(lb, ll, mem, elementPtr(lb, ll, base, mem, a.linear));
+          return mem == elem ? v : arith::BitcastOp::create(lb, ll, elem, v).getResult();
         };
         Value v;
         if (!a.inBounds) {
@@ -181,7 +189,9 @@ void lowerStore(OpBuilder &b, StoreOp op, Value base) {
     Value v = tensor::ExtractOp::create(bb, l, op.getValue(), ivs);
     ElementAddress a = addressOf(bb, l, op, ivs);
     auto store = [&](OpBuilder &sb, Location sl) {
-      LLVM::StoreOp::create(sb, sl, v, elementPtr(sb, sl, base, elem, a.linear));
+      Type mem = memoryElem(sb, elem);
+      Value bits = mem == elem ? v : arith::BitcastOp::create(sb, sl, mem, v).getResult();
+      LLVM::StoreOp::create(sb, sl, bits, elementPtr(sb, sl, base, mem, a.linear));
     };
     if (!a.inBounds) {
       store(bb, l);

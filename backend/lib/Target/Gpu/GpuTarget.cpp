@@ -18,6 +18,7 @@
 #include "Conversion/TileToGPU/MmaCodegen.h"
 #include "Conversion/TileToGPU/TileToGPU.h"
 #include "TileGpuPipeline.h"
+#include "ph/Conversion/Passes.h"
 #include "ph/Dialect/Tile/TileDialect.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
 #include "Emit/Stages.h"
@@ -32,6 +33,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -141,6 +143,24 @@ void takeLowered(ModuleOp m, ModuleOp lowered) {
   m.getBody()->clear();
   m.getBody()->getOperations().splice(m.getBody()->end(), lowered.getBody()->getOperations());
   for (NamedAttribute a : lowered->getAttrs()) m->setAttr(a.getName(), a.getValue());
+}
+
+/// fp8 tensors as their bits, fp8 conversions as integer arithmetic (tile-fp8-to-bits): no GPU
+/// lowering has fp8 registers. A module without fp8 is left as it is.
+bool fp8ToBits(ModuleOp m, std::string &err) {
+  bool any = false;
+  m.walk([&](func::FuncOp f) {
+    for (mlir::Type t : f.getArgumentTypes())
+      if (auto p = dyn_cast<tile::PtrType>(t); p && isa<Float8E4M3FNType, Float8E5M2Type>(p.getElementType())) any = true;
+  });
+  if (!any) return true;
+  PassManager pm(m.getContext());
+  pm.addPass(tile::createTileFp8ToBits());
+  if (failed(pm.run(m))) {
+    err = "tile-fp8-to-bits failed";
+    return false;
+  }
+  return true;
 }
 
 /// The TileGPU path for a @tensorcore kernel, in place: `used` when it took the
@@ -555,7 +575,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   clock.mark("context");
   OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, opts.sources, err);
   clock.mark("kir-to-tile");
-  if (!m) return false;
+  if (!m || !fp8ToBits(*m, err)) return false;
   simt::SimtResult res;
   simt::MmaReport tc;
   bool usedTc = false;
@@ -757,6 +777,7 @@ void registerGpuStages(StageRegistry &r) {
       return false;
     }
     std::string notTaken;
+    if (!fp8ToBits(m, err)) return false;
     if (!tryTileGpu(m, k, arch, tg, usedTileGpu, notTaken, err)) {
       why = {tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the legacy emitters may not take it instead"};
       return false;

@@ -1,6 +1,6 @@
 # npyvals.py write OUT f32 ROWS,COLS V1,V2,...: a little-endian f32 .npy of that shape whose
 #   elements cycle through the values; npyvals.py print FILE N: its first N values (i32 or
-#   f32 files) on one line. Standard library only.
+#   f32 files; uint8 for fp8 codes) on one line. Standard library only.
 import ast, struct, sys
 
 if sys.argv[1] == "write":
@@ -18,6 +18,7 @@ else:
     data = open(sys.argv[2], "rb").read()
     hlen = struct.unpack("<H", data[8:10])[0]
     header = ast.literal_eval(data[10:10 + hlen].decode())
-    code = {"<i4": "i", "<f4": "f"}[header["descr"]]
+    code = {"<i4": "i", "<f4": "f", "|u1": "B"}[header["descr"]]
     k = int(sys.argv[3])
-    print(" ".join(str(v) for v in struct.unpack("<%d%s" % (k, code), data[10 + hlen:10 + hlen + 4 * k])))
+    size = struct.calcsize(code)
+    print(" ".join(str(v) for v in struct.unpack("<%d%s" % (k, code), data[10 + hlen:10 + hlen + size * k])))
