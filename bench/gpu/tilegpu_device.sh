@@ -41,6 +41,9 @@
 #                                         before it (PH_BEFORE=path/to/old/ph): GEMM on mma.sync and
 #                                         wgmma, mha.ph on mma.sync (legacy too) and wgmma, checks,
 #                                         examples, kvcache, sanitizers, the 8-warp GEMM's SASS
+#   tilegpu_device.sh build-raster PH OUT  the GEMM's rasterization group (PH_TILEGPU_RASTER_GROUP
+#   tilegpu_device.sh run-raster OUT [LOGS] 8 / 12 / 16) and ring depth (PH_TILEGPU_STAGES 3 / 4) on
+#                                         mma.sync, group 8 / 16 on wgmma: bench_gemm.py, checks
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -592,6 +595,31 @@ run-addr)
   for v in gemm_b gemm; do
     cuobjdump -sass "$T/$v/gemm_relu_f16_w8/gemm_relu_f16_w8.BM128_BN256_BK64.cubin" > "$logs/$v-w8.sass" 2>&1
     echo "$v w8 SASS: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$logs/$v-w8.sass") instructions; $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+' "$logs/$v-w8.sass" | awk '{split($2,a,"."); print a[1]}' | sort | uniq -c | sort -rn | head -12 | awk '{printf "%s %s, ", $2, $1}')"
+  done
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-raster)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  build_gemm "$ph" "$root" "$out" gemm sm_90
+  PH_TILEGPU_RASTER_GROUP=12 build_gemm "$ph" "$root" "$out" g12 sm_90
+  PH_TILEGPU_RASTER_GROUP=16 build_gemm "$ph" "$root" "$out" g16 sm_90
+  PH_TILEGPU_STAGES=4 build_gemm "$ph" "$root" "$out" s4 sm_90
+  PH_TILEGPU_STAGES=4 PH_TILEGPU_RASTER_GROUP=16 build_gemm "$ph" "$root" "$out" g16s4 sm_90
+  build_gemm "$ph" "$root" "$out" gemm90a sm_90a
+  PH_TILEGPU_RASTER_GROUP=16 build_gemm "$ph" "$root" "$out" g16_90a sm_90a
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-raster)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/g12" "$T/g16" "$T/s4" "$T/g16s4" "$T/gemm90a" "$T/g16_90a" --kernels gemm_relu_f16_w8,gemm_relu --out "$logs/gemm-raster.jsonl") > "$logs/gemm-raster.log" 2>&1 || fails=$((fails+1))
+  grep -A40 '^kernel ' "$logs/gemm-raster.log"
+  for d in g12 g16 s4 g16s4 g16_90a; do
+    check_one "$d gemm_relu_f16_w8 BM=128,BN=256,BK=64" "$T/$d/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=640 --size N=768 --size K=320 --seed 7
+    check_one "$d gemm_relu_f16 13x3 CTAs" "$T/$d/gemm_relu_f16" --kernel gemm_relu_f16 --config BM=64,BN=64,BK=32 --size M=832 --size N=192 --size K=96 --seed 8
+    check_one "$d gemm_relu BM=128,BN=128,BK=64" "$T/$d/gemm_relu" --kernel gemm_relu --config BM=128,BN=128,BK=64 --size M=1152 --size N=384 --size K=256 --seed 9
   done
   echo "failures: $fails"
   [ $fails -eq 0 ]

@@ -54,6 +54,8 @@ causal_diagonal|--size N=128
 gemm_relu_f16|--size M=256 --size N=384 --size K=192
 gemm_gelu_bf16|--size M=128 --size N=256 --size K=128
 gemm_relu_f16_ragged|--size M=200 --size N=136 --size K=72
+fp8_quantize|--size N=13 --size C=300
+fp8_dequantize|--size N=13 --size C=300
 "
 # Issue 16's kernels with index tiles and conditions: the legacy SIMT emitter refuses them
 # and they take the TileGPU SIMT policy (FMA dots, conversions through shared memory).
@@ -84,7 +86,7 @@ build() {
   done
   # Issue 16's examples (examples/*.ph, one kernel each, named as the file).
   for k in softmax layer_norm rms_norm swiglu cross_entropy sliding_window_attention alibi_attention \
-           softcap_attention gqa_prefill argmax causal_diagonal; do
+           softcap_attention gqa_prefill argmax causal_diagonal fp8_quantize fp8_dequantize; do
     "$ph" build "$examples/$k.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
@@ -97,7 +99,7 @@ build() {
     "$ph" build "$examples/gemm.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
-  echo "built 31 kernels into $out"
+  echo "built 33 kernels into $out"
 }
 run() {
   phrun=$1 out=$2

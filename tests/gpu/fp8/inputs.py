@@ -1,13 +1,18 @@
 #!/usr/bin/python3
-"""inputs.py OUT: inputs for the fp8 kernels of tests/lit/run/Inputs/fp8.ph.
+"""inputs.py OUT [SEED]: inputs for the fp8 kernels of tests/lit/run/Inputs/fp8.ph and the fp8
+examples.
 
 Writes OUT/KERNEL.PARAM.npy and OUT/cases.txt (`KERNEL|N|INPUT=FILE ...|OUTPUT ...`, one line a
 kernel). fp8 arrays are uint8 arrays of the codes (docs/running.md, "fp8"). widen, between and
 arith get all 256 codes (4 rows of 64); narrow gets f32 values: every finite value of both
 formats, the midpoints of neighbours (ties) and one f32 step either side of them, values past
 the largest finite one, +-inf, NaN, +-0, f32 subnormals and random bit patterns (N = 64);
-narrow16 the same as f16 where exact, and random f16 codes. Standard library only: it runs on
-the GPU machine too. Used by tests/lit/run/fp8.test and tests/gpu/fp8_device.sh.
+narrow16 the same as f16 where exact, and random f16 codes. With SEED, also OUT/examples.txt
+(`TAG|FILE|KERNEL|SIZES|INPUT=FILE ...|OUTPUT ...`) and its inputs, drawn from SEED:
+examples/fp8_quantize.ph on random f16 rows (ragged 13 x 300 and whole 64 x 128 tiles, no zero
+row) and examples/fp8_dequantize.ph on random codes (no NaN code) and positive scales.
+Standard library only: it runs on the GPU machine too. Used by tests/lit/run/fp8.test and
+tests/gpu/fp8_device.sh.
 """
 import math
 import os
@@ -64,9 +69,9 @@ def narrow_values(rng, n):
     return vals[: n * 64]
 
 
-def write(path, descr, vals, rows):
+def write(path, descr, vals, rows, cols=64):
     code = {"<f4": "f", "<f2": "e", "|u1": "B"}[descr]
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, 64), }" % (descr, rows)
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d, %d), }" % (descr, rows, cols)
     header += " " * (63 - (10 + len(header)) % 64) + "\n"
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
@@ -102,6 +107,34 @@ def main():
     cases.append("narrow16|%d|H=narrow16.H.npy|A B" % n)
     with open(os.path.join(out, "cases.txt"), "w") as f:
         f.write("\n".join(cases) + "\n")
+    if len(sys.argv) > 2:
+        examples(out, random.Random(int(sys.argv[2])))
+
+
+def examples(out, rng):
+    """The fp8 examples' cases: quantize f16 rows, dequantize codes with a scale per row."""
+    lines = []
+    for n, c in ((13, 300), (64, 128)):
+        # Rows of different magnitudes (the scale is per row), one with an outlier.
+        x = []
+        for r in range(n):
+            mag = 2.0 ** rng.randrange(-8, 9)
+            row = [struct.unpack("<e", struct.pack("<e", rng.uniform(-mag, mag)))[0] for _ in range(c)]
+            if r % 5 == 0:
+                row[rng.randrange(c)] = 60000.0 if r % 2 else -60000.0
+            x += row
+        tag = "quantize_%dx%d" % (n, c)
+        write(os.path.join(out, tag + ".X.npy"), "<f2", x, n, c)
+        lines.append("%s|examples/fp8_quantize.ph|fp8_quantize|--size N=%d --size C=%d|X=%s.X.npy|Q S" % (tag, n, c, tag))
+        q = [b for b in (rng.getrandbits(8) for _ in range(4 * n * c)) if b & 127 != 127][: n * c]
+        sc = [rng.uniform(0.25, 4.0) / 448.0 for _ in range(n)]
+        tag = "dequantize_%dx%d" % (n, c)
+        write(os.path.join(out, tag + ".Q.npy"), "|u1", q, n, c)
+        write(os.path.join(out, tag + ".S.npy"), "<f4", sc, n, 1)
+        lines.append("%s|examples/fp8_dequantize.ph|fp8_dequantize|--size N=%d --size C=%d|Q=%s.Q.npy S=%s.S.npy|Y"
+                     % (tag, n, c, tag, tag))
+    with open(os.path.join(out, "examples.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -164,7 +164,12 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   lowerPm.enableVerifier(verifyEachPass());
   // L2 reuse across the CTAs of a wave; PH_TILEGPU_RASTER=0 turns it off for A/B measurements.
   const char *raster = std::getenv("PH_TILEGPU_RASTER");
-  if (gemmShaped(m) && !(raster && std::string(raster) == "0")) lowerPm.addPass(tilegpu::createTileGPURasterize());
+  if (gemmShaped(m) && !(raster && std::string(raster) == "0")) {
+    tilegpu::TileGPURasterizeOptions ro;
+    // PH_TILEGPU_RASTER_GROUP: row blocks per group, for A/B measurements of the default.
+    if (const char *e = std::getenv("PH_TILEGPU_RASTER_GROUP")) ro.group = std::max(1, std::atoi(e));
+    lowerPm.addPass(tilegpu::createTileGPURasterize(ro));
+  }
   tilegpu::TileGPUPipelineOptions po;
   // Tuning knobs for measuring pipeline depth (default 3 stages, 4 for wgmma operands). The
   // SIMT policy's FMA dots read their rings in place: 2 stages (one block ahead) leave room for
