@@ -515,12 +515,10 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
   };
   out->deps.resize(self.deps.size());
   auto groupOf = [&](int g) -> FactGroup & { return g == 0 ? out->own : out->deps[g - 1]; };
-  for (size_t i = 0; i < A.symbols.size(); ++i) {
-    if (group[i] < 0) continue;
-    Symbol s = A.symbols[i];
-    s.container = ref(s.container, group[i]);
-    groupOf(group[i]).symbols.push_back(std::move(s));
-  }
+  // Every ref() (it reads the symbols' names) comes before the symbols move out.
+  std::vector<uint32_t> container(A.symbols.size(), UINT32_MAX);
+  for (size_t i = 0; i < A.symbols.size(); ++i)
+    if (group[i] >= 0) container[i] = ref(A.symbols[i].container, group[i]);
   for (const Occurrence &occ : A.occurrences)
     if (occ.range.file == P + 1) out->occurrences.push_back({occ.range, ref(occ.symbol, 0), occ.isDefinition, occ.isWrite});
   for (ExprFact &f : A.exprFacts)
@@ -531,6 +529,17 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
     if (!s.typeSymbolic.empty())
       groupOf(static_cast<int>(stmt->name.range.file - P - 1)).typeHints.push_back({stmt->name.range, ": " + s.typeSymbolic});
   }
+  for (KernelSummary &k : A.kernels) {
+    k.symbol = ref(k.symbol, 0);
+    variants += k.configs.size();
+    out->kernels.push_back(std::move(k));
+  }
+  for (size_t g = 0; g < nGroups; ++g) groupOf(static_cast<int>(g)).symbols.reserve(counts[g]);
+  for (size_t i = 0; i < A.symbols.size(); ++i) {
+    if (group[i] < 0) continue;
+    Symbol &s = groupOf(group[i]).symbols.emplace_back(std::move(A.symbols[i]));
+    s.container = container[i];
+  }
   // A dep's facts stand for that fn item in the document: in its own coordinates.
   auto own = [&](SourceRange &r) {
     if (r.file >= P + 2 && r.file != UINT32_MAX) r.file = P + 1;
@@ -539,11 +548,6 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
     for (Symbol &s : g.symbols) own(s.def), own(s.declRange), own(s.scope);
     for (ExprFact &f : g.exprFacts) own(f.range);
     for (TypeHint &h : g.typeHints) own(h.nameRange);
-  }
-  for (KernelSummary k : A.kernels) {
-    k.symbol = ref(k.symbol, 0);
-    variants += k.configs.size();
-    out->kernels.push_back(std::move(k));
   }
   for (const SourceRange &r : reads)
     if (r.file >= P + 2 && r.file != UINT32_MAX) out->depTextReads.push_back(r);

@@ -2,13 +2,15 @@
 #include "ph/Source.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ph {
 
 SourceFile::SourceFile(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {
   lineStarts_.push_back(0);
-  for (uint32_t i = 0; i < text_.size(); ++i)
-    if (text_[i] == '\n') lineStarts_.push_back(i + 1);
+  const char *b = text_.data(), *e = b + text_.size();
+  for (const char *p = b; (p = static_cast<const char *>(std::memchr(p, '\n', e - p))); ++p)
+    lineStarts_.push_back(static_cast<uint32_t>(p - b + 1));
 }
 
 LineCol SourceFile::lineCol(uint32_t offset) const {

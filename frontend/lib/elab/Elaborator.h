@@ -153,14 +153,18 @@ private:
                     s.name + ": " + s.typeSymbolic;
   }
   // --- KIR construction helpers -----------------------------------------------
-  static kir::KType ktype(const Type &t) {
+  /// The kir type of `t`. Without `specialise` (the editor, `ph check`) the kernel is
+  /// dropped once checked and nothing reads its shapes: they are left empty.
+  kir::KType ktype(const Type &t) const {
     kir::KType k;
     k.elem = t.elem == Elem::IntLit ? Elem::I32 : t.elem == Elem::FloatLit ? Elem::F32 : t.elem;
-    if (t.isTile())
+    if (t.isTile() && st_.options.specialise) {
+      k.shape.reserve(t.dims.size());
       for (auto &d : t.dims) k.shape.push_back(d.value);
+    }
     return k;
   }
-  static std::shared_ptr<KExpr> node(kir::ExprKind kind, const Type &t, SourceRange loc) {
+  std::shared_ptr<KExpr> node(kir::ExprKind kind, const Type &t, SourceRange loc) const {
     auto e = std::make_shared<KExpr>();
     e->kind = kind;
     e->type = ktype(t);
