@@ -45,7 +45,9 @@ local ok, err = pcall(function()
   vim.fn.mkdir(tmp, 'p')
   local src = tmp .. '/flash_attention.ph'
   vim.fn.writefile(vim.fn.readfile(file), src)
-  ph.setup({ cmd = { lsp_bin } })
+  -- PH_DRIVER: another driver (`ph-lsp --ph`; the rehearsal's stand-in), not a setting.
+  local driver = os.getenv('PH_DRIVER')
+  ph.setup({ cmd = driver and { lsp_bin, '--ph', driver } or { lsp_bin } })
   vim.cmd('edit ' .. vim.fn.fnameescape(src))
   local buf = vim.api.nvim_get_current_buf()
   check(vim.wait(20000, function() return ph.client(buf) ~= nil end, 20), 'ph-lsp attached')
