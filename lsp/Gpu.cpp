@@ -13,6 +13,15 @@ GpuInfo detectGpu() {
     info.reason = "disabled by PH_LSP_NO_GPU";
     return info;
   }
+  // PH_LSP_GPU="NAME,ARCH" pretends there is that GPU (tests of what the editors show on one).
+  if (const char *fake = std::getenv("PH_LSP_GPU"); fake && *fake) {
+    std::string f = fake;
+    size_t comma = f.find(',');
+    info.available = true;
+    info.name = f.substr(0, comma);
+    info.arch = comma == std::string::npos ? "sm_90" : f.substr(comma + 1);
+    return info;
+  }
   rt::DeviceProbe p = rt::probeDevice();
   if (!p.available) {
     // The runtime says "no GPU: why"; the server's messages say "no GPU" themselves.

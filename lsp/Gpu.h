@@ -14,7 +14,8 @@ struct GpuInfo {
 
 /// The runtime's probe (rt::probeDevice: the CUDA driver loaded with dlopen, no
 /// context created, so the server starts on machines without a driver), in the
-/// server's terms. PH_LSP_NO_GPU=1 pretends there is none.
+/// server's terms. PH_LSP_NO_GPU=1 pretends there is none; PH_LSP_GPU="NVIDIA H200,sm_90"
+/// that there is that one (tests).
 GpuInfo detectGpu();
 
 /// Where a run with `target` (auto|gpu|cpu|interp) executes, for the code lenses: "CPU",

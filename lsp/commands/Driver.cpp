@@ -88,7 +88,8 @@ std::string number(double v) {
 } // namespace
 
 std::string runSummary(const std::string &kernel, const std::string &target, const rt::report::Run &r) {
-  std::string s = kernel + " on " + target + ": " + (r.timeMs >= 0 ? number(r.timeMs) + " ms" : std::string("ran"));
+  std::string s = kernel + " on " + target + (r.device.empty() ? "" : " (" + r.device + ")") + ": " +
+                  (r.timeMs >= 0 ? number(r.timeMs) + " ms" : std::string("ran"));
   if (!r.config.empty()) s += ", " + r.config;
   if (r.check) s += std::string(", check ") + (r.check->passed ? "passed" : "FAILED");
   return s;

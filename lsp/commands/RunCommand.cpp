@@ -194,8 +194,20 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
   rt::report::Document doc;
   std::string why = driver::readDocument(r, bench ? "bench" : "run", doc);
   bool ok = why.empty() && r.exitCode == 0 && doc.ok;
-  json result = {{"ok", ok}, {"kernel", kernel}, {"target", target}, {"exitCode", r.exitCode},
+  // Where it ran: `auto` is what the driver resolved (`gpu`, `cpu`), named in `target` as after
+  // the no-GPU offer, with `requestedTarget` what was asked; `device` the GPU it ran on.
+  std::string ran = target, device;
+  if (why.empty() && !bench && doc.runResult) {
+    if (!doc.runResult->target.empty()) ran = doc.runResult->target;
+    device = doc.runResult->device;
+  } else if (why.empty() && bench && doc.benchResult && !doc.benchResult->device.name.empty()) {
+    ran = "gpu";
+    device = doc.benchResult->device.name;
+  }
+  json result = {{"ok", ok}, {"kernel", kernel}, {"target", ran}, {"exitCode", r.exitCode},
                  {"result", why.empty() ? json::parse((bench ? doc.bench : doc.run).dump()) : json(nullptr)}};
+  if (!device.empty()) result["device"] = device;
+  if (ran != target) result["requestedTarget"] = target;
   for (const char *k : {"defaultSizes", "note", "requestedTarget"})
     if (meta.contains(k)) result[k] = meta[k];
   if (!why.empty()) { // no document: what the driver printed, for people
@@ -211,8 +223,8 @@ void Server::launchDriver(const std::vector<std::string> &argv, const std::strin
   publishRunErrors(snap, diags);
   if (!r.err.empty()) result["stderr"] = r.err;
   std::string summary;
-  if (ok) summary = driver::runSummary(kernel, target, doc);
-  else if (why.empty() && (doc.runResult || doc.benchResult)) summary = driver::runSummary(kernel, target, doc); // the check failed
+  if (ok) summary = driver::runSummary(kernel, ran, doc);
+  else if (why.empty() && (doc.runResult || doc.benchResult)) summary = driver::runSummary(kernel, ran, doc); // the check failed
   else
     summary = command + " " + kernel + " failed: " +
               (why.empty() ? driver::firstError(doc, r) : why + (r.err.empty() ? "" : ": " + driver::firstLines(r.err, 3)));

@@ -419,6 +419,8 @@ int ph::driver::runCommand(const Args &args) {
     run.compileMs = result.compileMs;
     run.timeMs = result.runMs;
     run.outputs.assign(o.outPaths.begin(), o.outPaths.end());
+    // Where a GPU run ran: an editor's results name the device (docs/editors.md).
+    if (targetName == "gpu") run.device = rt::Cuda::get().device().name;
     if (o.check) {
       rt::report::Check ck{checkPassed, "interp", refMs, {}};
       for (const Comparison &cmp : comparisons) ck.outputs.push_back(rt::report::outputCheck(cmp.name, cmp.c, cmp.elem, "interp"));
@@ -438,6 +440,7 @@ int ph::driver::runCommand(const Args &args) {
       scalars += (i ? ", " : "") + k.scalars[i].name + "=" + fmt(launch.scalars[i], "%.6g");
     std::printf("kernel   %s%s\n", k.name.c_str(), config.empty() ? "" : (" [" + config + "]").c_str());
     std::printf("target   %s\n", targetName.c_str());
+    if (targetName == "gpu") std::printf("device   %s\n", rt::Cuda::get().device().name.c_str());
     std::printf("grid     %s x %d threads\n", gridText(launch.grid).c_str(), k.threads);
     if (!sizes.empty())
       std::printf("sizes    %s\n", sizes.c_str());

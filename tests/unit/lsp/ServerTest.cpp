@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
@@ -146,6 +147,31 @@ echo '{"format":"ph-output","version":1,"command":"run","ok":true,"diagnostics":
   EXPECT_NE(err.find("run /tmp/ph-lsp-"), std::string::npos) << err; // unsaved text: a copy
   EXPECT_NE(err.find("--kernel k --target cpu --check --json --size N=64"), std::string::npos) << err;
   EXPECT_EQ(r["result"]["summary"], "k on cpu: 1.5 ms, BR=64, check passed");
+}
+
+TEST(Server, RunOnTheGpuNamesTheTargetThatRanAndTheDevice) {
+  // Default settings (target auto) with a GPU: the lens names it, and the reply names where the
+  // driver ran (`gpu`, not the `auto` asked for) and the device, as the results header shows them.
+  setenv("PH_LSP_GPU", "NVIDIA H200,sm_90", 1);
+  std::string driver = fakeDriver("ph-run-gpu", R"(echo "args: $*" >&2
+echo '{"format":"ph-output","version":1,"command":"run","ok":true,"diagnostics":[],"kernel":"k","config":"BR=64","target":"gpu","device":"NVIDIA H200","grid":[1,1,1],"threads":128,"time_ms":1.5,"check":{"passed":true,"reference":"interp","outputs":[]}}')");
+  Client c;
+  c.initialize(json::object(), {{"ph", {{"path", driver}, {"sizes", {{"N", 64}}}}}});
+  open(c, kKernel);
+  json st = c.request("workspace/executeCommand", {{"command", "ph.gpuStatus"}, {"arguments", json::array()}});
+  json lenses = c.request("textDocument/codeLens", {{"textDocument", {{"uri", kFile}}}});
+  std::vector<std::string> titles;
+  for (const json &l : lenses["result"]) titles.push_back(l["command"]["title"]);
+  EXPECT_NE(std::find(titles.begin(), titles.end(), "▶ Run on H200"), titles.end()) << lenses;
+  json r = c.request("workspace/executeCommand", {{"command", "ph.run"}, {"arguments", {{{"uri", kFile}, {"kernel", "k"}}}}});
+  unsetenv("PH_LSP_GPU");
+  ASSERT_TRUE(r.contains("result")) << r;
+  EXPECT_EQ(r["result"]["ok"], true);
+  EXPECT_EQ(r["result"]["target"], "gpu");
+  EXPECT_EQ(r["result"]["requestedTarget"], "auto");
+  EXPECT_EQ(r["result"]["device"], "NVIDIA H200");
+  EXPECT_NE(r["result"]["stderr"].get<std::string>().find("--target auto --check --json"), std::string::npos) << r;
+  EXPECT_EQ(r["result"]["summary"], "k on gpu (NVIDIA H200): 1.5 ms, BR=64, check passed");
 }
 
 TEST(Server, RunRefusesOutputThatIsNoPhOutputDocument) {
