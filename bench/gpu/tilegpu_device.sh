@@ -117,6 +117,20 @@ check_one() { # LABEL DIR ARGS...: ph-run --check, one line of verdict
   else echo "FAIL $label"; tail -6 "$logs/one.log"; fails=$((fails+1)); fi
 }
 
+w8_registers() { # OUT VARIANT...: registers and spills of the 8-warp GEMM's variants as built
+  o=$1; shift
+  for v in "$@"; do
+    echo "$v w8: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$o"/$v/gemm_relu_f16_w8/manifest.json | tr -d ' ' | tr '\n' ' ')"
+  done
+}
+
+w8_sass() { # VARIANT...: the instruction mix ptxas made of the 8-warp 128x256x64 GEMM (needs $T, $logs)
+  for v in "$@"; do
+    cuobjdump -sass "$T/$v/gemm_relu_f16_w8/gemm_relu_f16_w8.BM128_BN256_BK64.cubin" > "$logs/$v-w8.sass" 2>&1
+    echo "$v w8 SASS: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$logs/$v-w8.sass") instructions; $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+' "$logs/$v-w8.sass" | awk '{split($2,a,"."); print a[1]}' | sort | uniq -c | sort -rn | head -12 | awk '{printf "%s %s, ", $2, $1}')"
+  done
+}
+
 build_attn() { # PH ROOT OUT LABEL [TARGET]: mha.ph and attention_tc.ph for TARGET (sm_90a) into OUT/LABEL
   mkdir -p "$3/$4/prefill"
   for k in mha_f16 mha_causal_f16 mha_bf16; do
@@ -495,9 +509,7 @@ build-shortptr)
   PH_NVPTX_SHORT_PTR=1 PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_sp" > "$out/ex_sp.build.log" 2>&1 || echo "examples with short pointers: some did not build (ex_sp.build.log)"
   cp -r "$out/gemm/gemm_relu" "$out/vs/gemm_relu"
   [ -f "$root/../shared/tools/ph_vs_torch.py" ] && cp "$root/../shared/tools/ph_vs_torch.py" "$out/"
-  for v in gemm gemm_sp; do
-    echo "$v w8: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$out"/$v/gemm_relu_f16_w8/manifest.json | tr -d ' ' | tr '\n' ' ')"
-  done
+  w8_registers "$out" gemm gemm_sp
   copy_tools "$ph" "$root" "$out"
   ;;
 run-shortptr)
@@ -532,10 +544,7 @@ run-shortptr)
     done
   done
   # SASS of the 8-warp GEMM's K loop, both pointer widths: the instruction mix ptxas made.
-  for v in gemm gemm_sp; do
-    cuobjdump -sass "$T/$v/gemm_relu_f16_w8/gemm_relu_f16_w8.BM128_BN256_BK64.cubin" > "$logs/$v-w8.sass" 2>&1
-    echo "$v w8 SASS: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$logs/$v-w8.sass") instructions; $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+' "$logs/$v-w8.sass" | awk '{split($2,a,"."); print a[1]}' | sort | uniq -c | sort -rn | head -12 | awk '{printf "%s %s, ", $2, $1}')"
-  done
+  w8_sass gemm gemm_sp
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;
@@ -556,9 +565,7 @@ build-addr)
   sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv" > "$out/kv.build.log" 2>&1 || { tail -20 "$out/kv.build.log"; exit 1; }
   cp -r "$out/gemm/gemm_relu" "$out/vs/gemm_relu"
   [ -f "$root/../shared/tools/ph_vs_torch.py" ] && cp "$root/../shared/tools/ph_vs_torch.py" "$out/"
-  for v in gemm_b gemm; do
-    echo "$v w8: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$out"/$v/gemm_relu_f16_w8/manifest.json | tr -d ' ' | tr '\n' ' ')"
-  done
+  w8_registers "$out" gemm_b gemm
   copy_tools "$ph" "$root" "$out"
   ;;
 run-addr)
@@ -592,10 +599,7 @@ run-addr)
       echo "$tool $(echo $run | awk '{print $3 " " $5}'): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
     done
   done
-  for v in gemm_b gemm; do
-    cuobjdump -sass "$T/$v/gemm_relu_f16_w8/gemm_relu_f16_w8.BM128_BN256_BK64.cubin" > "$logs/$v-w8.sass" 2>&1
-    echo "$v w8 SASS: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$logs/$v-w8.sass") instructions; $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+' "$logs/$v-w8.sass" | awk '{split($2,a,"."); print a[1]}' | sort | uniq -c | sort -rn | head -12 | awk '{printf "%s %s, ", $2, $1}')"
-  done
+  w8_sass gemm_b gemm
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;
