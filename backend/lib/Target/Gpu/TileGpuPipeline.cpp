@@ -134,6 +134,8 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   pm.enableVerifier(verifyEachPass());
   tilegpu::TileGPUAssignLayoutsOptions lo;
   lo.arch = arch;
+  // Measuring knob: one policy for every kernel (auto, simt, mma, wgmma).
+  if (const char *e = std::getenv("PH_TILEGPU_POLICY")) lo.policy = e;
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
   if (failed(pm.run(m))) return false;
   for (auto f : m.getOps<func::FuncOp>()) {
@@ -217,6 +219,11 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   collectPlacements(m, res);
   for (auto f : m.getOps<func::FuncOp>())
     if (auto s = f->getAttrOfType<IntegerAttr>(tilegpu::kSharedBytesAttr)) res.sharedBytes = s.getInt();
+  // Measuring knob: fit every kernel's registers to N CTAs per SM.
+  if (const char *e = std::getenv("PH_TILEGPU_MIN_CTAS"))
+    for (auto f : m.getOps<func::FuncOp>())
+      if (int n = std::atoi(e); n >= 1 && n <= 32)
+        f->setAttr(tilegpu::kMinCtasAttr, IntegerAttr::get(IntegerType::get(ctx, 32), n));
   if (!lower) return true;
   PassManager convertPm(ctx);
   convertPm.enableVerifier(verifyEachPass());
