@@ -50,6 +50,10 @@
 #                                         legacy emitter and wgmma for every D (wg, sm_90a); the
 #                                         8-warp GEMM as 256x128 (g256) and with 4 stages (s4):
 #                                         bench_prefill.py, bench_gemm.py, every configuration checked
+#   tilegpu_device.sh build-stages PH OUT  a GEMM K loop's fourth ring stage where it keeps the CTAs
+#   tilegpu_device.sh run-stages OUT [LOGS] per SM (the default) against 3 (PH_TILEGPU_CHAINED_STAGES=0):
+#                                         bench_gemm.py on every GEMM kernel, every configuration checked
+#                                         (sm_90, and sm_80 as PTX), sanitizers on the 8-warp kernel
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -676,6 +680,40 @@ run-occ)
   for tool in memcheck racecheck synccheck; do
     compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/mma_c3/prefill/mha_f16" --kernel mha_f16 --config D=64,BR=128,BC=32 --size B=1 --size H=1 --size N=512 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
     echo "$tool mma_c3 mha_f16 D=64 BR=128: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+  done
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-stages)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  build_gemm "$ph" "$root" "$out" gemm sm_90
+  PH_TILEGPU_CHAINED_STAGES=0 build_gemm "$ph" "$root" "$out" gemm_s3 sm_90
+  build_gemm "$ph" "$root" "$out" gemm80 sm_80
+  # sm_80 cubins do not load on an H200: their PTX goes in the cubin's place (see build-mma-attn).
+  for ptx in "$out"/gemm80/*/*.ptx; do { cat "$ptx"; printf '\000'; } > "${ptx%.ptx}.cubin"; done
+  for v in gemm gemm_s3; do
+    echo "$v: $(grep -h -o '"configName": *"[^"]*"\|"dynamicShared": *[0-9]*\|"registers": *[0-9]*' "$out"/$v/gemm_relu_f16_w8/manifest.json "$out"/$v/gemm_relu_f16/manifest.json | tr -d ' ' | tr '\n' ' ')"
+  done
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-stages)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/gemm_s3" --out "$logs/gemm-stages.jsonl") > "$logs/gemm-stages.log" 2>&1 || fails=$((fails+1))
+  grep -A40 '^kernel ' "$logs/gemm-stages.log"
+  for g in gemm gemm80; do
+    for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu gemm_relu_f16_w8 gemm_relu_f16_ragged; do
+      for cfg in $(grep -o '"configName": *"[^"]*"' "$T/$g/$k/manifest.json" | sed 's/.*: *"//; s/"//'); do
+        case $k in *ragged) sz="--size M=333 --size N=200 --size K=95" ;; *w8) sz="--size M=512 --size N=768 --size K=320" ;; *) sz="--size M=256 --size N=384 --size K=192" ;; esac
+        # shellcheck disable=SC2086
+        check_one "$g $k $cfg" "$T/$g/$k" --kernel $k --config $cfg $sz --seed 5
+      done
+    done
+  done | grep -v '^ok' ; echo "checked every configuration of every GEMM kernel (sm_90, sm_80 as PTX): failures so far: $fails"
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/gemm/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=256 --size N=512 --size K=512 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+    echo "$tool gemm_relu_f16_w8 BM=128,BN=256,BK=64 (4 stages): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
   done
   echo "failures: $fails"
   [ $fails -eq 0 ]

@@ -177,6 +177,14 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // SIMT policy's FMA dots read their rings in place: 2 stages (one block ahead) leave room for
   // a third CTA per SM, measured faster on the H200 (decode 3,842 vs 3,532 GB/s, docs/tilegpu.md).
   if (res.policy == "simt") po.stages = 2;
+  // A GEMM's K loop on mma.sync: a fourth stage where the CTA keeps the SM's shared memory to
+  // itself anyway (docs/tilegpu.md, "A fourth stage"); PH_TILEGPU_CHAINED_STAGES overrides.
+  if (const GpuArch *a = findGpuArch(arch)) {
+    po.chainedStages = 4;
+    po.sharedPerSM = a->sharedPerSM;
+    po.sharedPerBlock = a->sharedPerBlock;
+  }
+  if (const char *e = std::getenv("PH_TILEGPU_CHAINED_STAGES")) po.chainedStages = std::atoi(e);
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_STAGES")) po.wgmmaStages = std::max(2, std::atoi(e));
   // Rings on mbarriers: measured on the H200 (docs/tilegpu.md), +18 % for D = 128 attention on
