@@ -171,9 +171,11 @@ void readFromRing(Staged s, Value buf, Value stage) {
 class Pipeliner {
 public:
   Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
-            bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs)
+            bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs, int64_t chainedStages,
+            int64_t sharedPerSM, int64_t sharedPerBlock)
       : f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
-        warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs) {}
+        warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs),
+        chainedStages_(chainedStages), sharedPerSM_(sharedPerSM), sharedPerBlock_(sharedPerBlock) {}
   void run();
 
 private:
@@ -208,6 +210,7 @@ private:
   int64_t stages_, wgmmaStages_, ringBytes_;
   bool mbarriers_, warpSpecialize_;
   int64_t consumerRegs_, producerRegs_;
+  int64_t chainedStages_, sharedPerSM_, sharedPerBlock_;
   WarpSpecializeOp ws_;
   /// Loops whose copies run stages - 2 ahead: their wgmma dots wait for one group less.
   DenseSet<Operation *> asyncLoops_;
@@ -221,7 +224,16 @@ bool chainsAccumulator(scf::ForOp loop) { return bool(chainedAccumulatorDot(loop
 /// keeps the mma.sync depth: measured on the H200, a smaller ring that lets
 /// two CTAs share an SM beats a deeper one (docs/tilegpu.md).
 int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) const {
-  if (!llvm::any_of(loads, [](Staged &s) { return s.wgmma(); })) return stages_;
+  if (!llvm::any_of(loads, [](Staged &s) { return s.wgmma(); })) {
+    if (chainedStages_ <= stages_ || sharedPerSM_ <= 0 || stages_ < 2 || !chainsAccumulator(loop)) return stages_;
+    int64_t perStage = 0;
+    for (Staged &s : loads) perStage += bufferType(s.load, 1, false).getStageBytes(unsigned(s.load.getType().getRank()));
+    // The CTAs per SM the ring's shared memory allows (1 KiB of each CTA's shared memory is the system's).
+    auto ctas = [&](int64_t S) { return sharedPerSM_ / (S * perStage + 1024); };
+    int64_t S = stages_;
+    while (S < chainedStages_ && ctas(S + 1) == ctas(stages_) && (S + 1) * perStage + 8192 <= sharedPerBlock_) ++S;
+    return S;
+  }
   if (!chainsAccumulator(loop)) return std::max<int64_t>(stages_, 2);
   int64_t perStage = 0;
   for (Staged &s : loads) perStage += bufferType(s.load, 1, true).getStageBytes(unsigned(s.load.getType().getRank()));
@@ -594,7 +606,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
       getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock).run(); });
   }
 };
 
