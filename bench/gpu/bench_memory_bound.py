@@ -115,8 +115,8 @@ def ph_bench(ph, ph_run, tmp, name, inputs, args, ref, iters, prebuilt=None):
             return float("nan")
     rows.sort(key=lambda x: x["ms"])
     best = rows[0]
-    errs = [err_of(x) for x in rows]
-    err = float("nan") if any(math.isnan(e) for e in errs) else max(errs)
+    errs = [e for e in map(err_of, rows) if not math.isnan(e)]  # the rows ph-run checked
+    err = max(errs) if errs else float("nan")
     return dict(ms=best["ms"], config=best.get("config"), err=err,
                 ranked=[(x.get("config"), x["ms"]) for x in rows]), None
 

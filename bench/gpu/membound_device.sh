@@ -43,6 +43,7 @@ build)
   for v in ${MEMBOUND_VARIANTS:-base wide a8 abc}; do
     c=$ph; [ $v = base ] && c=$before
     for k in $kernels; do
+      mkdir -p "$out/$v"
       variant_source "$root/examples/$k.ph" $k $v > "$out/src/$v-$k.ph"
       "$c" build "$out/src/$v-$k.ph" --kernel $k --target sm_90 -j2 -o "$out/$v/$k" > "$out/$v/$k.log" 2>&1 ||
         { echo "FAIL build $v $k"; tail -20 "$out/$v/$k.log"; exit 1; }
@@ -62,7 +63,8 @@ build)
 run)
   T=$(cd "$1" && pwd) logs=${2:-$1/logs}
   R=$T/ph-run
-  mkdir -p "$logs"
+  scratch=$T/scratch  # per-check logs stay on the device; LOGS gets bench.log, membound.jsonl, checks.log
+  mkdir -p "$logs" "$scratch"
   "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
   fails=0
   pre=""
@@ -91,11 +93,12 @@ run)
       esac
       # One ph-run process for every configuration (--batch): one line each.
       grep -o '"configName": *"[^"]*"' "$T/$v/$k/manifest.json" | sed 's/.*: *"\(.*\)"/\1/' |
-        while read -r cfg; do echo "$T/$v/$k --kernel $k --config $cfg $sz --seed 4 --check"; done > "$logs/batch.txt"
-      "$R" --batch "$logs/batch.txt" > "$logs/check-$v-$k.log" 2>&1
-      n=$(($(grep -c "^@@ph-run-batch" "$logs/check-$v-$k.log") / 2)) bad=$(grep -c '^@@ph-run-batch [0-9]* [1-9]' "$logs/check-$v-$k.log")
+        while read -r cfg; do echo "$T/$v/$k --kernel $k --config $cfg $sz --seed 4 --check"; done > "$scratch/batch.txt"
+      "$R" --batch "$scratch/batch.txt" > "$scratch/check.log" 2>&1
+      cat "$scratch/check.log" >> "$logs/checks.log"
+      n=$(($(grep -c "^@@ph-run-batch" "$scratch/check.log") / 2)) bad=$(grep -c '^@@ph-run-batch [0-9]* [1-9]' "$scratch/check.log")
       if [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]; then echo "ok   $v $k ($sz): $n configurations"
-      else echo "FAIL $v $k ($sz): $bad of $n configurations"; grep -B3 '^@@ph-run-batch [0-9]* [1-9]' "$logs/check-$v-$k.log" | head -8; fails=$((fails+1)); fi
+      else echo "FAIL $v $k ($sz): $bad of $n configurations"; grep -B3 '^@@ph-run-batch [0-9]* [1-9]' "$scratch/check.log" | head -8; fails=$((fails+1)); fi
     done
   done
   echo "failures: $fails"
