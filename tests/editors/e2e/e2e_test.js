@@ -45,10 +45,13 @@ async function raceToast(page, ok, bad, timeout) {
   const failed = toast.waitFor({ timeout }).then(async () => { throw new Error('error notification: ' + (await toast.innerText())); });
   try { await Promise.race([ok.waitFor({ timeout }), failed]); } finally { failed.catch(() => {}); }
 }
-// Closes the notifications shown. A button that went with an earlier one is skipped at once
-// (a click's default wait, 30 s per button, made the step after a restart take a minute).
+// Closes the notifications shown, as a user would from the palette. (Clicking their close
+// buttons did nothing: a toast shows them only under the mouse, so each click waited its 30 s
+// and gave up, and the step after a restart took a minute with the crash toast still up.)
 async function dismissToasts(page) {
-  for (const b of await page.locator('.notifications-toasts .codicon-notifications-clear, .notifications-toasts .codicon-close').all()) await b.click({ timeout: 1000 }).catch(() => {});
+  if (await page.locator('.notifications-toasts .notification-toast').count() === 0) return;
+  await palette(page, 'Notifications: Clear All Notifications');
+  await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: 5000 }).catch(() => {});
 }
 
 async function openFile(page, name) {
@@ -351,6 +354,7 @@ function writeWorkspaceSettings(obj) {
       await src.locator('.view-line', { hasText: 'attention(acc, q' }).first().click();
       await page.keyboard.press('End');
       await page.keyboard.type(' + rowmx(q)');
+      await page.locator('.tabs-container .tab.dirty', { hasText: 'flash_attention.ph' }).waitFor({ timeout: 5000 });
       await page.locator('.contentWidgets .codelens-decoration a', { hasText: 'Run on CPU' }).first().click();
       const msg = toastText(page, /flash_attention\.ph/);
       await msg.waitFor({ timeout: 60000 });
