@@ -44,6 +44,16 @@
 #   tilegpu_device.sh build-raster PH OUT  the GEMM's rasterization group (PH_TILEGPU_RASTER_GROUP
 #   tilegpu_device.sh run-raster OUT [LOGS] 8 / 12 / 16) and ring depth (PH_TILEGPU_STAGES 3 / 4) on
 #                                         mma.sync, group 8 / 16 on wgmma: bench_gemm.py, checks
+#   tilegpu_device.sh build-occ PH OUT     occupancy: mma.sync attention with its registers fitted to
+#   tilegpu_device.sh run-occ OUT [LOGS]   3 CTAs per SM (PH_TILEGPU_MIN_CTAS=3, mma_c3) against the
+#                                         default (mma), Q re-read past 16 registers (mma_h16), the
+#                                         legacy emitter and wgmma for every D (wg, sm_90a); the
+#                                         8-warp GEMM as 256x128 (g256) and with 4 stages (s4):
+#                                         bench_prefill.py, bench_gemm.py, every configuration checked
+#   tilegpu_device.sh build-stages PH OUT  a GEMM K loop's fourth ring stage where it keeps the CTAs
+#   tilegpu_device.sh run-stages OUT [LOGS] per SM (the default) against 3 (PH_TILEGPU_CHAINED_STAGES=0):
+#                                         bench_gemm.py on every GEMM kernel, every configuration checked
+#                                         (sm_90, and sm_80 as PTX), sanitizers on the 8-warp kernel
 #   tilegpu_device.sh build-checks PH OUT   the correctness half and the attention bench only:
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
@@ -624,6 +634,87 @@ run-raster)
     check_one "$d gemm_relu_f16_w8 BM=128,BN=256,BK=64" "$T/$d/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=640 --size N=768 --size K=320 --seed 7
     check_one "$d gemm_relu_f16 13x3 CTAs" "$T/$d/gemm_relu_f16" --kernel gemm_relu_f16 --config BM=64,BN=64,BK=32 --size M=832 --size N=192 --size K=96 --seed 8
     check_one "$d gemm_relu BM=128,BN=128,BK=64" "$T/$d/gemm_relu" --kernel gemm_relu --config BM=128,BN=128,BK=64 --size M=1152 --size N=384 --size K=256 --seed 9
+  done
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-occ)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  PH_GPU_LOWERING=legacy build_attn "$ph" "$root" "$out" legacy sm_90
+  PH_GPU_LOWERING=tilegpu build_attn "$ph" "$root" "$out" mma sm_90
+  PH_GPU_LOWERING=tilegpu PH_TILEGPU_MIN_CTAS=3 build_attn "$ph" "$root" "$out" mma_c3 sm_90
+  PH_GPU_LOWERING=tilegpu PH_TILEGPU_HOISTED_REGS=16 build_attn "$ph" "$root" "$out" mma_h16 sm_90
+  # Everything on TileGPU for sm_90a: wgmma for D = 64 too (auto keeps D = 64 on mma.sync).
+  PH_GPU_LOWERING=tilegpu PH_TILEGPU_POLICY=wgmma build_attn "$ph" "$root" "$out" wg sm_90a
+  for v in mma mma_c3 mma_h16 wg; do
+    echo "$v: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$out"/$v/prefill/mha_f16/manifest.json | tr -d ' ' | tr '\n' ' ')"
+  done
+  mkdir -p "$out/gemm" "$out/g256" "$out/s4"
+  "$ph" build "$root/examples/gemm.ph" --kernel gemm_relu_f16_w8 --target sm_90 -o "$out/gemm/gemm_relu_f16_w8" > "$out/gemm.log" 2>&1 || { cat "$out/gemm.log"; exit 1; }
+  PH_TILEGPU_STAGES=4 "$ph" build "$root/examples/gemm.ph" --kernel gemm_relu_f16_w8 --target sm_90 -o "$out/s4/gemm_relu_f16_w8" > "$out/s4.log" 2>&1 || { cat "$out/s4.log"; exit 1; }
+  # The same kernel as a 256x128 CTA tile (A's panel twice as tall, B's half as wide).
+  sed 's/@autotune(BM in \[128\], BN in \[128, 256\], BK in \[32, 64\])/@autotune(BM in [256], BN in [128], BK in [32, 64])/' \
+    "$root/examples/gemm.ph" > "$out/gemm256.ph"
+  grep -q 'BM in \[256\], BN in \[128\]' "$out/gemm256.ph" || { echo "gemm256.ph: the autotune line moved"; exit 1; }
+  "$ph" build "$out/gemm256.ph" --kernel gemm_relu_f16_w8 --target sm_90 -o "$out/g256/gemm_relu_f16_w8" > "$out/g256.log" 2>&1 || { cat "$out/g256.log"; exit 1; }
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-occ)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  for v in legacy mma mma_c3 mma_h16 wg; do
+    (cd "$T" && timeout 200 python3 bench_prefill.py "$R" "$T/$v/prefill" --out "$logs/prefill-$v.jsonl") > "$logs/prefill-$v.log" 2>&1 || fails=$((fails+1))
+    echo "prefill ($v):"; grep -E '^mha' "$logs/prefill-$v.log"
+  done
+  (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/g256" "$T/s4" --kernels gemm_relu_f16_w8 --out "$logs/gemm-occ.jsonl") > "$logs/gemm-occ.log" 2>&1 || fails=$((fails+1))
+  grep -A12 '^kernel ' "$logs/gemm-occ.log"
+  for v in mma_c3 wg; do check_attn $v | grep -v '^ok' ; done
+  echo "checked mma_c3 and wg: every configuration of mha.ph (and attention_tc on wg); failures so far: $fails"
+  for d in g256 s4; do
+    for cfg in BM=256,BN=128,BK=32 BM=256,BN=128,BK=64 BM=128,BN=256,BK=64 BM=128,BN=128,BK=32; do
+      [ -f "$T/$d/gemm_relu_f16_w8/gemm_relu_f16_w8.$(echo $cfg | sed 's/=//g; s/,/_/g').cubin" ] || continue
+      check_one "$d gemm_relu_f16_w8 $cfg" "$T/$d/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config $cfg --size M=768 --size N=768 --size K=320 --seed 7
+    done
+  done
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/mma_c3/prefill/mha_f16" --kernel mha_f16 --config D=64,BR=128,BC=32 --size B=1 --size H=1 --size N=512 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+    echo "$tool mma_c3 mha_f16 D=64 BR=128: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+  done
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-stages)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  build_gemm "$ph" "$root" "$out" gemm sm_90
+  PH_TILEGPU_CHAINED_STAGES=0 build_gemm "$ph" "$root" "$out" gemm_s3 sm_90
+  build_gemm "$ph" "$root" "$out" gemm80 sm_80
+  # sm_80 cubins do not load on an H200: their PTX goes in the cubin's place (see build-mma-attn).
+  for ptx in "$out"/gemm80/*/*.ptx; do { cat "$ptx"; printf '\000'; } > "${ptx%.ptx}.cubin"; done
+  for v in gemm gemm_s3; do
+    echo "$v: $(grep -h -o '"configName": *"[^"]*"\|"dynamicShared": *[0-9]*\|"registers": *[0-9]*' "$out"/$v/gemm_relu_f16_w8/manifest.json "$out"/$v/gemm_relu_f16/manifest.json | tr -d ' ' | tr '\n' ' ')"
+  done
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-stages)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  # Two kernels only: every GEMM kernel in both builds ran past 500 s (torch.compile per shape too).
+  (cd "$T" && timeout 240 python3 bench_gemm.py "$R" "$T/gemm" "$T/gemm_s3" --kernels gemm_relu_f16_w8,gemm_relu_f16 --out "$logs/gemm-stages.jsonl") > "$logs/gemm-stages.log" 2>&1 || fails=$((fails+1))
+  grep -A40 '^kernel ' "$logs/gemm-stages.log"
+  for g in gemm gemm80; do
+    for k in gemm_relu_f16 gemm_gelu_bf16 gemm_relu_f16_w8 gemm_relu_f16_ragged; do
+      for cfg in $(grep -o '"configName": *"[^"]*"' "$T/$g/$k/manifest.json" | sed 's/.*: *"//; s/"//'); do
+        case $k in *ragged) sz="--size M=333 --size N=200 --size K=95" ;; *w8) sz="--size M=512 --size N=768 --size K=320" ;; *) sz="--size M=256 --size N=384 --size K=192" ;; esac
+        # shellcheck disable=SC2086
+        check_one "$g $k $cfg" "$T/$g/$k" --kernel $k --config $cfg $sz --seed 5
+      done
+    done
+  done | grep -v '^ok' ; echo "checked every configuration of every GEMM kernel (sm_90, sm_80 as PTX): failures so far: $fails"
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/gemm/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=256 --size N=512 --size K=512 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+    echo "$tool gemm_relu_f16_w8 BM=128,BN=256,BK=64 (4 stages): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
   done
   echo "failures: $fails"
   [ $fails -eq 0 ]

@@ -5,7 +5,8 @@
 # PH_EDITOR_E2E=1; without it the test says so and passes (ctest SKIP_RETURN_CODE 77).
 #   PH_EDITOR_E2E=1 PH_LSP=build/bin/ph-lsp tests/editors/e2e/run.sh [OUT_DIR]
 # OUT_DIR (default $TMPDIR/ph-e2e) receives the screenshots and the logs. PH_DRIVER: the `ph`
-# the server runs (default: the one next to ph-lsp).
+# the server runs (default: the one next to ph-lsp). PH_E2E_KEEP=1 keeps the work folder (the
+# workspace, code-server's logs under udd/logs, the server's log) and prints its path.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 if [ "${PH_EDITOR_E2E:-}" != 1 ]; then
@@ -30,7 +31,7 @@ cleanup() {
     kill -KILL -- "-$server_pid" 2>/dev/null || true
   fi
   wait 2>/dev/null
-  rm -rf "$work"
+  if [ "${PH_E2E_KEEP:-}" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 

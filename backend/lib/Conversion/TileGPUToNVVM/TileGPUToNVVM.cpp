@@ -47,6 +47,10 @@ struct FuncPattern : OpConversionPattern<func::FuncOp> {
     if (auto t = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = int32_t(t.getInt());
     if (auto t = f->getAttrOfType<IntegerAttr>(kLaunchThreadsAttr)) threads = int32_t(t.getInt());
     gf.setKnownBlockSizeAttr(DenseI32ArrayAttr::get(f.getContext(), {threads, 1, 1}));
+    // The CTAs per SM the kernel is meant to share an SM with: ptxas then fits its registers
+    // to 65,536 / (threads x that), which it would not aim for by itself (.minnctapersm).
+    if (auto n = f->getAttrOfType<IntegerAttr>(kMinCtasAttr))
+      gf->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rw.getI32IntegerAttr(int32_t(n.getInt())));
     for (NamedAttribute a : f->getAttrs())
       if (a.getName().getValue().starts_with("tile") ) gf->setAttr(a.getName(), a.getValue());
     // gpu.func comes with an entry block; the kernel's body replaces it.

@@ -134,6 +134,8 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   pm.enableVerifier(verifyEachPass());
   tilegpu::TileGPUAssignLayoutsOptions lo;
   lo.arch = arch;
+  // Measuring knob: one policy for every kernel (auto, simt, mma, wgmma).
+  if (const char *e = std::getenv("PH_TILEGPU_POLICY")) lo.policy = e;
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
   if (failed(pm.run(m))) return false;
   for (auto f : m.getOps<func::FuncOp>()) {
@@ -175,6 +177,14 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // SIMT policy's FMA dots read their rings in place: 2 stages (one block ahead) leave room for
   // a third CTA per SM, measured faster on the H200 (decode 3,842 vs 3,532 GB/s, docs/tilegpu.md).
   if (res.policy == "simt") po.stages = 2;
+  // A GEMM's K loop on mma.sync: a fourth stage where the CTA keeps the SM's shared memory to
+  // itself anyway (docs/tilegpu.md, "A fourth stage"); PH_TILEGPU_CHAINED_STAGES overrides.
+  if (const GpuArch *a = findGpuArch(arch)) {
+    po.chainedStages = 4;
+    po.sharedPerSM = a->sharedPerSM;
+    po.sharedPerBlock = a->sharedPerBlock;
+  }
+  if (const char *e = std::getenv("PH_TILEGPU_CHAINED_STAGES")) po.chainedStages = std::atoi(e);
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_STAGES")) po.wgmmaStages = std::max(2, std::atoi(e));
   // Rings on mbarriers: measured on the H200 (docs/tilegpu.md), +18 % for D = 128 attention on
@@ -217,6 +227,11 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   collectPlacements(m, res);
   for (auto f : m.getOps<func::FuncOp>())
     if (auto s = f->getAttrOfType<IntegerAttr>(tilegpu::kSharedBytesAttr)) res.sharedBytes = s.getInt();
+  // Measuring knob: fit every kernel's registers to N CTAs per SM.
+  if (const char *e = std::getenv("PH_TILEGPU_MIN_CTAS"))
+    for (auto f : m.getOps<func::FuncOp>())
+      if (int n = std::atoi(e); n >= 1 && n <= 32)
+        f->setAttr(tilegpu::kMinCtasAttr, IntegerAttr::get(IntegerType::get(ctx, 32), n));
   if (!lower) return true;
   PassManager convertPm(ctx);
   convertPm.enableVerifier(verifyEachPass());

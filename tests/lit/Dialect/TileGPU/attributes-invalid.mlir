@@ -7,10 +7,10 @@
 #shared = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, pad = 8, order = [1, 0]}>
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 
-// The nine registered attributes, each where its pass puts it, verify: a window on a
+// The ten registered attributes, each where its pass puts it, verify: a window on a
 // staged local_load (tilegpu-prefetch-fragments' K steps) and a squeezed window on a
 // single buffer (tilegpu-through-shared) included.
-func.func @registered(%A: !tile.ptr<f16>, %m: index, %k: index, %s: index, %v: tensor<64x16xf16, #blocked>) attributes {tilegpu.policy = "mma", tilegpu.shared_bytes = 40960 : i64, tilegpu.consumer_threads = 128 : i32, tilegpu.launch_threads = 256 : i32} {
+func.func @registered(%A: !tile.ptr<f16>, %m: index, %k: index, %s: index, %v: tensor<64x16xf16, #blocked>) attributes {tilegpu.policy = "mma", tilegpu.shared_bytes = 40960 : i64, tilegpu.consumer_threads = 128 : i32, tilegpu.launch_threads = 256 : i32, tilegpu.min_ctas = 2 : i32} {
   %c0 = arith.constant 0 : index
   %ring = tilegpu.local_alloc : !tilegpu.memdesc<3x64x32xf16, #shared>
   tilegpu.async_copy %A[%c0, %c0] extents [%m, %k] into %ring[%s] {lens = array<i64: 64, 32>, masked = array<i1: true, false>, squeezed = array<i1: false, false>, tilegpu.threads = 128 : i64, tilegpu.thread_base = 128 : i64, tilegpu.divisibility = 8 : i64} : !tile.ptr<f16>, !tilegpu.memdesc<3x64x32xf16, #shared>
@@ -24,7 +24,7 @@ func.func @registered(%A: !tile.ptr<f16>, %m: index, %k: index, %s: index, %v: t
 // -----
 
 // Negative: a misspelt name.
-// expected-error @+1 {{unknown attribute `tilegpu.polcy` of the tilegpu dialect (known: tilegpu.policy, tilegpu.shared_bytes, tilegpu.consumer_threads, tilegpu.launch_threads, tilegpu.threads, tilegpu.thread_base, tilegpu.window, tilegpu.squeezed, tilegpu.divisibility)}}
+// expected-error @+1 {{unknown attribute `tilegpu.polcy` of the tilegpu dialect (known: tilegpu.policy, tilegpu.shared_bytes, tilegpu.consumer_threads, tilegpu.launch_threads, tilegpu.min_ctas, tilegpu.threads, tilegpu.thread_base, tilegpu.window, tilegpu.squeezed, tilegpu.divisibility)}}
 func.func @misspelt() attributes {tilegpu.polcy = "mma"} { return }
 
 // -----
@@ -65,6 +65,12 @@ func.func @consumers_partial_warp() attributes {tilegpu.consumer_threads = 100 :
 // Negative: a launch of no threads.
 // expected-error @+1 {{`tilegpu.launch_threads` must be an i32 thread count, a multiple of 32 in [32, 1024], found 0 : i32}}
 func.func @launch_zero() attributes {tilegpu.launch_threads = 0 : i32} { return }
+
+// -----
+
+// Negative: registers fitted to no CTA at all.
+// expected-error @+1 {{`tilegpu.min_ctas` must be an i32 count of CTAs per SM in [1, 32], found 0 : i32}}
+func.func @min_ctas_zero() attributes {tilegpu.min_ctas = 0 : i32} { return }
 
 // -----
 

@@ -50,6 +50,15 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     accumulator is read; loop and wait go under `scf.if (lb < ub)`, so that
     no path where the loop did not run joins the wait's (ptxas would
     serialize the wgmmas).
+
+    A loop of other dots that chains its accumulator from one iteration to the
+    next (a GEMM's K loop on mma.sync) gets up to `chained-stages` buffers, one
+    more at a time while the CTAs per SM that shared memory allows
+    (`shared-per-sm` over the ring and 1 KiB reserved per CTA) stay what
+    `stages` gives them and the ring stays 8 KiB under `shared-per-block`: a
+    deeper ring costs a CTA alone on its SM nothing, and the 8-warp
+    128x256x64 GEMM gains 6 % at 4096³ from a fourth stage (docs/tilegpu.md),
+    where the 4-warp 128x128 loses the SM's second CTA and 3-5 %.
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"3", "buffers in the ring of a pipelined loop (2 or more)">,
@@ -57,6 +66,14 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
            "buffers in the ring of a loop whose dots are wgmmas (3 or more keeps one wgmma group in flight)">,
     Option<"ringBytes", "ring-bytes", "int64_t", /*default=*/"196608",
            "the most shared memory the rings of one loop may take; a wgmma ring gets fewer stages beyond it">,
+    Option<"chainedStages", "chained-stages", "int", /*default=*/"0",
+           "the deepest ring of an mma.sync or FMA loop that chains an accumulator (a GEMM's K loop): "
+           "deeper than `stages` only while the CTAs that shared memory lets share an SM stay as many "
+           "(needs shared-per-sm; 0: `stages`)">,
+    Option<"sharedPerSM", "shared-per-sm", "int64_t", /*default=*/"0",
+           "shared memory of one multiprocessor in bytes (0: unknown, no ring deeper than `stages`)">,
+    Option<"sharedPerBlock", "shared-per-block", "int64_t", /*default=*/"0",
+           "the most shared memory one CTA may take, in bytes (with shared-per-sm)">,
     Option<"mbarriers", "mbarriers", "bool", /*default=*/"false",
            "synchronize a ring of 3 or more stages whose reads end within their iteration by a full and a "
            "free mbarrier per stage instead of a CTA barrier per iteration (copies stages - 2 ahead)">,

@@ -23,6 +23,7 @@ inline constexpr ::llvm::StringLiteral kPolicyAttr = TileGPUDialect::PolicyAttrH
 inline constexpr ::llvm::StringLiteral kSharedBytesAttr = TileGPUDialect::SharedBytesAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kConsumerThreadsAttr = TileGPUDialect::ConsumerThreadsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kLaunchThreadsAttr = TileGPUDialect::LaunchThreadsAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kMinCtasAttr = TileGPUDialect::MinCtasAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kThreadsAttr = TileGPUDialect::ThreadsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kThreadBaseAttr = TileGPUDialect::ThreadBaseAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kWindowAttr = TileGPUDialect::WindowAttrHelper::getNameStr();

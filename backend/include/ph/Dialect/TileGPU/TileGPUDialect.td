@@ -41,6 +41,9 @@ def TileGPU_Dialect : Dialect {
     // and the CTA's threads, consumers and producers together (i32).
     "::mlir::IntegerAttr":$consumer_threads,
     "::mlir::IntegerAttr":$launch_threads,
+    // On the kernel: the CTAs per SM its registers are fitted to (i32 in [1, 32]; ptxas's
+    // .minnctapersm), where the occupancy policy asks for more than ptxas would give.
+    "::mlir::IntegerAttr":$min_ctas,
     // On an async_copy of the producer: its threads (i64 > 0) and the first of them (i64 >= 0).
     "::mlir::IntegerAttr":$threads,
     "::mlir::IntegerAttr":$thread_base,

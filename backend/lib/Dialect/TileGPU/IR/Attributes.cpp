@@ -68,6 +68,10 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op, NamedAttri
     if (!onFunction) return c.misplaced("a kernel function");
     return c.ctaThreads();
   }
+  if (name == kMinCtasAttr) {
+    if (!onFunction) return c.misplaced("a kernel function");
+    return c.integer(32, 1, 32, "an i32 count of CTAs per SM in [1, 32]");
+  }
   if (name == kThreadsAttr) {
     if (!onCopy) return c.misplaced("`tilegpu.async_copy`");
     return c.integer(64, 1, 1024, "an i64 thread count in [1, 1024]");
@@ -101,6 +105,6 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op, NamedAttri
   }
   return op->emitError() << "unknown attribute `" << name << "` of the tilegpu dialect (known: " << kPolicyAttr
                          << ", " << kSharedBytesAttr << ", " << kConsumerThreadsAttr << ", " << kLaunchThreadsAttr
-                         << ", " << kThreadsAttr << ", " << kThreadBaseAttr << ", " << kWindowAttr << ", "
+                         << ", " << kMinCtasAttr << ", " << kThreadsAttr << ", " << kThreadBaseAttr << ", " << kWindowAttr << ", "
                          << kSqueezedAttr << ", " << kDivisibilityAttr << ")";
 }

@@ -171,9 +171,11 @@ void readFromRing(Staged s, Value buf, Value stage) {
 class Pipeliner {
 public:
   Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
-            bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs)
+            bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs, int64_t chainedStages,
+            int64_t sharedPerSM, int64_t sharedPerBlock)
       : f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
-        warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs) {}
+        warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs),
+        chainedStages_(chainedStages), sharedPerSM_(sharedPerSM), sharedPerBlock_(sharedPerBlock) {}
   void run();
 
 private:
@@ -208,6 +210,7 @@ private:
   int64_t stages_, wgmmaStages_, ringBytes_;
   bool mbarriers_, warpSpecialize_;
   int64_t consumerRegs_, producerRegs_;
+  int64_t chainedStages_, sharedPerSM_, sharedPerBlock_;
   WarpSpecializeOp ws_;
   /// Loops whose copies run stages - 2 ahead: their wgmma dots wait for one group less.
   DenseSet<Operation *> asyncLoops_;
@@ -221,7 +224,16 @@ bool chainsAccumulator(scf::ForOp loop) { return bool(chainedAccumulatorDot(loop
 /// keeps the mma.sync depth: measured on the H200, a smaller ring that lets
 /// two CTAs share an SM beats a deeper one (docs/tilegpu.md).
 int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) const {
-  if (!llvm::any_of(loads, [](Staged &s) { return s.wgmma(); })) return stages_;
+  if (!llvm::any_of(loads, [](Staged &s) { return s.wgmma(); })) {
+    if (chainedStages_ <= stages_ || sharedPerSM_ <= 0 || stages_ < 2 || !chainsAccumulator(loop)) return stages_;
+    int64_t perStage = 0;
+    for (Staged &s : loads) perStage += bufferType(s.load, 1, false).getStageBytes(unsigned(s.load.getType().getRank()));
+    // The CTAs per SM the ring's shared memory allows (1 KiB of each CTA's shared memory is the system's).
+    auto ctas = [&](int64_t S) { return sharedPerSM_ / (S * perStage + 1024); };
+    int64_t S = stages_;
+    while (S < chainedStages_ && ctas(S + 1) == ctas(stages_) && (S + 1) * perStage + 8192 <= sharedPerBlock_) ++S;
+    return S;
+  }
   if (!chainsAccumulator(loop)) return std::max<int64_t>(stages_, 2);
   int64_t perStage = 0;
   for (Staged &s : loads) perStage += bufferType(s.load, 1, true).getStageBytes(unsigned(s.load.getType().getRank()));
@@ -345,9 +357,12 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   }
   // Each iteration: wait for its stage, publish it, issue D ahead, read.
   OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
-  Value iter = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
+  // The iteration's number is never negative (scf.for's step is positive): unsigned division
+  // and remainder, which a ring of 2 or 4 stages turns into a shift and a mask, where the
+  // signed forms add the fix-ups for negative numbers to every iteration.
+  Value iter = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
   Value iterIdx = indexOf(b, loc, iter);
-  Value stage = arith::RemSIOp::create(b, loc, iterIdx, cS);
+  Value stage = arith::RemUIOp::create(b, loc, iterIdx, cS);
   if (mb) {
     MBarrierWaitOp::create(b, loc, full, stage, parityOf(b, iterIdx));
     // The copies landed through the generic proxy; wgmma reads through the async one.
@@ -359,7 +374,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   }
   Value ahead = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), ivConst(b, D)));
   Value aheadIter = arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, D));
-  Value aheadStage = arith::RemSIOp::create(b, loc, aheadIter, cS);
+  Value aheadStage = arith::RemUIOp::create(b, loc, aheadIter, cS);
   issue(b, ahead, aheadStage, aheadIter);
   // The stage's reads are done (nothing of it is left in flight): release it.
   if (mb) {
@@ -594,7 +609,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
       getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock).run(); });
   }
 };
 
