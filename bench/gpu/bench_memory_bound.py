@@ -5,11 +5,15 @@ in GB/s and as a fraction of the copy bandwidth measured here (`y.copy_(x)` of 1
 attention variants (sliding window, ALiBi, soft-cap, document mask) next to FlexAttention with
 the same score_mod / mask_mod.
 
-usage: bench_memory_bound.py PH PH_RUN [--iters 50] [--out LOG.jsonl] [--only softmax,...] [--prebuilt DIR]
+usage: bench_memory_bound.py PH PH_RUN [--iters 50] [--out LOG.jsonl] [--only softmax,...]
+                             [--prebuilt [LABEL=]DIR ...] [--configs N]
 
 PH builds each example into a temporary folder (`ph build examples/K.ph --kernel K`), PH_RUN
 times it on the GPU. Every Ph output is checked against PyTorch (`ph-run --ref`: rel. L2 error,
-<= 2e-3 for f16 outputs, 1e-4 for f32). Bytes moved: each input read once and each output
+<= 2e-3 for f16 outputs, 1e-4 for f32; every configuration is checked, the worst error is
+reported). `--prebuilt LABEL=DIR` more than once times each folder (variants of the compiler or
+of the examples' autotune space) against the same PyTorch timings, one row per label, with the
+N fastest configurations (`--configs`). Bytes moved: each input read once and each output
 written once (the second pass of a two-pass norm re-reads its row block from L2, not counted).
 Targets (issue 16): the memory-bound ones at least torch.compile's speed and 90% of copy
 bandwidth; each attention variant at least FlexAttention's speed.
@@ -104,12 +108,17 @@ def ph_bench(ph, ph_run, tmp, name, inputs, args, ref, iters, prebuilt=None):
         rows = json.loads(r.stdout)["rows"]
     except ValueError:
         return None, f"ph-run failed ({r.returncode}): {r.stderr[-1500:]}{r.stdout[-1500:]}"
-    best = min(rows, key=lambda x: x["ms"])
-    try:
-        err = float(best["check"].split()[1])
-    except (KeyError, IndexError, ValueError):
-        err = float("nan")
-    return dict(ms=best["ms"], config=best.get("config"), err=err), None
+    def err_of(row):
+        try:
+            return float(row["check"].split()[1])
+        except (KeyError, IndexError, ValueError):
+            return float("nan")
+    rows.sort(key=lambda x: x["ms"])
+    best = rows[0]
+    errs = [e for e in map(err_of, rows) if not math.isnan(e)]  # the rows ph-run checked
+    err = max(errs) if errs else float("nan")
+    return dict(ms=best["ms"], config=best.get("config"), err=err,
+                ranked=[(x.get("config"), x["ms"]) for x in rows]), None
 
 
 def main():
@@ -117,10 +126,13 @@ def main():
     ap.add_argument("ph"); ap.add_argument("ph_run")
     ap.add_argument("--iters", type=int, default=50); ap.add_argument("--out", default=None)
     ap.add_argument("--only", default="")
-    ap.add_argument("--prebuilt", default=None,
-                    help="folders PREBUILT/K made by `ph build examples/K.ph --kernel K` elsewhere (PH is unused)")
+    ap.add_argument("--prebuilt", action="append", default=[],
+                    help="[LABEL=]DIR: folders DIR/K made by `ph build examples/K.ph --kernel K` elsewhere "
+                         "(PH is unused); more than once: one row per label")
+    ap.add_argument("--configs", type=int, default=3, help="how many of the fastest configurations to list")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
+    labels = [tuple(p.split("=", 1)) if "=" in p else ("", p) for p in a.prebuilt] or [("", None)]
     log = open(a.out, "a") if a.out else None
     torch.manual_seed(0)
     big = torch.empty(1 << 29, dtype=torch.float16, device="cuda")  # 1 GiB
@@ -136,27 +148,34 @@ def main():
                 continue
             ts = list(inputs.values())
             ref = fn(*ts)
-            res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, a.prebuilt)
             eager = time_cuda(lambda: fn(*ts), a.iters)
             compiled = torch.compile(fn)
             compiled(*ts)
             comp = time_cuda(lambda: compiled(*ts), a.iters)
             gbs = lambda ms: nbytes / (ms * 1e-3) / 1e9
-            row = {"kernel": name, "bytes": nbytes, "eager_ms": eager, "compile_ms": comp,
-                   "eager_gbs": gbs(eager), "compile_gbs": gbs(comp), "copy_gbs": copy_gbs}
-            if res is None:
-                row["error"] = why
-                ok = False
-            else:
-                tol = 2e-3 if ref.dtype == torch.float16 else 1e-4
-                ok = ok and res["err"] <= tol
-                row.update(ph_ms=res["ms"], ph_gbs=gbs(res["ms"]), ph_of_copy=gbs(res["ms"]) / copy_gbs,
-                           err=res["err"], config=res["config"])
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-            if log:
-                log.write(json.dumps(row) + "\n")
+            for label, pre in labels:
+                res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, pre)
+                row = {"kernel": name, "bytes": nbytes, "eager_ms": eager, "compile_ms": comp,
+                       "eager_gbs": gbs(eager), "compile_gbs": gbs(comp), "copy_gbs": copy_gbs}
+                if label:
+                    row["variant"] = label
+                if res is None:
+                    row["error"] = why
+                    ok = False
+                else:
+                    tol = 2e-3 if ref.dtype == torch.float16 else 1e-4
+                    ok = ok and res["err"] <= tol
+                    row.update(ph_ms=res["ms"], ph_gbs=gbs(res["ms"]), ph_of_copy=gbs(res["ms"]) / copy_gbs,
+                               err=res["err"], config=res["config"],
+                               fastest=[[c, round(gbs(ms))] for c, ms in res["ranked"][:a.configs]])
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                if log:
+                    log.write(json.dumps(row) + "\n")
+        attention = {"sliding_window_attention", "alibi_attention", "document_attention", "softcap_attention"}
         try:
+            if only and not only & attention:
+                raise RuntimeError("not asked for (--only)")
             cases, n, d = attention_cases()
         except Exception as e:  # FlexAttention needs PyTorch >= 2.5
             print(f"attention variants skipped: {e}")
@@ -165,7 +184,7 @@ def main():
             if only and name not in only:
                 continue
             ref = fn()
-            res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, a.prebuilt)
+            res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, labels[0][1])
             flex = time_cuda(fn, a.iters)
             row = {"kernel": name, "N": n, "D": d, "flex_ms": flex}
             if res is None:
@@ -181,13 +200,17 @@ def main():
                 log.write(json.dumps(row) + "\n")
     print()
     print(f"memory-bound, [N, C] = [{N}, {C}] f16 (cross-entropy [{N // 4}, {V}]); copy {copy_gbs:.0f} GB/s")
-    print(f"{'kernel':26} {'Ph GB/s':>8} {'of copy':>8} {'compile':>8} {'eager':>8} {'err':>8}   (attention: ms, x flex)")
+    print(f"{'kernel':26} {'Ph GB/s':>8} {'of copy':>8} {'compile':>8} {'eager':>8} {'err':>8}   "
+          "fastest configurations (GB/s)   (attention: ms, x flex)")
     for r in rows:
+        k = r["kernel"] + (f" [{r['variant']}]" if r.get("variant") else "")
         if "error" in r:
-            print(f"{r['kernel']:26} {r['error'][:100]}")
+            print(f"{k:26} {r['error'][:100]}")
         elif "ph_gbs" in r:
-            print(f"{r['kernel']:26} {r['ph_gbs']:8.0f} {r['ph_of_copy']:8.1%} {r['compile_gbs']:8.0f} "
-                  f"{r['eager_gbs']:8.0f} {r['err']:8.1e}")
+            cfg = lambda c: ",".join(f"{n}={v}" for n, v in c.items()) if isinstance(c, dict) else str(c)
+            fastest = "  ".join(f"{cfg(c)}:{g}" for c, g in r["fastest"])
+            print(f"{k:26} {r['ph_gbs']:8.0f} {r['ph_of_copy']:8.1%} {r['compile_gbs']:8.0f} "
+                  f"{r['eager_gbs']:8.0f} {r['err']:8.1e}   {fastest}")
         else:
             print(f"{r['kernel']:26} Ph {r['ph_ms']:.3f} ms, flex {r['flex_ms']:.3f} ms, x{r['ph_over_flex']:.2f}, "
                   f"err {r['err']:.1e}")

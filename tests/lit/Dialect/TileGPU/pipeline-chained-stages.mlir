@@ -20,14 +20,14 @@
 // KEEP-LABEL: func.func @mainloop
 // KEEP-DAG: tilegpu.local_alloc : !tilegpu.memdesc<3x128x32xf16
 // KEEP-DAG: tilegpu.local_alloc : !tilegpu.memdesc<3x32x128xf16
-// KEEP: arith.remsi %{{.*}}, %c3
+// KEEP: arith.remui %{{.*}}, %c3
 // DEEP-LABEL: func.func @mainloop
 // DEEP-DAG: tilegpu.local_alloc : !tilegpu.memdesc<4x128x32xf16
 // DEEP-DAG: tilegpu.local_alloc : !tilegpu.memdesc<4x32x128xf16
 // The copies run stages - 1 = 3 iterations ahead: three guarded prologue copies of A.
 // DEEP-COUNT-3: tilegpu.async_copy {{.*}} : !tile.ptr<f16>, !tilegpu.memdesc<4x128x32xf16
 // DEEP: scf.for
-// DEEP: arith.remsi %{{.*}}, %c4
+// DEEP: arith.remui %{{.*}}, %c4
 // DEEP: tilegpu.async_wait {pending = 2 : i32}
 func.func @mainloop(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %m: i32, %k: i32, %n: i32) -> tensor<128x128xf32, #mma> attributes {tile.divisibility = array<i64: 1, 1, 32, 32, 32>} {
   %c0 = arith.constant 0 : index

@@ -28,13 +28,13 @@
 // CHECK:   tilegpu.mbarrier_arrive %[[FULL]][%[[S0]]] {copies}
 // CHECK-NOT: tilegpu.async_commit_group
 // CHECK: scf.for
-// CHECK:   %[[ST:.*]] = arith.remsi %[[I:.*]], %c3
+// CHECK:   %[[ST:.*]] = arith.remui %[[I:.*]], %c3
 // CHECK:   %[[PH:.*]] = arith.remui {{.*}}, %c2
 // CHECK:   tilegpu.mbarrier_wait %[[FULL]][%[[ST]]], %[[PH]]
 // CHECK-NEXT: tilegpu.fence_async_shared
 // CHECK-NOT: tilegpu.barrier
 // CHECK:   %[[AH:.*]] = arith.addi %[[I]], %c1 : index
-// CHECK:   %[[AST:.*]] = arith.remsi %[[AH]], %c3
+// CHECK:   %[[AST:.*]] = arith.remui %[[AH]], %c3
 // CHECK:   scf.if
 // CHECK:     %[[FPH:.*]] = arith.xori {{.*}}, %c1
 // CHECK:     tilegpu.mbarrier_wait %[[FREE]][%[[AST]]], %[[FPH]]

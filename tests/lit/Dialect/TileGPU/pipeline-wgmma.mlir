@@ -29,12 +29,12 @@
 // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %c0_i32, %{{.*}} : i32
 // CHECK: %[[G:.*]] = scf.if %[[RUNS]] -> (tensor<128x128xf32, #mma>) {
 // CHECK: %[[R:.*]] = scf.for
-// CHECK:   %[[ST:.*]] = arith.remsi %{{.*}}, %c4
+// CHECK:   %[[ST:.*]] = arith.remui %{{.*}}, %c4
 // CHECK:   tilegpu.async_wait {pending = 1 : i32}
 // CHECK-NEXT: tilegpu.fence_async_shared
 // CHECK-NEXT: tilegpu.barrier
 // CHECK:   %[[AHEAD:.*]] = arith.addi %{{.*}}, %c2 : index
-// CHECK:   %[[AST:.*]] = arith.remsi %[[AHEAD]], %c4
+// CHECK:   %[[AST:.*]] = arith.remui %[[AHEAD]], %c4
 // CHECK:   tilegpu.async_copy {{.*}} into %[[BA]][%[[AST]]]
 // CHECK:   tilegpu.async_commit_group
 // CHECK-NOT: tilegpu.local_load

@@ -24,7 +24,7 @@
 // CHECK: scf.if
 // CHECK: tilegpu.async_commit_group
 // CHECK: scf.for
-// CHECK:   %[[ST:.*]] = arith.remsi %{{.*}}, %c3
+// CHECK:   %[[ST:.*]] = arith.remui %{{.*}}, %c3
 // CHECK:   tilegpu.async_wait {pending = 1 : i32}
 // CHECK:   tilegpu.barrier
 // CHECK:   scf.if

@@ -23,7 +23,7 @@
 // CHECK: %[[A0:.*]] = tilegpu.local_load %[[BA]][%{{.*}}] {tilegpu.window = array<i64: 0, 0>} {{.*}} -> tensor<128x16xf16, #{{.*}}>
 // CHECK: %[[B0:.*]] = tilegpu.local_load %[[BB]][%{{.*}}] {tilegpu.window = array<i64: 0, 0>} {{.*}} -> tensor<16x128xf16, #{{.*}}>
 // CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[FA:.*]] = %[[A0]], %[[FB:.*]] = %[[B0]])
-// CHECK:   %[[ST:.*]] = arith.remsi %[[IT:.*]], %c3
+// CHECK:   %[[ST:.*]] = arith.remui %[[IT:.*]], %c3
 // CHECK-NOT: tilegpu.barrier
 // CHECK:   tilegpu.async_copy
 // CHECK:   tilegpu.async_commit_group
@@ -32,7 +32,7 @@
 // CHECK:   %[[D0:.*]] = tilegpu.dot %[[FA]], %[[FB]], %[[ACC]] : tensor<128x16xf16
 // CHECK:   tilegpu.async_wait {pending = 1 : i32}
 // CHECK-NEXT: tilegpu.barrier
-// CHECK:   %[[NX:.*]] = arith.remsi %{{.*}}, %c3
+// CHECK:   %[[NX:.*]] = arith.remui %{{.*}}, %c3
 // CHECK:   %[[NA:.*]] = tilegpu.local_load %[[BA]][%[[NX]]] {tilegpu.window = array<i64: 0, 0>}
 // CHECK:   %[[NB:.*]] = tilegpu.local_load %[[BB]][%[[NX]]] {tilegpu.window = array<i64: 0, 0>}
 // CHECK:   %[[D1:.*]] = tilegpu.dot %[[A1]], %[[B1]], %[[D0]]

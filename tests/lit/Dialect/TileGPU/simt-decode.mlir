@@ -26,7 +26,7 @@
 // RING-DAG: %[[VR:[0-9]+]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x128xf16
 // RING-DAG: %[[KR:[0-9]+]] = tilegpu.local_alloc : !tilegpu.memdesc<3x64x128xf16
 // RING: scf.for
-// RING: %[[ST:.*]] = arith.remsi %{{.*}}, %c3 : index
+// RING: %[[ST:.*]] = arith.remui %{{.*}}, %c3 : index
 // RING-NEXT: tilegpu.async_wait {pending = 1 : i32}
 // RING-NEXT: tilegpu.barrier
 // RING: tilegpu.async_copy {{.*}} into %[[KR]]

@@ -357,9 +357,12 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   }
   // Each iteration: wait for its stage, publish it, issue D ahead, read.
   OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
-  Value iter = arith::DivSIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
+  // The iteration's number is never negative (scf.for's step is positive): unsigned division
+  // and remainder, which a ring of 2 or 4 stages turns into a shift and a mask, where the
+  // signed forms add the fix-ups for negative numbers to every iteration.
+  Value iter = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
   Value iterIdx = indexOf(b, loc, iter);
-  Value stage = arith::RemSIOp::create(b, loc, iterIdx, cS);
+  Value stage = arith::RemUIOp::create(b, loc, iterIdx, cS);
   if (mb) {
     MBarrierWaitOp::create(b, loc, full, stage, parityOf(b, iterIdx));
     // The copies landed through the generic proxy; wgmma reads through the async one.
@@ -371,7 +374,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   }
   Value ahead = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), ivConst(b, D)));
   Value aheadIter = arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, D));
-  Value aheadStage = arith::RemSIOp::create(b, loc, aheadIter, cS);
+  Value aheadStage = arith::RemUIOp::create(b, loc, aheadIter, cS);
   issue(b, ahead, aheadStage, aheadIter);
   // The stage's reads are done (nothing of it is left in flight): release it.
   if (mb) {

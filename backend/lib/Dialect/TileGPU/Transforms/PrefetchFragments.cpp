@@ -48,7 +48,7 @@ struct Candidate {
   LocalLoadOp a, b;
   AsyncWaitOp wait;
   BarrierOp barrier;
-  arith::RemSIOp stage; // iteration % stages
+  arith::RemUIOp stage; // iteration % stages
 };
 
 bool isRingRead(Value v, scf::ForOp loop, LocalLoadOp &out) {
@@ -71,7 +71,7 @@ bool match(scf::ForOp loop, Candidate &c) {
   if (!mma || mma.getVersion() != 2) return false;
   if (!isRingRead(c.dot.getA(), loop, c.a) || !isRingRead(c.dot.getB(), loop, c.b)) return false;
   if (c.a.getStage() != c.b.getStage()) return false;
-  c.stage = c.a.getStage().getDefiningOp<arith::RemSIOp>();
+  c.stage = c.a.getStage().getDefiningOp<arith::RemUIOp>();
   if (!c.stage || c.stage->getBlock() != body || !c.stage.getRhs().getDefiningOp<arith::ConstantOp>()) return false;
   // The pipeline's one CTA barrier of the iteration, right after its wait, before the reads;
   // nothing else in the body synchronizes (a ring on mbarriers is not this shape).
@@ -151,7 +151,7 @@ private:
         AsyncWaitOp::create(bld, loc, int32_t(c_.wait.getPending()));
         BarrierOp::create(bld, loc);
         Value one = arith::ConstantIndexOp::create(bld, loc, 1);
-        Value next = arith::RemSIOp::create(bld, loc, arith::AddIOp::create(bld, loc, c_.stage.getLhs(), one),
+        Value next = arith::RemUIOp::create(bld, loc, arith::AddIOp::create(bld, loc, c_.stage.getLhs(), one),
                                             c_.stage.getRhs());
         nextA = na = read(bld, c_.a, next, 0);
         nextB = nb = read(bld, c_.b, next, 0);
