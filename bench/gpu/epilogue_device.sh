@@ -23,6 +23,8 @@ build)
         -o "$out/$v-$t/attention_tc" > "$out/$v-$t-attention_tc.log" 2>&1 || { cat "$out/$v-$t-attention_tc.log"; exit 1; }
     done
   done
+  # ph-run needs the cubins and manifests only; the PTX would take the pack past 20 MiB.
+  find "$out" -name '*.ptx' -delete
   cp "$rcp"/bench/gpu/bench_prefill.py "$rcp"/bench/gpu/cuda_timing.py "$rcp"/bench/gpu/epilogue_device.sh "$out/"
   cp "$(dirname "$ph")/ph-run" "$out/" && strip "$out/ph-run" 2>/dev/null
   echo "built into $out ($(du -sh "$out" | cut -f1))"
