@@ -28,6 +28,6 @@ kernel flash_attention_manual(Q: tensor<f16>[Nq, D], K: tensor<f16>[Nk, D], V: t
     acc += dot(s, v)
     m = mnew
   }
-  acc = acc * (1.0 / l)
+  acc = acc / l
   O[row :+ BR, :] = acc
 }

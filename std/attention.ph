@@ -38,7 +38,7 @@ fn attention(acc, q, K, V, scale, BR, BC) {
     mask_cols(s, extent(K, 0) - kt, -1.0e30)
     online_softmax(acc, m, l, s, v)
   }
-  acc = acc * (1.0 / l)
+  acc = acc / l
 }
 
 /// Rotary position embedding in place, in the rotate-half form of GPT-NeoX and
