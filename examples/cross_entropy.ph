@@ -3,7 +3,7 @@
 /// with `reduction="none"`. One read of X: the online softmax's running maximum `m` and
 /// denominator `l` over blocks of `BC` columns, and the label's logit picked out with
 /// `where(col_ids(x) + c == label, x, 0.0)`. Columns past V are masked with a comparison.
-@autotune(BR in [4], BC in [128])
+@autotune(BR in [4, 8], BC in [128, 512, 1024])
 kernel cross_entropy(X: tensor<f16>[N, V], L: tensor<i32>[N, 1], Loss: tensor<f32>[N, 1]) {
   let r = ctx.block.x * BR
   let label = L[r :+ BR, 0 :+ 1]

@@ -2,7 +2,7 @@
 /// with `W` and `B` of shape `[1, C]`, as `torch.nn.functional.layer_norm`. One CTA per `BR`
 /// rows; the first loop sums x and x² over blocks of `BC` columns (f32), the second writes the
 /// normalised rows. Loads past C read zeros, which add nothing to the sums.
-@autotune(BR in [4], BC in [128])
+@autotune(BR in [4, 8], BC in [128, 512, 1024])
 kernel layer_norm(X: tensor<f16>[N, C], W: tensor<f16>[1, C], B: tensor<f16>[1, C], Y: tensor<f16>[N, C],
                   eps: f32) {
   let r = ctx.block.x * BR

@@ -1,7 +1,7 @@
 /// RMSNorm of each row of `X` (`[N, C]`, any C): `y = x / sqrt(mean(x²) + eps) * W`, with `W`
 /// of shape `[1, C]`, as LLaMA's `RMSNorm`. One CTA per `BR` rows: the first loop sums x² over
 /// blocks of `BC` columns (f32), the second writes the scaled rows.
-@autotune(BR in [4], BC in [128])
+@autotune(BR in [4, 8], BC in [128, 512, 1024])
 kernel rms_norm(X: tensor<f16>[N, C], W: tensor<f16>[1, C], Y: tensor<f16>[N, C], eps: f32) {
   let r = ctx.block.x * BR
   var s2: tile<f32>[BR, 1] = 0.0

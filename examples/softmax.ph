@@ -2,7 +2,7 @@
 /// keeps each row's running maximum `m` and denominator `l` over blocks of `BC` columns (the
 /// online softmax: one read of X); the second writes `exp(x - m) / l`. Columns past C are
 /// masked to -1.0e30, so they add nothing.
-@autotune(BR in [4], BC in [128])
+@autotune(BR in [4, 8], BC in [128, 512, 1024])
 kernel softmax(X: tensor<f16>[N, C], Y: tensor<f16>[N, C]) {
   let r = ctx.block.x * BR
   var m: tile<f32>[BR, 1] = -1.0e30
