@@ -145,8 +145,12 @@
   (let (out)
     (while plist
       (let ((k (car plist)) (v (cadr plist)))
+        ;; Objects and arrays are not figures (as in VS Code and Neovim), but for the sizes, the
+        ;; grid, the configuration and the check: a run's `diagnostics' ([] when clean) made an
+        ;; empty column that pushed the table to 113 columns.
         (unless (or (memq k ph--hidden)
-                    (and (listp v) v (not (memq k '(:sizes :grid :config :check)))))
+                    (and (listp v) v (not (memq k '(:sizes :grid :config :check))))
+                    (and (vectorp v) (not (memq k '(:sizes :grid :config)))))
           (setq out (plist-put out k v))))
       (setq plist (cddr plist)))
     out))

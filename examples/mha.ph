@@ -51,7 +51,7 @@ kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V:
     causal_mask(s, row, kt)
     online_softmax(acc, m, l, s, v)
   }
-  acc = acc / l
+  acc = acc * (1.0 / l)
   O[b, h, row :+ BR, :] = acc
 }
 
@@ -75,6 +75,6 @@ kernel mha_causal_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D],
     causal_mask(s, row, kt)
     online_softmax(acc, m, l, s, v)
   }
-  acc = acc / l
+  acc = acc * (1.0 / l)
   O[b, h, row :+ BR, :] = acc
 }

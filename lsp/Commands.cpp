@@ -119,16 +119,21 @@ std::string Server::requireKernel(const json &args, const std::shared_ptr<const 
 
 void Server::sendGpuStatus() {
   GpuInfo g;
+  bool renamed;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    const std::string before = runTargetLabel(settings_.target, gpu_ ? &*gpu_ : nullptr);
     if (!gpu_) gpu_ = detectGpu();
     g = *gpu_;
+    // Lenses answered before the probe say "GPU" for `auto`; with none found they say "CPU".
+    renamed = runTargetLabel(settings_.target, &*gpu_) != before;
   }
   json status = {{"gpu", g.available ? json{{"name", g.name}, {"arch", g.arch}} : json(nullptr)},
                  {"message", g.available ? "ph run uses " + g.name + " (" + g.arch + ")"
                                          : "no GPU: " + g.reason + "; ph run can use the CPU target"}};
   if (!g.available) status["reason"] = g.reason;
   endpoint_.notify("ph/status", status);
+  if (renamed && clientCodeLensRefresh_) endpoint_.call("workspace/codeLens/refresh", nullptr);
 }
 
 /// Why the command's arguments are of the wrong type, or "" (issue 20: a number as

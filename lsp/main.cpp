@@ -43,7 +43,15 @@ int main(int argc, char **argv) {
     if (const char *e = std::getenv("PH_LSP_MALLOC_TCACHE"); e && *e) count = static_cast<unsigned>(std::atoi(e));
     if (auto tunables = tunedMallocTunables(std::getenv("GLIBC_TUNABLES"), count)) {
       setenv("GLIBC_TUNABLES", tunables->c_str(), 1);
-      execv("/proc/self/exe", argv); // returns only on failure: carry on untuned
+      // The executable's own path, not /proc/self/exe: the kernel names a process after the
+      // file it executed, and `exe` is what ps, top and pkill then showed (the editors'
+      // tests find their ph-lsp by name; Neovim 0.10's lost it).
+      char self[4096];
+      ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+      if (n > 0) {
+        self[n] = '\0';
+        execv(self, argv); // returns only on failure: carry on untuned
+      }
     }
   }
 #endif

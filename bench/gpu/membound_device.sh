@@ -14,7 +14,9 @@
 #   a8       wide, with `@aligned(C = 8)` (V for cross-entropy): rows start 16-byte aligned
 #   abc      wide, with `@aligned(C = BC)`: no column masks (cross-entropy: BC in [128, 256],
 #            the blocks that divide V = 32000)
-# MEMBOUND_VARIANTS overrides the list (e.g. "base wide").
+#   V.o      V compiled with PH_TILEGPU_ROW_LOAD_VECTORS=0 (reduced rows' vectors from their own
+#            element type, as before 2026-12-03): the compiler before, in the same run
+# MEMBOUND_VARIANTS overrides the list (e.g. "base wide", "wide.o wide a8.o a8 abc").
 set -u
 mode=$1; shift
 kernels="softmax layer_norm rms_norm swiglu cross_entropy"
@@ -40,12 +42,16 @@ build)
   ph=$1 out=$2 before=${3:-$1}
   root=$(cd "$(dirname "$0")/../.." && pwd)
   mkdir -p "$out/src"
+  echo "${MEMBOUND_VARIANTS:-base wide a8 abc}" > "$out/variants"  # what run times
   for v in ${MEMBOUND_VARIANTS:-base wide a8 abc}; do
     c=$ph; [ $v = base ] && c=$before
+    # V.o: V compiled with reduced rows' vectors from their own element type (the layouts
+    # before tilegpu-assign-layouts' row-load-vectors)
+    rlv=1; case $v in *.o) rlv=0 ;; esac
     for k in $kernels; do
       mkdir -p "$out/$v"
-      variant_source "$root/examples/$k.ph" $k $v > "$out/src/$v-$k.ph"
-      "$c" build "$out/src/$v-$k.ph" --kernel $k --target sm_90 -j2 -o "$out/$v/$k" > "$out/$v/$k.log" 2>&1 ||
+      variant_source "$root/examples/$k.ph" $k ${v%.o} > "$out/src/$v-$k.ph"
+      PH_TILEGPU_ROW_LOAD_VECTORS=$rlv "$c" build "$out/src/$v-$k.ph" --kernel $k --target sm_90 -j2 -o "$out/$v/$k" > "$out/$v/$k.log" 2>&1 ||
         { echo "FAIL build $v $k"; tail -20 "$out/$v/$k.log"; exit 1; }
       # What ptxas made of each configuration: registers, spills, global load / store widths.
       for ptx in "$out/$v/$k"/*.ptx; do
@@ -67,8 +73,8 @@ run)
   mkdir -p "$logs" "$scratch"
   "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
   fails=0
-  pre=""
-  for v in ${MEMBOUND_VARIANTS:-base wide a8 abc}; do
+  pre="" variants=$(cat "$T/variants")
+  for v in $variants; do
     [ -d "$T/$v" ] && pre="$pre --prebuilt $v=$T/$v"
   done
   # shellcheck disable=SC2086
@@ -87,14 +93,14 @@ for l in open(sys.argv[1]):
   grep -E 'Error|error|Traceback' "$logs/bench.log" | head -5
   # Every configuration against the interpreter: ragged sizes for the variants that take any C.
   # (base is what tests/gpu/check_examples.sh checks already)
-  for v in ${MEMBOUND_VARIANTS:-base wide a8 abc}; do
+  for v in $variants; do
     [ -d "$T/$v" ] && [ $v != base ] || continue
     for k in $kernels; do
       case $v:$k in
         *:cross_entropy) sz="--size N=13 --size V=300" ;;
         *) sz="--size N=13 --size C=300" ;;
       esac
-      case $v:$k in
+      case ${v%.o}:$k in
         a8:cross_entropy) sz="--size N=13 --size V=304" ;;
         a8:*) sz="--size N=13 --size C=304" ;;
         abc:cross_entropy) sz="--size N=13 --size V=512" ;;

@@ -47,6 +47,9 @@ sed '21s/rowmax(s)/rowmx(s)/' "$root/examples/flash_attention_manual.ph" >"$work
 cp "$root/examples/causal_attention.ph" "$root/examples/flash_attention.ph" "$work/ws/"
 # A shape error (`dot` where `dot_t` is meant) that `ph build` reports too.
 sed '17s/dot_t(q, k)/dot(q, k)/' "$root/examples/flash_attention_manual.ph" >"$work/ws/shape_error.ph"
+# code-server saves after a second by default (files.autoSave afterDelay): off here, so that the
+# unsaved-buffer step runs an unsaved buffer and its revert restores the file; the auto save
+# step turns it on in the workspace settings.
 cat >"$work/udd/User/settings.json" <<JSON
 {
   "ph.server.path": "$work/bin/ph-lsp",
@@ -54,6 +57,7 @@ cat >"$work/udd/User/settings.json" <<JSON
   "ph.target": "cpu",
   "ph.sizes": { "N": 64 },
   "ph.compileOnSave": false,
+  "files.autoSave": "off",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
   "security.workspace.trust.enabled": false,

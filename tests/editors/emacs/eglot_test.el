@@ -112,7 +112,19 @@
           (princ (mapconcat (lambda (l) (concat "     " l)) lines "\n")) (terpri)
           (ph-check (string-prefix-p "── ph.run on cpu sizes N=64" (nth 0 lines)) (format "results header: %s" (nth 0 lines)))
           (ph-check (string-match-p "^kernel +| config +| target | sizes" (nth 1 lines)) (format "table header: %s" (nth 1 lines)))
-          (ph-check (string-match-p "^causal_attention | .*| cpu +| N=64 .*| passed" (nth 3 lines)) (format "table row: %s" (nth 3 lines)))))
+          (ph-check (string-match-p "^causal_attention | .*| cpu +| N=64 .*| passed" (nth 3 lines)) (format "table row: %s" (nth 3 lines)))
+          (let ((widest (apply #'max 0 (mapcar #'string-width (seq-filter (lambda (l) (string-search "|" l)) lines)))))
+            (ph-check (and (> widest 0) (<= widest 110)) (format "the table fits a normal window (%d columns)" widest)))))
+      ;; The README's example with no sizes set: the server's defaults, marked in the header.
+      (let ((src (current-buffer)))
+        (find-file (expand-file-name "examples/flash_attention.ph" ph-test-root)) ; causal_attention's server takes it
+        (goto-char (point-min)) (search-forward "kernel flash_attention")
+        (let* ((ph-run-sizes nil)
+               (r (ph-run "cpu"))
+               (head (with-current-buffer "*ph results*" (car (split-string (buffer-string) "\n")))))
+          (ph-check (and (eq (plist-get r :ok) t) (string-match-p "sizes Nk=1024\\* Nq=1024\\*" head))
+                    (format "no sizes set: the server's defaults in the header: %s" head)))
+        (switch-to-buffer src))
       ;; No GPU with target auto: one question; "a" (always) runs it on the CPU and is remembered.
       (let* ((ph-run-sizes '((N . 64)))
              (ph-no-gpu "ask")

@@ -288,6 +288,25 @@ TEST(Server, ConfigurationChangeIsAppliedButNeverThePathOfAProgram) {
   EXPECT_EQ(s.sizes["N"], 4096);
 }
 
+TEST(Server, ATargetThatRenamesTheRunLensRefreshesTheLenses) {
+  // The Run lens is named after `ph.target`; a client keeps its lenses until told, so a
+  // setting that renames it sends workspace/codeLens/refresh, and one that does not sends none
+  // (the VS Code e2e test's lenses kept "Run on CPU" without links until the editor had focus).
+  Client c;
+  c.initialize({{"workspace", {{"codeLens", {{"refreshSupport", true}}}}}}, {{"ph", {{"target", "cpu"}}}});
+  open(c, kKernel);
+  auto refresh = [](const json &m) { return m.value("method", "") == "workspace/codeLens/refresh"; };
+  EXPECT_TRUE(c.waitFor(refresh, 0ms).is_null()) << "a refresh before any setting changed";
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"ph", {{"target", "cpu"}, {"sizes", {{"N", 4096}}}}}}}});
+  EXPECT_TRUE(c.waitFor(refresh, 0ms).is_null()) << "the sizes do not rename a lens";
+  c.notify("workspace/didChangeConfiguration", {{"settings", {{"ph", {{"target", "interp"}}}}}});
+  EXPECT_TRUE(c.waitFor(refresh, 0ms).is_object()) << "cpu -> interp renames the Run lens";
+  json lenses = c.request("textDocument/codeLens", {{"textDocument", {{"uri", kFile}}}});
+  bool named = false;
+  for (const json &l : lenses["result"]) named |= l["command"]["title"] == "▶ Run on interpreter";
+  EXPECT_TRUE(named) << lenses;
+}
+
 TEST(Server, CompileOnSaveTurnsDriverErrorsIntoDiagnostics) {
   // `ph build --json`'s document (docs/output.md): a backend error with its range
   // (line 3, bytes 17-29) and a note at the kernel's name; the editor gets both.

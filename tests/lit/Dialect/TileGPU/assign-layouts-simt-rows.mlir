@@ -1,12 +1,13 @@
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90 policy=simt" | %FileCheck %s
 // REQUIRES: mlir
 // SIMT: a tile whose rows are reduced keeps each row in one warp (all 4 warps along
-// the rows, lanes and 16-byte vectors along the columns), and the [R, 1] statistics
+// the rows, lanes along the columns, one element each: the rows, of any width, may start
+// anywhere, assign-layouts-simt-row-loads.mlir), and the [R, 1] statistics
 // made before it (the loop's running maximum) take that layout too, replicated along
 // the columns, instead of their own default that would split the rows over warps
 // (ReduceToNVVM reduces within a warp only).
 
-// CHECK-DAG: #[[ROWS:.*]] = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[ROWS:.*]] = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 // CHECK: func.func @rows
 // CHECK: tile.splat %{{.*}} : tensor<4x1xf32, #[[ROWS]]>
 // CHECK: tile.rowmax %{{.*}} : tensor<4x128xf32, #[[ROWS]]> -> tensor<4x1xf32, #[[ROWS]]>

@@ -23,6 +23,8 @@ def TileGPUAssignLayouts : Pass<"tilegpu-assign-layouts", "::mlir::ModuleOp"> {
     Option<"policy", "policy", "std::string", /*default=*/"\"auto\"",
            "auto (wgmma for @tensorcore GEMMs on sm_90a, mma for @tensorcore kernels with a 16-bit dot, else simt), simt, mma or wgmma">,
     Option<"threads", "threads", "int", /*default=*/"0", "threads per CTA (0: the kernel's tile.threads, else 128)">,
+    Option<"rowLoadVectors", "row-load-vectors", "bool", /*default=*/"true",
+           "a SIMT row reduction of loaded rows takes its vectors from the loads (their element type, capped by their alignment); false: from the reduced tile's element type">,
   ];
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
 }

@@ -85,8 +85,10 @@ Attribute defaultBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, i
 /// The SIMT layout of a tile whose rows are reduced: defaultBlocked's lanes and
 /// vectors, every warp along the rows (replicated when there are fewer rows), so
 /// that the reduction stays inside a warp (ReduceToNVVM's butterfly shuffles).
-Attribute rowBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64_t threads) {
-  auto b = cast<BlockedEncodingAttr>(defaultBlocked(ctx, shape, elem, 32));
+/// `maxVec` caps the vectors as defaultBlocked's does (the loads behind the tile).
+Attribute rowBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64_t threads,
+                     int64_t maxVec = 16) {
+  auto b = cast<BlockedEncodingAttr>(defaultBlocked(ctx, shape, elem, 32, maxVec));
   SmallVector<unsigned> wpc(shape.size(), 1);
   wpc[0] = unsigned(std::max<int64_t>(1, threads / 32));
   return BlockedEncodingAttr::get(ctx, b.getSizePerThread(), b.getThreadsPerWarp(), wpc, b.getOrder());
@@ -182,8 +184,10 @@ bool fromDotResult(Value v) { return bool(dotBehind(v)); }
 
 class Assigner {
 public:
-  Assigner(func::FuncOp f, const GpuArch &arch, StringRef policy, int64_t threads, bool checkBBlocks)
-      : f_(f), ctx_(f.getContext()), arch_(arch), policy_(policy), threads_(threads), checkBBlocks_(checkBBlocks) {}
+  Assigner(func::FuncOp f, const GpuArch &arch, StringRef policy, int64_t threads, bool checkBBlocks,
+           bool rowLoadVectors)
+      : f_(f), ctx_(f.getContext()), arch_(arch), policy_(policy), threads_(threads), checkBBlocks_(checkBBlocks),
+        rowLoadVectors_(rowLoadVectors) {}
 
   LogicalResult run();
 
@@ -214,11 +218,43 @@ private:
   std::string policy_;
   int64_t threads_;
   bool checkBBlocks_;
+  bool rowLoadVectors_;
   MmaEncodingAttr mma_;
   DenseMap<Value, Attribute> layout_;
   DenseMap<std::pair<Value, Attribute>, Value> converted_;
   bool changed_ = false;
 };
+
+/// The loads of `v`'s shape that `v` is computed from through ops that share one layout, and no
+/// dot: a memory-bound row reduction's (softmax's X, a norm's rows). Their narrowest element
+/// sets the reduced tile's vectors (16 bytes of f16 are 8 elements, where f32 arithmetic alone
+/// would give 4), their alignment caps them (loadLastDimDivisibility: rows that may start
+/// anywhere read one element per lane and pass, consecutive across the warp, instead of 4-element
+/// runs read as 4 scalar loads 8 bytes apart). Null element type: no such load.
+std::pair<Type, int64_t> loadsBehindReduction(Value v) {
+  auto shape = cast<RankedTensorType>(v.getType()).getShape();
+  SmallVector<Value> work = {v};
+  DenseSet<Value> seen;
+  Type narrow;
+  int64_t div = 16;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second) continue;
+    Operation *def = x.getDefiningOp();
+    if (!def) continue;
+    if (isa<tile::DotOp>(def)) return {Type(), 16};
+    auto rt = dyn_cast<RankedTensorType>(x.getType());
+    if (auto ld = dyn_cast<tile::LoadOp>(def)) {
+      if (!rt || rt.getShape() != shape) continue;
+      if (!narrow || elemBytes(rt.getElementType()) < elemBytes(narrow)) narrow = rt.getElementType();
+      div = std::min(div, loadLastDimDivisibility(ld));
+      continue;
+    }
+    if (sharesLayout(def))
+      for (Value o : def->getOperands()) work.push_back(o);
+  }
+  return {narrow, div};
+}
 
 /// Whether rows of `v`, or of a tile computed from it through ops that share
 /// one layout, are reduced (attention's scores).
@@ -376,7 +412,10 @@ void Assigner::propagate() {
       if (!isa<tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp>(op)) return;
       auto t = cast<RankedTensorType>(op->getOperand(0).getType());
       if (t.getRank() != 2) return;
-      Attribute a = rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_);
+      auto [narrow, div] = loadsBehindReduction(op->getOperand(0));
+      Attribute a = narrow && rowLoadVectors_
+                        ? rowBlocked(ctx_, t.getShape(), narrow, threads_, div)
+                        : rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_);
       if (auto fromDot = dyn_cast_or_null<BlockedEncodingAttr>(dotLayoutBehind(op->getOperand(0)));
           fromDot && fromDot.getWarpsPerCTA()[1] == 1)
         a = fromDot;
@@ -667,7 +706,7 @@ struct AssignLayoutsPass : impl::TileGPUAssignLayoutsBase<AssignLayoutsPass> {
       }
       // A kernel the mma policy cannot place keeps its tiles unplaced (the
       // warning says why); the driver lowers it another way.
-      (void)Assigner(f, *a, policy, t, checkBBlocks).run();
+      (void)Assigner(f, *a, policy, t, checkBBlocks, rowLoadVectors).run();
     });
   }
 };
