@@ -127,6 +127,14 @@ check_one() { # LABEL DIR ARGS...: ph-run --check, one line of verdict
   else echo "FAIL $label"; tail -6 "$logs/one.log"; fails=$((fails+1)); fi
 }
 
+sanitize() { # LABEL DIR ARGS...: compute-sanitizer memcheck, racecheck and synccheck on one run
+  label=$1 dir=$2; shift 2
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$dir" "$@" --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
+    echo "$tool $label: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
+  done
+}
+
 w8_registers() { # OUT VARIANT...: registers and spills of the 8-warp GEMM's variants as built
   o=$1; shift
   for v in "$@"; do
@@ -669,7 +677,9 @@ run-occ)
   done
   (cd "$T" && python3 bench_gemm.py "$R" "$T/gemm" "$T/g256" "$T/s4" --kernels gemm_relu_f16_w8 --out "$logs/gemm-occ.jsonl") > "$logs/gemm-occ.log" 2>&1 || fails=$((fails+1))
   grep -A12 '^kernel ' "$logs/gemm-occ.log"
-  for v in mma_c3 wg; do check_attn $v | grep -v '^ok' ; done
+  # Into a file, not a pipe: a pipe's subshell would lose the failure count.
+  for v in mma_c3 wg; do check_attn $v; done > "$logs/checks.log"
+  grep -v '^ok' "$logs/checks.log"
   echo "checked mma_c3 and wg: every configuration of mha.ph (and attention_tc on wg); failures so far: $fails"
   for d in g256 s4; do
     for cfg in BM=256,BN=128,BK=32 BM=256,BN=128,BK=64 BM=128,BN=256,BK=64 BM=128,BN=128,BK=32; do
@@ -677,10 +687,7 @@ run-occ)
       check_one "$d gemm_relu_f16_w8 $cfg" "$T/$d/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config $cfg --size M=768 --size N=768 --size K=320 --seed 7
     done
   done
-  for tool in memcheck racecheck synccheck; do
-    compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/mma_c3/prefill/mha_f16" --kernel mha_f16 --config D=64,BR=128,BC=32 --size B=1 --size H=1 --size N=512 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
-    echo "$tool mma_c3 mha_f16 D=64 BR=128: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
-  done
+  sanitize "mma_c3 mha_f16 D=64 BR=128" "$T/mma_c3/prefill/mha_f16" --kernel mha_f16 --config D=64,BR=128,BC=32 --size B=1 --size H=1 --size N=512 --seed 3
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;
@@ -711,11 +718,10 @@ run-stages)
         check_one "$g $k $cfg" "$T/$g/$k" --kernel $k --config $cfg $sz --seed 5
       done
     done
-  done | grep -v '^ok' ; echo "checked every configuration of every GEMM kernel (sm_90, sm_80 as PTX): failures so far: $fails"
-  for tool in memcheck racecheck synccheck; do
-    compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/gemm/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=256 --size N=512 --size K=512 --seed 3 --check > "$logs/san.log" 2>&1 || fails=$((fails+1))
-    echo "$tool gemm_relu_f16_w8 BM=128,BN=256,BK=64 (4 stages): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/san.log")"
-  done
+  done > "$logs/checks.log"
+  grep -v '^ok' "$logs/checks.log"
+  echo "checked every configuration of every GEMM kernel (sm_90, sm_80 as PTX): failures so far: $fails"
+  sanitize "gemm_relu_f16_w8 BM=128,BN=256,BK=64 (4 stages)" "$T/gemm/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=256 --size N=512 --size K=512 --seed 3
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;
