@@ -122,18 +122,18 @@ void Server::sendGpuStatus() {
   bool renamed;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const std::string before = runTargetLabel(settings_.target, gpu_ ? &*gpu_ : nullptr);
+    const std::string before = runLabelLocked();
     if (!gpu_) gpu_ = detectGpu();
     g = *gpu_;
     // Lenses answered before the probe say "GPU" for `auto`; with none found they say "CPU".
-    renamed = runTargetLabel(settings_.target, &*gpu_) != before;
+    renamed = runLabelLocked() != before;
   }
   json status = {{"gpu", g.available ? json{{"name", g.name}, {"arch", g.arch}} : json(nullptr)},
                  {"message", g.available ? "ph run uses " + g.name + " (" + g.arch + ")"
                                          : "no GPU: " + g.reason + "; ph run can use the CPU target"}};
   if (!g.available) status["reason"] = g.reason;
   endpoint_.notify("ph/status", status);
-  if (renamed && clientCodeLensRefresh_) endpoint_.call("workspace/codeLens/refresh", nullptr);
+  if (renamed) refreshLenses();
 }
 
 /// Why the command's arguments are of the wrong type, or "" (issue 20: a number as

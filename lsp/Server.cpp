@@ -114,8 +114,16 @@ Settings Server::settings() const {
 FeatureOptions Server::featureOptions() const {
   std::lock_guard<std::mutex> lock(mu_);
   FeatureOptions o = features_;
-  o.runTarget = runTargetLabel(settings_.target, gpu_ ? &*gpu_ : nullptr);
+  o.runTarget = runLabelLocked();
   return o;
+}
+
+std::string Server::runLabelLocked() const { return runTargetLabel(settings_.target, gpu_ ? &*gpu_ : nullptr); }
+
+void Server::refreshLenses() {
+  // Not during `initialize` (initializationOptions): nothing may be asked of the client before
+  // its answer, and the client has no lenses yet.
+  if (clientCodeLensRefresh_ && state_ == State::Running) endpoint_.call("workspace/codeLens/refresh", nullptr);
 }
 
 void Server::applySettings(const json &ph, bool fromUser) {
@@ -123,7 +131,7 @@ void Server::applySettings(const json &ph, bool fromUser) {
   std::unique_lock<std::mutex> lock(mu_);
   // The Run lens is named after the target (`▶ Run on CPU`, `▶ Run on H200`): a client keeps
   // the lenses it has until asked to refresh them, so a new name is announced.
-  const std::string labelBefore = runTargetLabel(settings_.target, gpu_ ? &*gpu_ : nullptr);
+  const std::string labelBefore = runLabelLocked();
   if (ph.contains("path") && ph["path"].is_string()) {
     if (fromUser) {
       settings_.phPath = ph["path"];
@@ -150,11 +158,9 @@ void Server::applySettings(const json &ph, bool fromUser) {
     settings_.requestTimeout = std::chrono::milliseconds(std::max<int64_t>(1, ph["requestTimeoutMs"].get<int64_t>()));
   if (ph.contains("debounceMs") && ph["debounceMs"].is_number_integer())
     scheduler_->setDebounce(std::chrono::milliseconds(std::max<int64_t>(0, ph["debounceMs"].get<int64_t>())));
-  bool renamed = runTargetLabel(settings_.target, gpu_ ? &*gpu_ : nullptr) != labelBefore;
+  bool renamed = runLabelLocked() != labelBefore;
   lock.unlock();
-  // Not during `initialize` (initializationOptions): nothing may be asked of the client before
-  // its answer, and the client has no lenses yet.
-  if (renamed && clientCodeLensRefresh_ && state_ == State::Running) endpoint_.call("workspace/codeLens/refresh", nullptr);
+  if (renamed) refreshLenses();
 }
 
 template <typename Fn> void Server::withSnapshot(const json &params, Reply reply, Fn fn) {

@@ -142,6 +142,11 @@ private:
                   const std::string &target, const std::shared_ptr<const Snapshot> &snap);
   /// The lens figures of the last build on disk (manifest.json), after a restart.
   void loadLastBuild();
+  /// The Run lens's target name (`CPU`, the GPU's) under the current settings and GPU; mu_ held.
+  std::string runLabelLocked() const;
+  /// Asks the client to fetch the lenses again (the Run lens was renamed), where it can and
+  /// may be asked: never before `initialize` is answered. mu_ not held.
+  void refreshLenses();
   void sendGpuStatus();
   /// The file the driver should read: the document's path if the editor's
   /// text is what is on disk, else a copy of the text in a temporary folder.

@@ -42,7 +42,8 @@ def TileGPU_Dialect : Dialect {
     "::mlir::IntegerAttr":$consumer_threads,
     "::mlir::IntegerAttr":$launch_threads,
     // On the kernel: the CTAs per SM its registers are fitted to (i32 in [1, 32]; ptxas's
-    // .minnctapersm), where the occupancy policy asks for more than ptxas would give.
+    // .minnctapersm). Only PH_TILEGPU_MIN_CTAS sets it, for measurements: 3 CTAs of mma.sync
+    // attention were slower than ptxas's own choice (docs/tilegpu.md, "A fourth stage").
     "::mlir::IntegerAttr":$min_ctas,
     // On an async_copy of the producer: its threads (i64 > 0) and the first of them (i64 >= 0).
     "::mlir::IntegerAttr":$threads,

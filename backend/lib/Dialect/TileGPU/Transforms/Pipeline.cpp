@@ -224,10 +224,16 @@ bool chainsAccumulator(scf::ForOp loop) { return bool(chainedAccumulatorDot(loop
 /// keeps the mma.sync depth: measured on the H200, a smaller ring that lets
 /// two CTAs share an SM beats a deeper one (docs/tilegpu.md).
 int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) const {
-  if (!llvm::any_of(loads, [](Staged &s) { return s.wgmma(); })) {
+  bool wgmma = llvm::any_of(loads, [](Staged &s) { return s.wgmma(); });
+  // The bytes one stage of the loop's rings takes.
+  auto stageBytes = [&] {
+    int64_t bytes = 0;
+    for (Staged &s : loads) bytes += bufferType(s.load, 1, wgmma).getStageBytes(unsigned(s.load.getType().getRank()));
+    return bytes;
+  };
+  if (!wgmma) {
     if (chainedStages_ <= stages_ || sharedPerSM_ <= 0 || stages_ < 2 || !chainsAccumulator(loop)) return stages_;
-    int64_t perStage = 0;
-    for (Staged &s : loads) perStage += bufferType(s.load, 1, false).getStageBytes(unsigned(s.load.getType().getRank()));
+    int64_t perStage = stageBytes();
     // The CTAs per SM the ring's shared memory allows (1 KiB of each CTA's shared memory is the system's).
     auto ctas = [&](int64_t S) { return sharedPerSM_ / (S * perStage + 1024); };
     int64_t S = stages_;
@@ -235,8 +241,7 @@ int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) con
     return S;
   }
   if (!chainsAccumulator(loop)) return std::max<int64_t>(stages_, 2);
-  int64_t perStage = 0;
-  for (Staged &s : loads) perStage += bufferType(s.load, 1, true).getStageBytes(unsigned(s.load.getType().getRank()));
+  int64_t perStage = stageBytes();
   int64_t S = std::max<int64_t>(wgmmaStages_, 2);
   while (S > 2 && S * perStage > ringBytes_) --S;
   return S;
