@@ -4,7 +4,8 @@
 // the policies pick, checked against the PTX ISA's fragment tables: the mma.sync
 // m16n8k16 accumulator (rows g, g+8; columns 2t, 2t+1), its A operand
 // (a0..a7) and its B operand (b0..b3), a blocked layout, replication of a
-// tile smaller than the layout, and the shapes a layout cannot cover.
+// tile smaller than the layout (a unit dimension held once a thread), and the
+// shapes a layout cannot cover.
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Backend/Arch.h"
@@ -82,6 +83,19 @@ TEST(Layouts, RowVectorIsReplicatedAcrossTheQuad) {
   // Every column position wraps to 0: the four lanes of a quad hold the same rows.
   for (int64_t t = 0; t < 4; ++t)
     for (auto [row, col] : elementsOf(*l, 3, 2 * t)) EXPECT_EQ(col, 0);
+  // ... and a thread holds each of its rows once, not once per column 2t and 2t + 1: per warp
+  // 16 rows of the 64 are its pass, rows g and g + 8 of each, so 64 / 64 x 2 = 2 registers.
+  EXPECT_EQ(l->perThread[1], 1);
+  EXPECT_EQ(l->numRegs(), 2);
+  EXPECT_EQ(elementsOf(*l, 3, 0).size(), 2u);
+  // A column vector [1, C] of a blocked layout with 2 rows a thread: one element along rows.
+  auto bl = BlockedEncodingAttr::get(&c.ctx, {2, 4}, {4, 8}, {4, 1}, {1, 0});
+  auto col = registerLayout(bl, {1, 32});
+  ASSERT_TRUE(col);
+  EXPECT_EQ(col->perThread[0], 1);
+  EXPECT_EQ(col->numRegs(), 4);
+  // The full tile keeps both rows.
+  EXPECT_EQ(registerLayout(bl, {32, 32})->perThread[0], 2);
 }
 
 TEST(Layouts, BlockedCoversAndRefuses) {
