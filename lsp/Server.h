@@ -58,6 +58,17 @@ struct ServerOptions {
   /// the number of malloc arenas: two threads on one arena queue on its lock and take
   /// longer than one (docs/lsp.md, Performance).
   unsigned analysisThreads = 8;
+  /// At most this many threads for a document's first analysis (IncrementalAnalyzer::
+  /// firstThreads; 0: as analysisThreads), and with firstThreadsOnIdleCores only as many
+  /// as there are idle cores then, plus one (IdleCores.h). main.cpp makes it the hardware
+  /// threads, at most 8: a first analysis is one large batch, where on a 2-core machine
+  /// two threads on one malloc arena beat one now that each keeps 64 freed blocks of a
+  /// size to itself (docs/lsp.md, Performance).
+  unsigned firstAnalysisThreads = 0;
+  bool firstThreadsOnIdleCores = true;
+  /// IncrementalAnalyzer::cacheInlining: std functions inlined through a cache per call
+  /// shape (the same diagnostics either way; main.cpp's PH_LSP_INLINE_CACHE=0 turns it off).
+  bool inlineCache = true;
   /// Tests: called at every interruption point of a feature request, with its method.
   std::function<void(const std::string &method, const RequestBudget &)> checkpointProbe;
 };

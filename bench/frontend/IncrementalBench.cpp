@@ -9,9 +9,10 @@
 //   edit/comment, edit/token
 //              a comment line inserted and removed inside one kernel (the fn file: inside
 //              the fn), or a literal changed and back, each stage until complete
-// Usage: bench_incremental [--fn] [--first] [--threads N] [--no-inline-cache] [RUNS]   (perf record and
-// callgrind work on it as it is; --threads: IncrementalAnalyzer::maxThreads, 8 by default; --first runs the
-// first diagnostics only, the stage to profile for a cold open; --no-inline-cache: cacheInlining off, for A/B)
+// Usage: bench_incremental [--fn] [--first] [--threads N] [--first-threads N] [--no-inline-cache] [RUNS]
+// (perf record and callgrind work on it as it is; --threads: IncrementalAnalyzer::maxThreads, 8 by default;
+// --first-threads: its firstThreads, for the first update only; --first runs the first diagnostics only, the
+// stage to profile for a cold open; --no-inline-cache: cacheInlining off, for A/B)
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Incremental.h"
@@ -78,12 +79,13 @@ struct Stat {
 int main(int argc, char **argv) {
   bool withFn = false, firstOnly = false, inlineCache = true;
   int runs = 10;
-  unsigned threads = 8;
+  unsigned threads = 8, firstThreads = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--fn")) withFn = true;
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--first")) firstOnly = true;
     else if (!std::strcmp(argv[i], "--no-inline-cache")) inlineCache = false;
+    else if (!std::strcmp(argv[i], "--first-threads") && i + 1 < argc) firstThreads = std::max(1, std::atoi(argv[++i]));
     else runs = std::max(1, std::atoi(argv[i]));
   }
   auto prelude = Prelude::load(std::string(PH_SOURCE_DIR) + "/std");
@@ -116,6 +118,7 @@ int main(int argc, char **argv) {
     IncrementalAnalyzer an(prelude);
     an.maxThreads = threads;
     an.cacheInlining = inlineCache;
+    an.firstThreads = firstThreads;
     auto res = an.update(std::make_shared<SourceFile>("bench.ph", text), {}, false);
     first.add(cpuMs() - c0, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     diags = res.diagnostics->diagnostics.size();

@@ -843,6 +843,9 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
                                                         const std::function<bool()> &cancelled, bool allConfigs) {
   Impl &I = *impl_;
   I.cacheInlining = cacheInlining;
+  // The first update of the document (nothing cached yet) may take more threads than
+  // the later ones: firstThreads.
+  const unsigned threads = I.summaries.empty() && I.checks.empty() && firstThreads ? firstThreads : maxThreads;
   std::lock_guard<std::mutex> serial(I.updateMu); // documents sharing a path share the cache
   Result result;
   auto isCancelled = [&] { return cancelled && cancelled(); };
@@ -894,7 +897,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
       if (std::string key = keyOf(i, i + 1); !I.summaries.count(key)) missing.emplace_back(i, std::move(key));
     if (missing.size() < 8) missing.clear(); // an edit: the walk below parses the few it needs
     std::vector<Fresh> made(missing.size());
-    parallelFor(missing.size(), maxThreads, [&](size_t t) {
+    parallelFor(missing.size(), threads, [&](size_t t) {
       size_t i = missing[t].first;
       uint32_t e = i + 1 < starts.size() ? starts[i + 1] : static_cast<uint32_t>(text.size());
       made[t].summary = I.summarize(file->path(), missing[t].second, e - starts[i], &made[t].tree);
@@ -1081,7 +1084,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   // The items to check are independent: a large batch (a first analysis, an edit of a
   // fn every kernel calls) runs on a few threads.
   std::atomic<size_t> variants{0};
-  parallelFor(todo.size(), maxThreads, [&](size_t t) {
+  parallelFor(todo.size(), threads, [&](size_t t) {
     size_t i = todo[t];
     std::vector<DeclInfo> stubs;
     std::set<size_t> real(items[i].deps.begin(), items[i].deps.end());

@@ -119,6 +119,10 @@ public:
   /// calls), the caller's among them, and never more than the hardware has: enough for a
   /// 16-core host, few enough that an editor's machine stays usable. 1: all on the caller.
   unsigned maxThreads = 8;
+  /// Threads for the first update of the document (nothing cached: a first analysis),
+  /// in place of maxThreads when not 0. The language server gives its first analysis both
+  /// cores of a 2-core machine, whose later updates stay on one (docs/lsp.md, Performance).
+  unsigned firstThreads = 0;
   /// Inline std functions through a cache per call shape (frontend/lib/elab/InlineCache.h):
   /// the same diagnostics and facts either way; false elaborates every call (A/B, tests).
   bool cacheInlining = true;
