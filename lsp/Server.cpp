@@ -1,6 +1,5 @@
 //===- Server.cpp - Lifecycle, sync and routing of ph-lsp -----------------===//
 #include "Server.h"
-#include "IdleCores.h"
 #include "Subprocess.h"
 #include "features/ItemCache.h"
 
@@ -57,7 +56,6 @@ struct Server::Analyzers {
   std::map<std::string, PerPath> byPath;
   unsigned threads = 8; // ServerOptions::analysisThreads
   unsigned firstThreads = 0; // ServerOptions::firstAnalysisThreads
-  bool firstThreadsOnIdleCores = true; // ServerOptions::firstThreadsOnIdleCores
   bool inlineCache = true; // ServerOptions::inlineCache
   PerPath get(const std::string &path, const std::shared_ptr<const Prelude> &prelude) {
     std::lock_guard<std::mutex> lock(mu);
@@ -65,9 +63,7 @@ struct Server::Analyzers {
     if (!a.analyzer) {
       a = {std::make_shared<IncrementalAnalyzer>(prelude), std::make_shared<ItemCache>()};
       a.analyzer->maxThreads = threads;
-      // Created for the document's first analysis, which starts now: the second core
-      // only when it is free (IdleCores.h).
-      a.analyzer->firstThreads = firstThreadsOnIdleCores ? threadsForIdleCoresNow(firstThreads) : firstThreads;
+      a.analyzer->firstThreads = firstThreads;
       a.analyzer->cacheInlining = inlineCache;
     }
     return a;
@@ -85,7 +81,6 @@ Server::Server(Endpoint::SendFn send, ServerOptions options)
   analyzers_ = std::make_shared<Analyzers>();
   analyzers_->threads = std::max(1u, options_.analysisThreads);
   analyzers_->firstThreads = options_.firstAnalysisThreads;
-  analyzers_->firstThreadsOnIdleCores = options_.firstThreadsOnIdleCores;
   analyzers_->inlineCache = options_.inlineCache;
   // Each document's analyses run one at a time (its strand), on its own item cache;
   // diagnostics are published from the cheap part, the rest is built when a feature asks.

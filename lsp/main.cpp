@@ -86,18 +86,11 @@ int main(int argc, char **argv) {
   options.analysisThreads = static_cast<unsigned>(arenas);
   if (const char *e = std::getenv("PH_LSP_ANALYSIS_THREADS"); e && std::atoi(e) > 0)
     options.analysisThreads = static_cast<unsigned>(std::atoi(e));
-  // A document's first analysis (one large batch of items) on every idle hardware thread,
-  // up to 8, even on one arena: with glibc's per-thread cache of 64 blocks a size (the
-  // tunable) two threads rarely meet on the arena's lock, and a 2-core machine's first
-  // diagnostics of the 5,040-line file take about two thirds of one thread's time when
-  // the other core is free (IdleCores.h; docs/lsp.md, Performance). Later updates stay on
-  // analysisThreads, which keeps the peak RSS of the edits. PH_LSP_FIRST_THREADS=N: N
-  // threads whatever the machine is doing.
-  options.firstAnalysisThreads = std::max(1u, std::min(hw, 8u));
-  if (const char *e = std::getenv("PH_LSP_FIRST_THREADS"); e && std::atoi(e) > 0) {
+  // PH_LSP_FIRST_THREADS=N: a document's first analysis on N threads (later updates stay
+  // on analysisThreads). Not the default: on a 2-core machine, one arena, two threads took
+  // twice one thread's CPU through the server (docs/lsp.md, Performance).
+  if (const char *e = std::getenv("PH_LSP_FIRST_THREADS"); e && std::atoi(e) > 0)
     options.firstAnalysisThreads = static_cast<unsigned>(std::atoi(e));
-    options.firstThreadsOnIdleCores = false;
-  }
   // PH_LSP_ITEM_READS=0: every feature reads the version's whole analysis (to compare).
   if (const char *e = std::getenv("PH_LSP_ITEM_READS"); e && std::string(e) == "0") options.itemReads = false;
   // PH_LSP_INLINE_CACHE=0: every std call inlined afresh (ServerOptions::inlineCache; to compare).

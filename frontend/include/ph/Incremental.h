@@ -120,8 +120,8 @@ public:
   /// 16-core host, few enough that an editor's machine stays usable. 1: all on the caller.
   unsigned maxThreads = 8;
   /// Threads for the first update of the document (nothing cached: a first analysis),
-  /// in place of maxThreads when not 0. The language server gives its first analysis both
-  /// cores of a 2-core machine, whose later updates stay on one (docs/lsp.md, Performance).
+  /// in place of maxThreads when not 0 (ph-lsp: PH_LSP_FIRST_THREADS; docs/lsp.md,
+  /// Performance, says why it is not the default on a 2-core machine).
   unsigned firstThreads = 0;
   /// Inline std functions through a cache per call shape (frontend/lib/elab/InlineCache.h):
   /// the same diagnostics and facts either way; false elaborates every call (A/B, tests).
