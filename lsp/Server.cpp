@@ -55,12 +55,16 @@ struct Server::Analyzers {
   std::mutex mu;
   std::map<std::string, PerPath> byPath;
   unsigned threads = 8; // ServerOptions::analysisThreads
+  unsigned firstThreads = 0; // ServerOptions::firstAnalysisThreads
+  bool inlineCache = true; // ServerOptions::inlineCache
   PerPath get(const std::string &path, const std::shared_ptr<const Prelude> &prelude) {
     std::lock_guard<std::mutex> lock(mu);
     auto &a = byPath[path];
     if (!a.analyzer) {
       a = {std::make_shared<IncrementalAnalyzer>(prelude), std::make_shared<ItemCache>()};
       a.analyzer->maxThreads = threads;
+      a.analyzer->firstThreads = firstThreads;
+      a.analyzer->cacheInlining = inlineCache;
     }
     return a;
   }
@@ -76,6 +80,8 @@ Server::Server(Endpoint::SendFn send, ServerOptions options)
   auto prelude = prelude_;
   analyzers_ = std::make_shared<Analyzers>();
   analyzers_->threads = std::max(1u, options_.analysisThreads);
+  analyzers_->firstThreads = options_.firstAnalysisThreads;
+  analyzers_->inlineCache = options_.inlineCache;
   // Each document's analyses run one at a time (its strand), on its own item cache;
   // diagnostics are published from the cheap part, the rest is built when a feature asks.
   auto analyzeFn = [prelude, analyzers = analyzers_, itemReads = options_.itemReads, itemCache = options_.itemCache](

@@ -58,6 +58,15 @@ struct ServerOptions {
   /// the number of malloc arenas: two threads on one arena queue on its lock and take
   /// longer than one (docs/lsp.md, Performance).
   unsigned analysisThreads = 8;
+  /// Threads for a document's first analysis (IncrementalAnalyzer::firstThreads; 0: as
+  /// analysisThreads, the default). main.cpp's PH_LSP_FIRST_THREADS=N sets it: on a 2-core
+  /// machine two threads on one malloc arena took twice the CPU of one through the server
+  /// and came later (a fresh process's page faults; docs/lsp.md, Performance), so it is
+  /// not the default.
+  unsigned firstAnalysisThreads = 0;
+  /// IncrementalAnalyzer::cacheInlining: std functions inlined through a cache per call
+  /// shape (the same diagnostics either way; main.cpp's PH_LSP_INLINE_CACHE=0 turns it off).
+  bool inlineCache = true;
   /// Tests: called at every interruption point of a feature request, with its method.
   std::function<void(const std::string &method, const RequestBudget &)> checkpointProbe;
 };

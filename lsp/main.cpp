@@ -86,8 +86,15 @@ int main(int argc, char **argv) {
   options.analysisThreads = static_cast<unsigned>(arenas);
   if (const char *e = std::getenv("PH_LSP_ANALYSIS_THREADS"); e && std::atoi(e) > 0)
     options.analysisThreads = static_cast<unsigned>(std::atoi(e));
+  // PH_LSP_FIRST_THREADS=N: a document's first analysis on N threads (later updates stay
+  // on analysisThreads). Not the default: on a 2-core machine, one arena, two threads took
+  // twice one thread's CPU through the server (docs/lsp.md, Performance).
+  if (const char *e = std::getenv("PH_LSP_FIRST_THREADS"); e && std::atoi(e) > 0)
+    options.firstAnalysisThreads = static_cast<unsigned>(std::atoi(e));
   // PH_LSP_ITEM_READS=0: every feature reads the version's whole analysis (to compare).
   if (const char *e = std::getenv("PH_LSP_ITEM_READS"); e && std::string(e) == "0") options.itemReads = false;
+  // PH_LSP_INLINE_CACHE=0: every std call inlined afresh (ServerOptions::inlineCache; to compare).
+  if (const char *e = std::getenv("PH_LSP_INLINE_CACHE"); e && std::string(e) == "0") options.inlineCache = false;
   // PH_LSP_ITEM_CACHE=1: full-document features item by item (ServerOptions::itemCache).
   if (const char *e = std::getenv("PH_LSP_ITEM_CACHE"); e && std::string(e) == "1") options.itemCache = true;
   std::string listen;

@@ -9,8 +9,10 @@
 //   edit/comment, edit/token
 //              a comment line inserted and removed inside one kernel (the fn file: inside
 //              the fn), or a literal changed and back, each stage until complete
-// Usage: bench_incremental [--fn] [--first] [--threads N] [RUNS]   (perf record and callgrind work on it as
-// it is; --threads: IncrementalAnalyzer::maxThreads, 8 by default; --first runs the first diagnostics only, the stage to profile for a cold open)
+// Usage: bench_incremental [--fn] [--first] [--threads N] [--first-threads N] [--no-inline-cache] [RUNS]
+// (perf record and callgrind work on it as it is; --threads: IncrementalAnalyzer::maxThreads, 8 by default;
+// --first-threads: its firstThreads, for the first update only; --first runs the first diagnostics only, the
+// stage to profile for a cold open; --no-inline-cache: cacheInlining off, for A/B)
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Incremental.h"
@@ -75,13 +77,15 @@ struct Stat {
 };
 
 int main(int argc, char **argv) {
-  bool withFn = false, firstOnly = false;
+  bool withFn = false, firstOnly = false, inlineCache = true;
   int runs = 10;
-  unsigned threads = 8;
+  unsigned threads = 8, firstThreads = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--fn")) withFn = true;
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--first")) firstOnly = true;
+    else if (!std::strcmp(argv[i], "--no-inline-cache")) inlineCache = false;
+    else if (!std::strcmp(argv[i], "--first-threads") && i + 1 < argc) firstThreads = std::max(1, std::atoi(argv[++i]));
     else runs = std::max(1, std::atoi(argv[i]));
   }
   auto prelude = Prelude::load(std::string(PH_SOURCE_DIR) + "/std");
@@ -107,17 +111,21 @@ int main(int argc, char **argv) {
   else token.replace(text.find("= 0.0", at), 5, "= 1.0");
 
   Stat first, rest, editStages[2], editAll[2];
-  size_t diags = 0, items = 0, variants = 0;
+  size_t diags = 0, items = 0, variants = 0, hits = 0, misses = 0;
   for (int r = 0; r < runs; ++r) {
     double c0 = cpuMs();
     auto t0 = Clock::now();
     IncrementalAnalyzer an(prelude);
     an.maxThreads = threads;
+    an.cacheInlining = inlineCache;
+    an.firstThreads = firstThreads;
     auto res = an.update(std::make_shared<SourceFile>("bench.ph", text), {}, false);
     first.add(cpuMs() - c0, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     diags = res.diagnostics->diagnostics.size();
     items = an.stats().items;
     variants = an.stats().variants;
+    hits = an.stats().inlineHits;
+    misses = an.stats().inlineMisses;
     if (firstOnly) continue;
     if (!res.complete)
       timed(rest, [&] { return an.update(std::make_shared<SourceFile>("bench.ph", text), {}, true).complete; });
@@ -139,8 +147,9 @@ int main(int argc, char **argv) {
     }
   }
   std::printf("incremental bench: %s, %zu bytes, %zu items, %zu configurations in the first stage, %zu diagnostics, "
-              "%d runs\n",
-              withFn ? "63 x mha.ph + fn" : "63 x mha.ph", text.size(), items, variants, diags, runs);
+              "%d runs; std inlined in the first stage: %zu calls replayed, %zu elaborated%s\n",
+              withFn ? "63 x mha.ph + fn" : "63 x mha.ph", text.size(), items, variants, diags, runs, hits, misses,
+              inlineCache ? "" : " (--no-inline-cache)");
   first.print("first diagnostics (fresh analyzer)");
   if (firstOnly) return 0;
   rest.print("then every configuration");

@@ -64,6 +64,10 @@ private:
   const Map *base_ = nullptr;
 };
 
+namespace elab {
+class InlineCache;
+}
+
 struct State {
   Analysis &A;
   DiagnosticSink &diags;
@@ -95,6 +99,11 @@ struct State {
   /// files from this one on: the incremental analysis keeps those of the item and the
   /// fns it inlines, never std's or the stubs', so it does not compute them.
   FileId factsFrom = 0;
+
+  /// Inlined calls of fns in files below this one (the prelude) go through this cache
+  /// (elab/InlineCache.h; the incremental analysis's, one per prelude). Null: none.
+  elab::InlineCache *inlineCache = nullptr;
+  FileId inlineCacheBelow = 0;
 
   /// The resolver leaves the modules of files below this alone: they were resolved
   /// before and their results put in this State by seed().

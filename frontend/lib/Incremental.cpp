@@ -16,6 +16,7 @@
 
 #include "CheckerState.h"
 #include "OffsetMap.h"
+#include "elab/InlineCache.h"
 #include "ph/Lexer.h"
 #include "ph/Parser.h"
 
@@ -106,6 +107,10 @@ struct Canonical {
   /// The prelude's resolution, to start each item's check from (null: std has findings
   /// of its own, so each check resolves what it reaches of std as `analyze` does).
   std::shared_ptr<const check::State::Resolved> seed;
+  /// Std's inlining per call shape, shared by every item's check and thread (with the
+  /// seed only: then each check's std declarations are these modules' own, which the
+  /// cache memoises by address).
+  std::shared_ptr<check::elab::InlineCache> inlineCache;
 };
 
 /// An item's tree from this update's parse, handed to its check (not cached).
@@ -251,6 +256,7 @@ struct IncrementalAnalyzer::Impl {
   AnalyzeOptions options;
   FileId P = 0;
   std::shared_ptr<const Canonical> canonical;
+  bool cacheInlining = true; // IncrementalAnalyzer::cacheInlining, for this update
   std::shared_ptr<const SourceFile> stubFile = std::make_shared<SourceFile>("<stubs>", "");
   /// Keyed by a view of the summary's own key (its text), which the entry keeps alive.
   std::unordered_map<std::string_view, std::shared_ptr<const ItemSummary>> summaries;
@@ -309,6 +315,7 @@ void IncrementalAnalyzer::Impl::loadPrelude() {
     for (Symbol &s : seed->symbols)
       if (s.def.file != UINT32_MAX) s.doc.clear(), s.doc.shrink_to_fit(), s.signature.clear(), s.signature.shrink_to_fit();
     c->seed = std::move(seed);
+    c->inlineCache = std::make_shared<check::elab::InlineCache>();
   }
   c->modules = A.modules;
   c->symbols = A.symbols;
@@ -461,6 +468,10 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
   if (c.seed) st.seed(*c.seed);
   else st.declareOnly = &declareOnly;
   st.factsFrom = P + 1; // what is kept: the item's and its fns' facts (see below)
+  if (c.seed && cacheInlining) {
+    st.inlineCache = c.inlineCache.get();
+    st.inlineCacheBelow = P;
+  }
   std::vector<SourceRange> reads;
   st.textReads = &reads;
   check::resolve(st);
@@ -831,6 +842,10 @@ std::shared_ptr<const CheckedItem> moved(const CheckedItem &c, const std::vector
 IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const SourceFile> file,
                                                         const std::function<bool()> &cancelled, bool allConfigs) {
   Impl &I = *impl_;
+  I.cacheInlining = cacheInlining;
+  // The first update of the document (nothing cached yet) may take more threads than
+  // the later ones: firstThreads.
+  const unsigned threads = I.summaries.empty() && I.checks.empty() && firstThreads ? firstThreads : maxThreads;
   std::lock_guard<std::mutex> serial(I.updateMu); // documents sharing a path share the cache
   Result result;
   auto isCancelled = [&] { return cancelled && cancelled(); };
@@ -882,7 +897,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
       if (std::string key = keyOf(i, i + 1); !I.summaries.count(key)) missing.emplace_back(i, std::move(key));
     if (missing.size() < 8) missing.clear(); // an edit: the walk below parses the few it needs
     std::vector<Fresh> made(missing.size());
-    parallelFor(missing.size(), maxThreads, [&](size_t t) {
+    parallelFor(missing.size(), threads, [&](size_t t) {
       size_t i = missing[t].first;
       uint32_t e = i + 1 < starts.size() ? starts[i + 1] : static_cast<uint32_t>(text.size());
       made[t].summary = I.summarize(file->path(), missing[t].second, e - starts[i], &made[t].tree);
@@ -1069,7 +1084,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   // The items to check are independent: a large batch (a first analysis, an edit of a
   // fn every kernel calls) runs on a few threads.
   std::atomic<size_t> variants{0};
-  parallelFor(todo.size(), maxThreads, [&](size_t t) {
+  parallelFor(todo.size(), threads, [&](size_t t) {
     size_t i = todo[t];
     std::vector<DeclInfo> stubs;
     std::set<size_t> real(items[i].deps.begin(), items[i].deps.end());
@@ -1182,6 +1197,12 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   I.lastFnTable = fnTable;
   stats.items = shared->size();
   stats.preludeSeeded = I.canonical->seed != nullptr;
+  if (I.canonical->inlineCache) {
+    check::elab::InlineCacheStats ic = I.canonical->inlineCache->stats();
+    stats.inlineHits = ic.hits;
+    stats.inlineMisses = ic.misses;
+    stats.inlineEntries = ic.entries;
+  }
   stats.cachedItems = I.summaries.size() + I.checks.size();
   for (auto &[k, s] : I.summaries) stats.cacheBytes += s->bytes;
   for (auto &[k, c] : I.checks) stats.cacheBytes += c.checked->bytes + k.capacity();

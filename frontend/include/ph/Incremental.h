@@ -42,6 +42,9 @@ struct IncrementalStats {
   size_t cacheBytes = 0;     // their approximate size
   bool whole = false;        // the last update went through `analyze` whole
   bool preludeSeeded = false; // each check starts from std's resolution made once (std has no findings)
+  size_t inlineHits = 0;     // std fn calls replayed from the inline cache, since the analyzer began
+  size_t inlineMisses = 0;   // std fn calls elaborated (and kept when they reported nothing)
+  size_t inlineEntries = 0;  // call shapes kept (bounded: InlineCache's capacity)
 };
 
 class IncrementalAnalyzer {
@@ -116,6 +119,13 @@ public:
   /// calls), the caller's among them, and never more than the hardware has: enough for a
   /// 16-core host, few enough that an editor's machine stays usable. 1: all on the caller.
   unsigned maxThreads = 8;
+  /// Threads for the first update of the document (nothing cached: a first analysis),
+  /// in place of maxThreads when not 0 (ph-lsp: PH_LSP_FIRST_THREADS; docs/lsp.md,
+  /// Performance, says why it is not the default on a 2-core machine).
+  unsigned firstThreads = 0;
+  /// Inline std functions through a cache per call shape (frontend/lib/elab/InlineCache.h):
+  /// the same diagnostics and facts either way; false elaborates every call (A/B, tests).
+  bool cacheInlining = true;
 
 private:
   struct Impl;

@@ -134,9 +134,7 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
       recordSymbolType(*ps, shown);
     }
   }
-  frames_.push_back(std::move(nf));
-  stmts(fn.body, out);
-  frames_.pop_back();
+  inlineBody(fn, std::move(nf), out);
 }
 
 

@@ -84,6 +84,8 @@ struct LoopInfo {
   int64_t hiStatic = -1;
 };
 
+struct InlineAliases; // InlineCache.h
+
 inline int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a < 0 ? -a : a, b < 0 ? -b : b); }
 class Elaborator {
 public:
@@ -222,6 +224,12 @@ private:
   void forStmt(const Stmt &s, std::vector<kir::StmtPtr> &out);
   void ifStmt(const Stmt &s, std::vector<kir::StmtPtr> &out);
   void inlineCall(const Expr &call, const Decl &fn, std::vector<kir::StmtPtr> &out);
+  /// Elaborates `fn`'s body in frame `nf`, or replays a cached elaboration of it
+  /// (InlineCache.h: a prelude fn, without `specialise`).
+  void inlineBody(const Decl &fn, Frame nf, std::vector<kir::StmtPtr> &out);
+  /// Everything `fn`'s body can read when it runs in `nf` here; `al` gets the caller's
+  /// variables and tensors the key names, in order of first appearance.
+  std::string inlineKey(const Decl &fn, const Frame &nf, InlineAliases &al);
   Type declaredType(const TypeExpr &t);
   uint32_t newVar(const std::string &name, const Type &t, bool isLet, SourceRange loc, uint32_t sym);
   /// Assigns `v` to a whole variable, checking shape and narrowing.
