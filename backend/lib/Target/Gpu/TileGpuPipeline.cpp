@@ -142,9 +142,11 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // columns (PH_TILEGPU_SPLIT_ROWS=0: the warps replicate the rows).
   if (const char *e = std::getenv("PH_TILEGPU_ROW_LOAD_VECTORS")) lo.rowLoadVectors = std::string(e) != "0";
   if (const char *e = std::getenv("PH_TILEGPU_SPLIT_ROWS")) lo.splitRowWarps = std::string(e) != "0";
-  // A row that fits one column block is read once by a two-pass kernel (softmax, the norms);
-  // PH_TILEGPU_REUSE_ROW_LOADS=0 for A/B measurements.
-  if (const char *e = std::getenv("PH_TILEGPU_REUSE_ROW_LOADS"); !(e && std::string(e) == "0"))
+  // A row that fits one column block read once by a two-pass kernel (softmax, the norms): off,
+  // since on the H200 it was no faster than the second read from L2 (softmax 2,879 against
+  // 2,875 GB/s, RMSNorm 3,559 against 3,663; docs/tilegpu.md, "Memory-bound rows") and holds the
+  // block in registers; PH_TILEGPU_REUSE_ROW_LOADS=1 turns it on.
+  if (const char *e = std::getenv("PH_TILEGPU_REUSE_ROW_LOADS"); e && std::string(e) == "1")
     pm.addPass(tilegpu::createTileGPUReuseRowLoads());
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
   if (failed(pm.run(m))) return false;
