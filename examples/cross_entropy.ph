@@ -3,7 +3,9 @@
 /// with `reduction="none"`. One read of X: the online softmax's running maximum `m` and
 /// denominator `l` over blocks of `BC` columns, and the label's logit picked out with
 /// `where(col_ids(x) + c == label, x, 0.0)`. Columns past V are masked with a comparison.
-@autotune(BR in [4, 8], BC in [128, 512, 1024])
+/// `A = 8`: 16-byte loads where V is a multiple of 8 (softmax.ph).
+@autotune(BR in [1, 4], BC in [1024, 2048], A in [1, 8])
+@aligned(V = A)
 kernel cross_entropy(X: tensor<f16>[N, V], L: tensor<i32>[N, 1], Loss: tensor<f32>[N, 1]) {
   let r = ctx.block.x * BR
   let label = L[r :+ BR, 0 :+ 1]

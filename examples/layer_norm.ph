@@ -1,8 +1,10 @@
 /// Layer norm of each row of `X` (`[N, C]`, any C): `y = (x - mean) / sqrt(var + eps) * W + B`
 /// with `W` and `B` of shape `[1, C]`, as `torch.nn.functional.layer_norm`. One CTA per `BR`
 /// rows; the first loop sums x and x² over blocks of `BC` columns (f32), the second writes the
-/// normalised rows. Loads past C read zeros, which add nothing to the sums.
-@autotune(BR in [4, 8], BC in [128, 512, 1024])
+/// normalised rows. Loads past C read zeros, which add nothing to the sums. `A = 8`: 16-byte loads
+/// where C is a multiple of 8 (softmax.ph).
+@autotune(BR in [1, 4], BC in [1024, 2048], A in [1, 8])
+@aligned(C = A)
 kernel layer_norm(X: tensor<f16>[N, C], W: tensor<f16>[1, C], B: tensor<f16>[1, C], Y: tensor<f16>[N, C],
                   eps: f32) {
   let r = ctx.block.x * BR

@@ -1,7 +1,9 @@
 /// RMSNorm of each row of `X` (`[N, C]`, any C): `y = x / sqrt(mean(x²) + eps) * W`, with `W`
 /// of shape `[1, C]`, as LLaMA's `RMSNorm`. One CTA per `BR` rows: the first loop sums x² over
-/// blocks of `BC` columns (f32), the second writes the scaled rows.
-@autotune(BR in [4, 8], BC in [128, 512, 1024])
+/// blocks of `BC` columns (f32), the second writes the scaled rows. `A = 8`: 16-byte loads where
+/// C is a multiple of 8 (softmax.ph).
+@autotune(BR in [1, 4], BC in [1024, 2048], A in [1, 8])
+@aligned(C = A)
 kernel rms_norm(X: tensor<f16>[N, C], W: tensor<f16>[1, C], Y: tensor<f16>[N, C], eps: f32) {
   let r = ctx.block.x * BR
   var s2: tile<f32>[BR, 1] = 0.0

@@ -1,66 +1,70 @@
 #!/bin/sh
 # Issue 16's memory-bound examples (softmax, layer norm, RMSNorm, SwiGLU, cross-entropy) on a
-# GPU in one call, over variants of their autotune space: bench_memory_bound.py times every
-# configuration of each variant next to torch.compile / eager in the same run, checks every
-# configuration against PyTorch, and each variant's configurations against the interpreter at
-# the ragged sizes of tests/gpu/check_examples.sh (the aligned variants at sizes they accept).
+# GPU in one call: every configuration against the fp64 interpreter at ragged sizes (a row in
+# one block and over several, C a multiple of 8 and not), then bench_memory_bound.py's GB/s
+# next to torch.compile, eager PyTorch and a copy in the same run, and the SASS of the kernels.
 #
-#   membound_device.sh build PH OUT [BEFORE_PH]  compile the variants into OUT (needs the compiler)
-#   membound_device.sh run OUT [LOGS]            run them (needs a GPU and PyTorch; no compiler)
+#   membound_device.sh build PH OUT   compile the variants into OUT (needs the compiler)
+#   membound_device.sh run OUT [LOGS] run them (needs a GPU and PyTorch; no compiler; < 4 min)
 #
 # Variants (each a folder OUT/V/K of `ph build` output, K the example's kernel):
-#   base     examples/K.ph as it is (compiled by BEFORE_PH when given: the compiler before)
-#   wide     the autotune space widened to BR in [1, 2, 4, 8], BC in [256, 512, 1024, 2048]
-#   a8       wide, with `@aligned(C = 8)` (V for cross-entropy): rows start 16-byte aligned
-#   abc      wide, with `@aligned(C = BC)`: no column masks (cross-entropy: BC in [128, 256],
-#            the blocks that divide V = 32000)
-#   V.o      V compiled with PH_TILEGPU_ROW_LOAD_VECTORS=0 (reduced rows' vectors from their own
-#            element type, as before 2026-12-03): the compiler before, in the same run
-# MEMBOUND_VARIANTS overrides the list (e.g. "base wide", "wide.o wide a8.o a8 abc").
+#   new      examples/K.ph as it is (its whole autotune space: BR, BC, A for `@aligned(C = A)`)
+#   reuse    one configuration (rows: BR=1, BC=4096, A=8), PH_TILEGPU_REUSE_ROW_LOADS=1: the
+#            second loop reuses the first one's block instead of reading it again (from L2)
+#   old      BR=4, BC=1024, A=8 with PH_TILEGPU_SPLIT_ROWS=0: a row per warp (pack 1's fastest
+#            softmax, 2,197 GB/s, with today's exp)
+#   oldvec   rows: BR=1, BC=4096, A=1 with PH_TILEGPU_ROW_LOAD_VECTORS=0: rows that may start
+#            anywhere, 4-element runs per lane (the vectors before row-load-vectors)
+# MEMBOUND_VARIANTS overrides the list.
 set -u
 mode=$1; shift
 kernels="softmax layer_norm rms_norm swiglu cross_entropy"
-wide='@autotune(BR in [1, 2, 4, 8], BC in [256, 512, 1024, 2048])'
+
+one_config() { # KERNEL BR BC A: the @autotune line of one configuration
+  echo "@autotune(BR in [$2], BC in [$3], A in [$4])"
+}
 
 variant_source() { # SRC KERNEL VARIANT: the example's text for VARIANT on stdout
-  dim=C; [ "$2" = cross_entropy ] && dim=V
+  wide=4096; case $2 in swiglu|cross_entropy) wide=2048 ;; esac
   case $3 in
-  base) cat "$1" ;;
-  wide) sed "s/^@autotune(.*)\$/$wide/" "$1" ;;
-  a8) sed "s/^@autotune(.*)\$/$wide\\n@aligned($dim = 8)/" "$1" ;;
-  abc)
-    if [ "$2" = cross_entropy ]; then
-      sed "s/^@autotune(.*)\$/@autotune(BR in [1, 2, 4, 8], BC in [128, 256])\\n@aligned(V = BC)/" "$1"
-    else
-      sed "s/^@autotune(.*)\$/$wide\\n@aligned(C = BC)/" "$1"
-    fi ;;
+  new) cat "$1" ;;
+  reuse) sed "s/^@autotune(.*)\$/$(one_config $2 1 $wide 8)/" "$1" ;;
+  old) sed "s/^@autotune(.*)\$/$(one_config $2 4 1024 8)/" "$1" ;;
+  oldvec) sed "s/^@autotune(.*)\$/$(one_config $2 1 $wide 1)/" "$1" ;;
+  esac
+}
+
+variant_env() { # VARIANT: the knobs it builds under
+  case $1 in
+  reuse) echo "PH_TILEGPU_REUSE_ROW_LOADS=1" ;;
+  old) echo "PH_TILEGPU_SPLIT_ROWS=0" ;;
+  oldvec) echo "PH_TILEGPU_ROW_LOAD_VECTORS=0" ;;
+  *) echo "PH_TILEGPU_NONE=1" ;;
   esac
 }
 
 case $mode in
 build)
-  ph=$1 out=$2 before=${3:-$1}
+  ph=$1 out=$2
   root=$(cd "$(dirname "$0")/../.." && pwd)
   mkdir -p "$out/src"
-  echo "${MEMBOUND_VARIANTS:-base wide a8 abc}" > "$out/variants"  # what run times
-  for v in ${MEMBOUND_VARIANTS:-base wide a8 abc}; do
-    c=$ph; [ $v = base ] && c=$before
-    # V.o: V compiled with reduced rows' vectors from their own element type (the layouts
-    # before tilegpu-assign-layouts' row-load-vectors)
-    rlv=1; case $v in *.o) rlv=0 ;; esac
+  : > "$out/ptx-summary.txt"
+  echo "${MEMBOUND_VARIANTS:-new reuse old oldvec}" > "$out/variants"
+  for v in ${MEMBOUND_VARIANTS:-new reuse old oldvec}; do
     for k in $kernels; do
       mkdir -p "$out/$v"
-      variant_source "$root/examples/$k.ph" $k ${v%.o} > "$out/src/$v-$k.ph"
-      PH_TILEGPU_ROW_LOAD_VECTORS=$rlv "$c" build "$out/src/$v-$k.ph" --kernel $k --target sm_90 -j2 -o "$out/$v/$k" > "$out/$v/$k.log" 2>&1 ||
-        { echo "FAIL build $v $k"; tail -20 "$out/$v/$k.log"; exit 1; }
-      # What ptxas made of each configuration: registers, spills, global load / store widths.
+      variant_source "$root/examples/$k.ph" $k $v > "$out/src/$v-$k.ph"
+      # shellcheck disable=SC2046
+      env $(variant_env $v) "$ph" build "$out/src/$v-$k.ph" --kernel $k --target sm_90 --no-cache -j2 -o "$out/$v/$k" \
+        > "$out/$v/$k.log" 2>&1 || { echo "FAIL build $v $k"; tail -20 "$out/$v/$k.log"; exit 1; }
+      # What ptxas made of each configuration (registers, spills) and the global access widths.
+      grep -E '^ *'$k' \[' "$out/$v/$k.log" | sed "s/^/$v /" >> "$out/ptx-summary.txt"
       for ptx in "$out/$v/$k"/*.ptx; do
         cfg=${ptx##*/}; cfg=${cfg#$k.}; cfg=${cfg%.ptx}
-        echo "$v $k $cfg: $(grep -oE '(ld|st)\.global[a-z0-9.]*' "$ptx" | sort | uniq -c | awk '{printf "%s %s, ", $2, $1}')"
+        echo "$v $k $cfg: $(grep -oE '(ld|st)\.global[a-z0-9.]*|bar\.sync|ex2\.approx[a-z0-9.]*|div\.rn\.f32' "$ptx" | sort | uniq -c | awk '{printf "%s %s, ", $2, $1}')"
       done >> "$out/ptx-summary.txt"
       rm -f "$out/$v/$k"/*.ptx
     done
-    echo "$v: $(grep -h -o '"spillStores": *[1-9][0-9]*' "$out/$v"/*/manifest.json | wc -l) configurations spill"
   done
   cp "$root"/bench/gpu/bench_memory_bound.py "$root"/bench/gpu/cuda_timing.py "$root"/bench/gpu/membound_device.sh "$out/"
   cp "$(dirname "$ph")/ph-run" "$out/" && strip "$out/ph-run" 2>/dev/null
@@ -69,54 +73,63 @@ build)
 run)
   T=$(cd "$1" && pwd) logs=${2:-$1/logs}
   R=$T/ph-run
-  scratch=$T/scratch  # per-check logs stay on the device; LOGS gets bench.log, membound.jsonl, checks.log
+  scratch=$T/scratch
   mkdir -p "$logs" "$scratch"
   "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
+  t0=$(date +%s)
   fails=0
-  pre="" variants=$(cat "$T/variants")
+  variants=$(cat "$T/variants")
+  # Every configuration against the interpreter first (small sizes: seconds): a row in one
+  # block (C = 300 / 304 under every BC) and over several, ragged (C = 4100 / 4104 > 4096).
   for v in $variants; do
-    [ -d "$T/$v" ] && pre="$pre --prebuilt $v=$T/$v"
-  done
-  # shellcheck disable=SC2086
-  (cd "$T" && timeout 200 python3 bench_memory_bound.py - "$R" --iters 20 --configs 3 $pre \
-     --only softmax,layer_norm,rms_norm,swiglu,cross_entropy --out "$logs/membound.jsonl") > "$logs/bench.log" 2>&1 ||
-    fails=$((fails+1))
-  if grep -q '^memory-bound' "$logs/bench.log"; then
-    grep -E '^copy bandwidth|^memory-bound|^kernel|\[' "$logs/bench.log" | grep -v '^{' | tail -30
-  else # cut short (timeout): the rows written so far
-    echo "bench cut short; rows so far:"
-    python3 -c 'import json,sys
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    print(r["kernel"], r.get("variant"), round(r.get("ph_gbs", 0)), "compile", round(r["compile_gbs"]), "copy", round(r["copy_gbs"]), r.get("fastest", r.get("error", ""))[:3])' "$logs/membound.jsonl" 2>/dev/null
-  fi
-  grep -E 'Error|error|Traceback' "$logs/bench.log" | head -5
-  # Every configuration against the interpreter: ragged sizes for the variants that take any C.
-  # (base is what tests/gpu/check_examples.sh checks already)
-  for v in $variants; do
-    [ -d "$T/$v" ] && [ $v != base ] || continue
     for k in $kernels; do
-      case $v:$k in
-        *:cross_entropy) sz="--size N=13 --size V=300" ;;
-        *) sz="--size N=13 --size C=300" ;;
-      esac
-      case ${v%.o}:$k in
-        a8:cross_entropy) sz="--size N=13 --size V=304" ;;
-        a8:*) sz="--size N=13 --size C=304" ;;
-        abc:cross_entropy) sz="--size N=13 --size V=512" ;;
-        abc:*) sz="--size N=13 --size C=2048" ;;
-      esac
-      # One ph-run process for every configuration (--batch): one line each.
-      grep -o '"configName": *"[^"]*"' "$T/$v/$k/manifest.json" | sed 's/.*: *"\(.*\)"/\1/' |
-        while read -r cfg; do echo "$T/$v/$k --kernel $k --config $cfg $sz --seed 4 --check"; done > "$scratch/batch.txt"
+      dim=C; [ $k = cross_entropy ] && dim=V
+      : > "$scratch/batch.txt"
+      for cfg in $(grep -o '"configName": *"[^"]*"' "$T/$v/$k/manifest.json" | sed 's/.*: *"\(.*\)"/\1/'); do
+        case $cfg in *A=8*) sizes="304 4104" ;; *) sizes="300 4100" ;; esac
+        for c in $sizes; do
+          echo "$T/$v/$k --kernel $k --config $cfg --size N=13 --size $dim=$c --seed 4 --check" >> "$scratch/batch.txt"
+        done
+      done
       "$R" --batch "$scratch/batch.txt" > "$scratch/check.log" 2>&1
       cat "$scratch/check.log" >> "$logs/checks.log"
       n=$(($(grep -c "^@@ph-run-batch" "$scratch/check.log") / 2)) bad=$(grep -c '^@@ph-run-batch [0-9]* [1-9]' "$scratch/check.log")
-      if [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]; then echo "ok   $v $k ($sz): $n configurations"
-      else echo "FAIL $v $k ($sz): $bad of $n configurations"; grep -B3 '^@@ph-run-batch [0-9]* [1-9]' "$scratch/check.log" | head -8; fails=$((fails+1)); fi
+      if [ "$n" -gt 0 ] && [ "$bad" -eq 0 ]; then echo "ok   $v $k: $n checks (N=13, $dim in 300/304 and 4100/4104)"
+      else echo "FAIL $v $k: $bad of $n checks"; grep -B3 '^@@ph-run-batch [0-9]* [1-9]' "$scratch/check.log" | head -8; fails=$((fails+1)); fi
     done
   done
+  echo "(checks took $(( $(date +%s) - t0 )) s)"
+  # The SASS of the fastest expected configurations: instruction mix of the row kernels.
+  for k in $kernels; do
+    for c in "$T/new/$k"/*.cubin; do
+      case $c in *A8*) ;; *) continue ;; esac
+      cuobjdump -sass "$c" > "$logs/sass-$k-$(basename "$c" .cubin).txt" 2>&1
+    done
+  done
+  for f in "$logs"/sass-*.txt; do
+    [ -f "$f" ] || continue
+    echo "$(basename "$f" .txt): $(grep -cE '^ +/\*[0-9a-f]+\*/' "$f") instr, LDG.128 $(grep -c 'LDG.E.128' "$f"), STG.128 $(grep -c 'STG.E.128' "$f"), LDG $(grep -c 'LDG' "$f"), SHFL $(grep -c 'SHFL' "$f"), BAR $(grep -c 'BAR' "$f"), MUFU.EX2 $(grep -c 'MUFU.EX2' "$f")"
+  done | tee "$logs/sass-summary.txt"
+  # The speed: every configuration of each variant next to torch.compile / eager / copy. What is
+  # left of the 4 minutes (the checks ran first); the rows written so far survive a timeout.
+  left=$(( 225 - ($(date +%s) - t0) ))
+  pre=""
+  for v in $variants; do [ -d "$T/$v" ] && pre="$pre --prebuilt $v=$T/$v"; done
+  # shellcheck disable=SC2086
+  (cd "$T" && timeout $left python3 bench_memory_bound.py - "$R" --iters 20 --configs 3 $pre \
+     --only softmax,layer_norm,rms_norm,swiglu,cross_entropy --out "$logs/membound.jsonl") > "$logs/bench.log" 2>&1 ||
+    fails=$((fails+1))
+  python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if "ph_gbs" not in r: print(r["kernel"], r.get("variant"), r.get("error", "")[:300]); continue
+    print("%-13s %-8s %5.0f GB/s (%.2f of copy %4.0f, %.2fx torch.compile %4.0f, eager %4.0f) err %.1e  %s  %s" % (
+        r["kernel"], r.get("variant"), r["ph_gbs"], r["ph_of_copy"], r["copy_gbs"], r["ph_gbs"] / r["compile_gbs"],
+        r["compile_gbs"], r["eager_gbs"], r["err"], r["config"], r["fastest"]))' "$logs/membound.jsonl" 2>&1 | tee "$logs/summary.txt"
+  grep -E 'Error|error|Traceback' "$logs/bench.log" | head -5
+  echo "(all took $(( $(date +%s) - t0 )) s)"
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;
+*) echo "usage: membound_device.sh build PH OUT | run OUT [LOGS]"; exit 2 ;;
 esac

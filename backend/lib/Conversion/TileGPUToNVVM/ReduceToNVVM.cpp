@@ -4,13 +4,17 @@
 // register at the same element slot with pass 0 and element 0 along the
 // stretched dimension. A row reduction combines a thread's registers of each row, then
 // the lanes that share the row with butterfly shuffles (the quad of an mma
-// layout, the lanes along the columns of a blocked one). Rows split over
-// warps would need shared memory: the policy keeps reduced rows in one warp.
+// layout, the lanes along the columns of a blocked one). A blocked row split
+// over warps (the SIMT policy's rows fewer than its warps) then adds the
+// warps' partials through bytes at the start of shared memory that
+// tilegpu-allocate-shared keeps for it (reduceScratchBytes).
 //
 //===----------------------------------------------------------------------===//
 #include "PatternBase.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <map>
 
@@ -62,7 +66,9 @@ bool rowLanes(Attribute layout, const RegisterLayout &rl, SmallVectorImpl<int> &
     return true;
   }
   if (auto b = dyn_cast<BlockedEncodingAttr>(layout)) {
-    if (b.getWarpsPerCTA()[1] != 1) {
+    // Warps along the columns meet in shared memory (acrossWarps), whose row index
+    // assumes the columns are the fastest dimension of the warps and lanes.
+    if (b.getWarpsPerCTA()[1] != 1 && (b.getOrder()[0] != 1 || b.getSizePerThread()[0] != 1)) {
       why = "a row reduction over warps";
       return false;
     }
@@ -77,6 +83,59 @@ bool rowLanes(Attribute layout, const RegisterLayout &rl, SmallVectorImpl<int> &
   }
   why = "a row reduction in this layout";
   return false;
+}
+
+/// The start of the CTA's dynamic shared memory, as a `!llvm.ptr<3>`.
+Value sharedBase(OpBuilder &b, Location loc) {
+  MLIRContext *ctx = b.getContext();
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Value smem = gpu::DynamicSharedMemoryOp::create(
+      b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(), wg));
+  Value addr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, smem);
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), addr);
+  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3), i64);
+}
+
+/// A blocked row reduction whose row is split over `wc` warps along the columns: each
+/// partial (one per row a thread holds, already combined over its lanes) becomes the
+/// whole row's. The first lane along the columns of each warp writes its rows' partials
+/// to the scratch at the start of shared memory, [row][warp column], between two
+/// barriers (the first waits for the last reduction's readers); then every thread
+/// combines its rows' wc partials in warp order, the same order in every thread.
+/// `rowReg` holds, per partial, a register of that row (for its position).
+template <typename Combine>
+void acrossWarps(OpBuilder &b, Location loc, BlockedEncodingAttr bl, const RegisterLayout &rl,
+                 std::map<std::pair<int64_t, int64_t>, Value> &partial,
+                 const std::map<std::pair<int64_t, int64_t>, int64_t> &rowReg, Combine combine) {
+  int64_t wc = bl.getWarpsPerCTA()[1], lanesAlong = bl.getThreadsPerWarp()[1];
+  SmallVector<Value> base = threadBase(b, loc, bl, rl);
+  Value tid = threadId(b, loc);
+  Value lane = arith::RemUIOp::create(b, loc, tid, cIndex(b, loc, 32));
+  Value warpCol = arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, tid, cIndex(b, loc, 32)), cIndex(b, loc, wc));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      arith::RemUIOp::create(b, loc, lane, cIndex(b, loc, lanesAlong)), cIndex(b, loc, 0));
+  Value smem = sharedBase(b, loc);
+  auto slot = [&](Value row, Value col, Type t) {
+    Value i = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, cIndex(b, loc, wc)), col);
+    Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), i);
+    return LLVM::GEPOp::create(b, loc, smem.getType(), t, smem, ValueRange{i64}).getResult();
+  };
+  std::map<std::pair<int64_t, int64_t>, Value> rows;
+  for (auto &[key, r] : rowReg) rows[key] = position(b, loc, rl, base, r, 0);
+  gpu::BarrierOp::create(b, loc);
+  auto write = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(write.thenBlock()->getTerminator());
+    for (auto &[key, v] : partial) LLVM::StoreOp::create(b, loc, v, slot(rows[key], warpCol, v.getType()), 4);
+  }
+  gpu::BarrierOp::create(b, loc);
+  for (auto &[key, v] : partial) {
+    Type t = v.getType();
+    Value acc = LLVM::LoadOp::create(b, loc, t, slot(rows[key], cIndex(b, loc, 0), t), 4);
+    for (int64_t j = 1; j < wc; ++j) acc = combine(acc, LLVM::LoadOp::create(b, loc, t, slot(rows[key], cIndex(b, loc, j), t), 4));
+    v = acc;
+  }
 }
 
 template <typename ReduceOp, bool IsMax>
@@ -106,12 +165,14 @@ struct RowReducePattern : OpConversionPattern<ReduceOp> {
       for (Value &v : in) v = arith::ExtFOp::create(rw, loc, rw.getF32Type(), v);
     // One partial per (pass, element) along the rows.
     std::map<std::pair<int64_t, int64_t>, Value> partial;
+    std::map<std::pair<int64_t, int64_t>, int64_t> rowReg;
     SmallVector<int64_t> rep, e;
     for (int64_t r = 0; r < src.numRegs(); ++r) {
       src.decompose(r, rep, e);
       auto key = std::make_pair(rep[0], e[0]);
       auto it = partial.find(key);
       partial[key] = it == partial.end() ? in[r] : combine(it->second, in[r]);
+      rowReg.emplace(key, r);
     }
     Value width = arith::ConstantIntOp::create(rw, loc, 32, 32);
     for (auto &[key, v] : partial)
@@ -120,6 +181,8 @@ struct RowReducePattern : OpConversionPattern<ReduceOp> {
         Value other = gpu::ShuffleOp::create(rw, loc, v, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
         v = combine(v, other);
       }
+    if (auto bl = dyn_cast<BlockedEncodingAttr>(srcTy.getEncoding()); bl && bl.getWarpsPerCTA()[1] > 1)
+      acrossWarps(rw, loc, bl, src, partial, rowReg, combine);
     SmallVector<Value> out;
     for (int64_t r = 0; r < res.numRegs(); ++r) {
       res.decompose(r, rep, e);
@@ -147,6 +210,9 @@ struct RowArgMaxPattern : OpConversionPattern<tile::RowArgMaxOp> {
     SmallVector<int> xors;
     std::string why;
     if (!rowLanes(srcTy.getEncoding(), src, xors, why)) return rw.notifyMatchFailure(op, why);
+    // The SIMT policy keeps rowargmax's rows in one warp (AssignLayouts).
+    if (auto bl = dyn_cast<BlockedEncodingAttr>(srcTy.getEncoding()); bl && bl.getWarpsPerCTA()[1] > 1)
+      return rw.notifyMatchFailure(op, "a rowargmax over warps");
     Type elem = srcTy.getElementType();
     bool isFloat = isa<FloatType>(elem);
     SmallVector<Value> in = unpack(rw, loc, a.getSource());

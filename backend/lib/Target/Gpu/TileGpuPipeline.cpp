@@ -136,11 +136,18 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   lo.arch = arch;
   // Measuring knob: one policy for every kernel (auto, simt, mma, wgmma).
   if (const char *e = std::getenv("PH_TILEGPU_POLICY")) lo.policy = e;
-  // Reduced rows' vectors from the loads behind them: off in `ph` until a GPU run has checked and
-  // timed it (the pass's own default, and its lit tests, have it on); PH_TILEGPU_ROW_LOAD_VECTORS=1
-  // turns it on (docs/tilegpu.md, "Memory-bound rows").
-  lo.rowLoadVectors = false;
-  if (const char *e = std::getenv("PH_TILEGPU_ROW_LOAD_VECTORS"); e && std::string(e) == "1") lo.rowLoadVectors = true;
+  // Measuring knobs for the memory-bound rows (docs/tilegpu.md, "Memory-bound rows"): reduced
+  // rows' vectors from the loads behind them (PH_TILEGPU_ROW_LOAD_VECTORS=0: from the reduced
+  // tile's element type), and rows fewer than the warps split over the spare warps along the
+  // columns (PH_TILEGPU_SPLIT_ROWS=0: the warps replicate the rows).
+  if (const char *e = std::getenv("PH_TILEGPU_ROW_LOAD_VECTORS")) lo.rowLoadVectors = std::string(e) != "0";
+  if (const char *e = std::getenv("PH_TILEGPU_SPLIT_ROWS")) lo.splitRowWarps = std::string(e) != "0";
+  // A row that fits one column block read once by a two-pass kernel (softmax, the norms): off,
+  // since on the H200 it was no faster than the second read from L2 (softmax 2,879 against
+  // 2,875 GB/s, RMSNorm 3,559 against 3,663; docs/tilegpu.md, "Memory-bound rows") and holds the
+  // block in registers; PH_TILEGPU_REUSE_ROW_LOADS=1 turns it on.
+  if (const char *e = std::getenv("PH_TILEGPU_REUSE_ROW_LOADS"); e && std::string(e) == "1")
+    pm.addPass(tilegpu::createTileGPUReuseRowLoads());
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
   if (failed(pm.run(m))) return false;
   for (auto f : m.getOps<func::FuncOp>()) {

@@ -23,14 +23,15 @@ func.func @cols(%X: !tile.ptr<f32>, %Y: !tile.ptr<f32>) attributes {tile.threads
 // -----
 
 // scf.if: the result takes the layout a branch yields (the row reduction's rowBlocked,
-// from the then branch), and the else branch's value (a default-layout load) is
-// converted to it before its yield.
+// from the then branch), and the else branch's load, whose only user is the yield, is
+// read in it directly (no conversion through shared memory).
 // CHECK-DAG: #[[ROWS:.*]] = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 // CHECK: func.func @branch
 // CHECK: %[[R:.*]] = scf.if %{{.*}} -> (tensor<2x128xf32, #[[ROWS]]>) {
 // CHECK:   scf.yield %{{.*}} : tensor<2x128xf32, #[[ROWS]]>
 // CHECK: } else {
-// CHECK:   %[[C:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<2x128xf32, #[[ROWS]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK:   %[[C:.*]] = tile.load {{.*}} -> tensor<2x128xf32, #[[ROWS]]>
 // CHECK:   scf.yield %[[C]] : tensor<2x128xf32, #[[ROWS]]>
 // CHECK: tile.store %[[R]]
 func.func @branch(%X: !tile.ptr<f32>, %Y: !tile.ptr<f32>, %n: i32) attributes {tile.threads = 128 : i32} {

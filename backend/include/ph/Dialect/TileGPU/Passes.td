@@ -25,8 +25,27 @@ def TileGPUAssignLayouts : Pass<"tilegpu-assign-layouts", "::mlir::ModuleOp"> {
     Option<"threads", "threads", "int", /*default=*/"0", "threads per CTA (0: the kernel's tile.threads, else 128)">,
     Option<"rowLoadVectors", "row-load-vectors", "bool", /*default=*/"true",
            "a SIMT row reduction of loaded rows takes its vectors from the loads (their element type, capped by their alignment); false: from the reduced tile's element type">,
+    Option<"splitRowWarps", "split-row-warps", "bool", /*default=*/"true",
+           "a SIMT row reduction of fewer rows than warps spreads the spare warps along the columns (the partials meet in shared memory); false: the warps replicate the rows">,
   ];
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
+}
+
+def TileGPUReuseRowLoads : Pass<"tilegpu-reuse-row-loads", "::mlir::ModuleOp"> {
+  let summary = "A second loop over the same column blocks reuses the first loop's load when there is one block";
+  let description = [{
+    A two-pass row kernel (softmax, the norms: statistics in one loop, the
+    rows written in a second loop over the same range) reads each block of
+    its rows twice. When the range is one block (the row fits the tile), the
+    second read is the first one's tile: the first loop also yields its load,
+    and the second loop becomes `scf.if (one block) { the loop with that
+    tile } else { the loop as written }`. Only for a load in the second loop
+    before any store in it, matched by a load of the same tensor with the
+    same offsets (the first loop's induction variable for the second's) and
+    shape, with no store in the first loop or between the loops, in a
+    kernel without a dot. Runs before tilegpu-assign-layouts.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {

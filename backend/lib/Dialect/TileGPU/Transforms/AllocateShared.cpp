@@ -7,11 +7,14 @@
 // live range meets its own. Reusing the bytes of a dead buffer is only safe
 // once a barrier separates its last read from the next buffer's first write:
 // until tilegpu-insert-barriers proves that, `reuse` stays off and every
-// buffer gets bytes of its own.
+// buffer gets bytes of its own. A row reduction split over warps (the SIMT
+// policy's few rows) exchanges its partials through the first bytes of shared
+// memory, kept for it before any buffer (ReduceToNVVM, between its own barriers).
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "ph/Dialect/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -58,7 +61,23 @@ int64_t alignmentOf(LocalAllocOp a) {
   return enc && enc.getMaxPhase() > 1 ? 1024 : 128;
 }
 
+/// Bytes at the start of shared memory that row reductions split over warps need:
+/// a 32-bit partial (64-bit for 64-bit elements) per row and warp along the columns.
+int64_t reduceScratchBytes(func::FuncOp f) {
+  int64_t need = 0;
+  f.walk([&](Operation *op) {
+    if (!isa<tile::RowMaxOp, tile::RowSumOp>(op)) return;
+    auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto b = t ? dyn_cast_or_null<BlockedEncodingAttr>(t.getEncoding()) : BlockedEncodingAttr();
+    if (!b || t.getRank() != 2 || b.getWarpsPerCTA()[1] == 1) return;
+    int64_t bytes = t.getElementTypeBitWidth() > 32 ? 8 : 4;
+    need = std::max(need, t.getDimSize(0) * int64_t(b.getWarpsPerCTA()[1]) * bytes);
+  });
+  return need;
+}
+
 void allocate(func::FuncOp f, bool reuse) {
+  int64_t scratch = reduceScratchBytes(f);
   DenseMap<Operation *, int64_t> index;
   int64_t n = 0;
   f.walk<WalkOrder::PreOrder>([&](Operation *op) { index[op] = n++; });
@@ -88,9 +107,10 @@ void allocate(func::FuncOp f, bool reuse) {
   for (Interval &b : bufs) order.push_back(&b);
   llvm::stable_sort(order, [](Interval *a, Interval *b) { return a->bytes > b->bytes; });
   SmallVector<Interval *> placed;
-  int64_t total = 0;
+  int64_t total = scratch;
   for (Interval *b : order) {
-    int64_t off = 0;
+    int64_t align = alignmentOf(b->alloc);
+    int64_t off = (scratch + align - 1) / align * align;
     bool moved = true;
     while (moved) {
       moved = false;
@@ -98,7 +118,6 @@ void allocate(func::FuncOp f, bool reuse) {
         bool live = !(p->end < b->begin || b->end < p->begin);
         bool overlap = off < p->offset + p->bytes && p->offset < off + b->bytes;
         if (live && overlap) {
-          int64_t align = alignmentOf(b->alloc);
           off = (p->offset + p->bytes + align - 1) / align * align;
           moved = true;
         }

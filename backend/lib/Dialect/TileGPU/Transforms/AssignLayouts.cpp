@@ -83,14 +83,27 @@ Attribute defaultBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, i
 }
 
 /// The SIMT layout of a tile whose rows are reduced: defaultBlocked's lanes and
-/// vectors, every warp along the rows (replicated when there are fewer rows), so
-/// that the reduction stays inside a warp (ReduceToNVVM's butterfly shuffles).
-/// `maxVec` caps the vectors as defaultBlocked's does (the loads behind the tile).
+/// vectors, warps along the rows, so that the reduction stays inside a warp
+/// (ReduceToNVVM's butterfly shuffles). `maxVec` caps the vectors as defaultBlocked's
+/// does (the loads behind the tile). With fewer rows than warps, `splitCols` puts the
+/// spare warps along the columns where they cover them exactly (ReduceToNVVM then adds
+/// the warps' partials through shared memory): a row softmax of one 4096-column row per
+/// CTA holds 32 elements a thread instead of 128, each read once, where the warps used
+/// to replicate the row (4 warps issuing the same loads). Else, or without it, the
+/// spare warps replicate the rows.
 Attribute rowBlocked(MLIRContext *ctx, ArrayRef<int64_t> shape, Type elem, int64_t threads,
-                     int64_t maxVec = 16) {
+                     int64_t maxVec = 16, bool splitCols = false) {
   auto b = cast<BlockedEncodingAttr>(defaultBlocked(ctx, shape, elem, 32, maxVec));
+  int64_t warps = std::max<int64_t>(1, threads / 32), wc = 1;
+  if (splitCols && shape.size() == 2) {
+    int64_t rowsPerWarp = b.getThreadsPerWarp()[0], colsPerWarp = int64_t(b.getSizePerThread()[1]) * b.getThreadsPerWarp()[1];
+    int64_t rowGroups = std::max<int64_t>(1, shape[0] / rowsPerWarp);
+    wc = warps / std::min(warps, pow2AtMost(rowGroups));
+    while (wc > 1 && shape[1] % (colsPerWarp * wc)) wc /= 2;
+  }
   SmallVector<unsigned> wpc(shape.size(), 1);
-  wpc[0] = unsigned(std::max<int64_t>(1, threads / 32));
+  wpc[0] = unsigned(warps / wc);
+  wpc[shape.size() - 1] *= unsigned(wc);
   return BlockedEncodingAttr::get(ctx, b.getSizePerThread(), b.getThreadsPerWarp(), wpc, b.getOrder());
 }
 
@@ -185,9 +198,9 @@ bool fromDotResult(Value v) { return bool(dotBehind(v)); }
 class Assigner {
 public:
   Assigner(func::FuncOp f, const GpuArch &arch, StringRef policy, int64_t threads, bool checkBBlocks,
-           bool rowLoadVectors)
+           bool rowLoadVectors, bool splitRowWarps)
       : f_(f), ctx_(f.getContext()), arch_(arch), policy_(policy), threads_(threads), checkBBlocks_(checkBBlocks),
-        rowLoadVectors_(rowLoadVectors) {}
+        rowLoadVectors_(rowLoadVectors), splitRowWarps_(splitRowWarps) {}
 
   LogicalResult run();
 
@@ -219,6 +232,7 @@ private:
   int64_t threads_;
   bool checkBBlocks_;
   bool rowLoadVectors_;
+  bool splitRowWarps_;
   MmaEncodingAttr mma_;
   DenseMap<Value, Attribute> layout_;
   DenseMap<std::pair<Value, Attribute>, Value> converted_;
@@ -408,14 +422,18 @@ void Assigner::propagate() {
       if (rt.getRank() == 2)
         set(d.getResult(), fmaBlocked(ctx_, rt.getDimSize(0), rt.getDimSize(1), threads_, rowsReducedFrom(d.getResult())));
     });
+    bool hasArgMax = false;
+    f_.walk([&](tile::RowArgMaxOp) { hasArgMax = true; });
     f_.walk([&](Operation *op) {
       if (!isa<tile::RowMaxOp, tile::RowSumOp, tile::RowArgMaxOp>(op)) return;
       auto t = cast<RankedTensorType>(op->getOperand(0).getType());
       if (t.getRank() != 2) return;
       auto [narrow, div] = loadsBehindReduction(op->getOperand(0));
+      // rowargmax's (value, column) pairs meet only over lanes (ReduceToNVVM).
+      bool split = splitRowWarps_ && !hasArgMax;
       Attribute a = narrow && rowLoadVectors_
-                        ? rowBlocked(ctx_, t.getShape(), narrow, threads_, div)
-                        : rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_);
+                        ? rowBlocked(ctx_, t.getShape(), narrow, threads_, div, split)
+                        : rowBlocked(ctx_, t.getShape(), t.getElementType(), threads_, 16, split);
       if (auto fromDot = dyn_cast_or_null<BlockedEncodingAttr>(dotLayoutBehind(op->getOperand(0)));
           fromDot && fromDot.getWarpsPerCTA()[1] == 1)
         a = fromDot;
@@ -433,18 +451,38 @@ void Assigner::propagate() {
   });
   spread();
   // A load whose users all want one register layout takes it directly (a bias
-  // row read in the accumulator's layout); loads feeding dots stay coalesced.
-  f_.walk([&](tile::LoadOp ld) {
-    Attribute want;
-    bool agree = true;
-    for (OpOperand &use : ld.getResult().getUses()) {
-      Operation *u = use.getOwner();
-      Attribute a = sharesLayout(u) ? get(u->getResult(0)) : Attribute();
-      if (!a || (want && a != want)) agree = false;
-      want = a;
-    }
-    if (agree && want) set(ld.getResult(), want);
-  });
+  // row read in the accumulator's layout); loads feeding dots stay coalesced. A
+  // yield wants what its loop carries or its `if` gives, and has no say while that
+  // has no layout yet (tilegpu-reuse-row-loads' carried block); to a fixpoint, as a
+  // load's layout spreads to what another load feeds.
+  for (bool again = true; again;) {
+    again = false;
+    f_.walk([&](tile::LoadOp ld) {
+      if (get(ld.getResult())) return;
+      Attribute want;
+      bool agree = true;
+      for (OpOperand &use : ld.getResult().getUses()) {
+        Operation *u = use.getOwner();
+        Attribute a;
+        if (auto y = dyn_cast<scf::YieldOp>(u)) {
+          if (auto loop = dyn_cast<scf::ForOp>(y->getParentOp()))
+            a = get(loop.getRegionIterArgs()[use.getOperandNumber()]);
+          else if (auto ifOp = dyn_cast<scf::IfOp>(y->getParentOp()))
+            a = get(ifOp.getResult(use.getOperandNumber()));
+          if (!a) continue;
+        } else if (sharesLayout(u)) {
+          a = get(u->getResult(0));
+        }
+        if (!a || (want && a != want)) agree = false;
+        want = a;
+      }
+      if (agree && want) {
+        set(ld.getResult(), want);
+        again = true;
+      }
+    });
+    if (again) spread();
+  }
   // A load nothing anchors is coalesced and vectorised for its own type, and what is
   // computed from it takes that layout too, one load at a time in program order: a
   // kernel without a dot or a reduction (SwiGLU: f16 loads, f32 arithmetic) then runs
@@ -706,7 +744,7 @@ struct AssignLayoutsPass : impl::TileGPUAssignLayoutsBase<AssignLayoutsPass> {
       }
       // A kernel the mma policy cannot place keeps its tiles unplaced (the
       // warning says why); the driver lowers it another way.
-      (void)Assigner(f, *a, policy, t, checkBBlocks, rowLoadVectors).run();
+      (void)Assigner(f, *a, policy, t, checkBBlocks, rowLoadVectors, splitRowWarps).run();
     });
   }
 };

@@ -1,8 +1,9 @@
 // RUN: ph-opt %s --convert-tilegpu-to-nvvm | %FileCheck %s
 // REQUIRES: mlir
-// exp of an f32 tile in the mma.sync accumulator layout (attention's scores) is 2^(x log2 e):
-// a multiply and math.exp2 per register (MUFU.EX2), as the legacy tensor-core emitter computes
-// it; in any other layout it stays math.exp (libdevice's expf).
+// exp of an f32 tile in the mma.sync accumulator layout (attention's scores) or a blocked one
+// (the SIMT policy's softmax rows) is 2^(x log2 e): a multiply and math.exp2 per register
+// (MUFU.EX2), as the legacy tensor-core emitter computes it; other element types stay math.exp
+// (libdevice).
 
 #mma = #tilegpu.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
 #bl = #tilegpu.blocked<{sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
@@ -22,8 +23,8 @@ func.func @scores(%o: !tile.ptr<f32>, %x: f32) attributes {tile.threads = 128 : 
 }
 
 // CHECK-LABEL: gpu.func @blocked
-// CHECK-COUNT-2: math.exp %{{.*}} : f32
-// CHECK-NOT: math.exp2
+// CHECK-COUNT-2: math.exp2 %{{.*}} : f32
+// CHECK-NOT: math.exp %
 func.func @blocked(%o: !tile.ptr<f32>, %x: f32) attributes {tile.threads = 32 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -31,5 +32,18 @@ func.func @blocked(%o: !tile.ptr<f32>, %x: f32) attributes {tile.threads = 32 : 
   %s = tile.splat %x : tensor<1x64xf32, #bl>
   %e = math.exp %s : tensor<1x64xf32, #bl>
   tile.store %e, %o[%c0, %c0] extents[%c1, %c64] {lens = array<i64: 1, 64>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<1x64xf32, #bl>, !tile.ptr<f32>
+  return
+}
+
+// CHECK-LABEL: gpu.func @blocked_f16
+// CHECK-COUNT-2: math.exp %{{.*}} : f16
+// CHECK-NOT: math.exp2
+func.func @blocked_f16(%o: !tile.ptr<f16>, %x: f16) attributes {tile.threads = 32 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %s = tile.splat %x : tensor<1x64xf16, #bl>
+  %e = math.exp %s : tensor<1x64xf16, #bl>
+  tile.store %e, %o[%c0, %c0] extents[%c1, %c64] {lens = array<i64: 1, 64>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<1x64xf16, #bl>, !tile.ptr<f16>
   return
 }
