@@ -5,6 +5,7 @@ same tensors: `torch.matmul` alone (cuBLAS: the ceiling), the same epilogue eage
 (`act(a @ b + bias)`) and under `torch.compile` (dynamic=False, one compile per shape).
 
 usage: bench_gemm.py PH_RUN DIR [DIR...] [--iters 20] [--sizes 4096,8192] [--kernels K,...] [--out LOG.jsonl]
+                     [--torch matmul,eager,compile]
 
 Each DIR holds one `ph build examples/gemm.ph --kernel K -o DIR/K` folder per kernel (default:
 every kernel of KERNELS that a DIR holds); several DIRs (builds with other options, e.g.
@@ -41,6 +42,7 @@ def main():
     ap.add_argument("--iters", type=int, default=20); ap.add_argument("--out", default=None)
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--kernels", default=None)
+    ap.add_argument("--torch", default="matmul,eager,compile", help="which PyTorch timings (matmul = cuBLAS)")
     a = ap.parse_args()
     log = open(a.out, "a") if a.out else None
     ok, rows, torch_times = True, [], {}
@@ -84,8 +86,9 @@ def main():
                         eager = lambda: act(A @ B + bias)
                         compiled = torch.compile(lambda x, y, z: act(x @ y + z), dynamic=False)
                         comp = lambda: compiled(A, B, bias)
+                        want = a.torch.split(",")
                         torch_times[key] = {name: time_cuda(f, a.iters) for name, f in
-                                            [("matmul", mm), ("eager", eager), ("compile", comp)]}
+                                            [("matmul", mm), ("eager", eager), ("compile", comp)] if name in want}
                     t = torch_times[key]
                     row = {"kernel": kernel, "label": os.path.basename(os.path.normpath(d)), "n": n, "config": res.get("config"), "ph_ms": res["ms"], "ph_tflops": tf(res["ms"]),
                            "err": err, "registers": res.get("registers"), "shared": res.get("sharedBytes"),
@@ -97,8 +100,9 @@ def main():
                         log.write(json.dumps(row) + "\n")
     print(f"\n{'kernel':24} {'n':>5} {'config':22} {'Ph TF/s':>8} {'matmul':>8} {'eager':>8} {'compile':>8} "
           f"{'Ph/cuBLAS':>9} {'Ph/compile':>10} {'err':>8}")
+    nan = {"ms": float("nan"), "tflops": float("nan")}
     for r in rows:
-        t = r["torch"]
+        t = {k: r["torch"].get(k, nan) for k in ("matmul", "eager", "compile")}
         print(f"{(r['kernel'] + (' ' + r['label'] if r['label'] else '')):24} {r['n']:5} {str(r['config']):22} {r['ph_tflops']:8.1f} {t['matmul']['tflops']:8.1f} "
               f"{t['eager']['tflops']:8.1f} {t['compile']['tflops']:8.1f} {t['matmul']['ms'] / r['ph_ms']:9.2f} "
               f"{t['compile']['ms'] / r['ph_ms']:10.2f} {r['err']:8.1e}")

@@ -6,8 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Runtime/CudaDriver.h"
+#include "ph/Runtime/TensorMap.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <type_traits>
 #include <dlfcn.h>
 
@@ -74,6 +77,9 @@ struct Cuda::Api {
   CUresult (*eventDestroy)(Ptr);
   CUresult (*getErrorName)(CUresult, const char **);
   CUresult (*getErrorString)(CUresult, const char **);
+  // CUDA 12.0 and later; null on an older driver (a kernel with TMA maps then cannot launch).
+  CUresult (*tensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *, const uint64_t *,
+                                   const unsigned *, const unsigned *, int, int, int, int);
 };
 
 std::string DeviceInfo::arch() const { return "sm_" + std::to_string(major * 10 + minor); }
@@ -166,6 +172,7 @@ std::string Cuda::loadDriver(void *&lib, Api &a, DeviceInfo &info, int &device) 
   sym(a.eventDestroy, "cuEventDestroy_v2");
   sym(a.getErrorName, "cuGetErrorName");
   sym(a.getErrorString, "cuGetErrorString");
+  a.tensorMapEncodeTiled = reinterpret_cast<decltype(a.tensorMapEncodeTiled)>(dlsym(lib, "cuTensorMapEncodeTiled"));
   if (missing) {
     why = "no GPU: the CUDA driver lacks `" + missingName + "` (driver too old?)";
     return why;
@@ -332,6 +339,15 @@ std::string Module::launch(const int64_t grid[3], int threads, int dynamicShared
                                                  unsigned(dynamicShared), nullptr, params, nullptr),
                            "cuLaunchKernel");
   return e;
+}
+
+std::string Cuda::encodeTensorMap(const TensorMapParams &p, DevicePtr tensor, uint8_t (&map)[128]) {
+  if (!ok_) return why_;
+  if (!api_->tensorMapEncodeTiled) return "the CUDA driver has no cuTensorMapEncodeTiled (a TMA kernel needs CUDA 12)";
+  std::fill(std::begin(map), std::end(map), uint8_t(0));
+  return check(api_->tensorMapEncodeTiled(map, p.dataType, p.rank, reinterpret_cast<void *>(tensor), p.dims, p.strides,
+                                          p.box, p.elementStrides, p.interleave, p.swizzle, p.l2Promotion, p.oobFill),
+               "cuTensorMapEncodeTiled");
 }
 
 FuncAttributes Module::attributes() const {

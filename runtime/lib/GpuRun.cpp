@@ -1,6 +1,7 @@
 //===- GpuRun.cpp - Launching, timing and comparing built kernels ---------===//
 #include "ph/Runtime/GpuRun.h"
 #include "ph/Runtime/Report.h"
+#include "ph/Runtime/TensorMap.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,7 +27,8 @@ struct DeviceArgs {
     for (DevicePtr p : buffers) Cuda::get().free(p);
   }
 
-  std::string upload(const kir::Kernel &sig, const LaunchArgs &args) {
+  std::string upload(const ManifestKernel &mk, const LaunchArgs &args) {
+    const kir::Kernel &sig = mk.sig;
     Cuda &cu = Cuda::get();
     if (args.tensors.size() != sig.tensors.size()) return "internal error: tensor count differs from the kernel's";
     for (const HostTensor *t : args.tensors) {
@@ -38,7 +40,7 @@ struct DeviceArgs {
     // The ABI (docs/abi.md): every tensor as a device pointer in
     // Kernel::tensors order, then every size as i32, then the scalars (f32,
     // or i32 for i32 scalars). Reserve first: params point into these vectors.
-    ptrValues.reserve(sig.tensors.size());
+    ptrValues.reserve(sig.tensors.size() + mk.tma.size());
     f32Values.reserve(sig.scalars.size());
     i32Values.reserve(sig.sizes.size() + sig.scalars.size());
     for (DevicePtr p : buffers) {
@@ -58,6 +60,21 @@ struct DeviceArgs {
         f32Values.push_back(float(args.scalars[i]));
         params.push_back(&f32Values.back());
       }
+    }
+    // Then each TMA tensor map, encoded over its tensor's device copy into a 128-byte
+    // device buffer whose address is the parameter (docs/abi.md, "TMA descriptors").
+    for (const TmaDescriptor &d : mk.tma) {
+      if (d.tensor >= sig.tensors.size()) return "the manifest's TMA map names tensor " + std::to_string(d.tensor);
+      TensorMapParams p;
+      if (std::string e = tensorMapParams(d, sig.tensors[d.tensor], args.sizes, p); !e.empty()) return e;
+      uint8_t map[128];
+      if (std::string e = cu.encodeTensorMap(p, buffers[d.tensor], map); !e.empty()) return e;
+      DevicePtr m = 0;
+      if (std::string e = cu.alloc(m, sizeof map); !e.empty()) return e;
+      buffers.push_back(m);
+      if (std::string e = cu.copyToDevice(m, map, sizeof map); !e.empty()) return e;
+      ptrValues.push_back(m);
+      params.push_back(&ptrValues.back());
     }
     return "";
   }
@@ -84,7 +101,7 @@ std::string runCubin(const ManifestKernel &mk, const std::vector<uint8_t> &cubin
   if (!mod) return err;
   if (attrs) *attrs = mod->attributes();
   DeviceArgs dev;
-  if (std::string e = dev.upload(mk.sig, args); !e.empty()) return e;
+  if (std::string e = dev.upload(mk, args); !e.empty()) return e;
   if (std::string e = mod->launch(args.grid, mk.sig.threads, mk.dynamicShared, dev.params.data()); !e.empty())
     return e;
   if (std::string e = cu.synchronize(); !e.empty()) return e;
@@ -112,7 +129,7 @@ std::string benchCubin(const ManifestKernel &mk, const std::vector<uint8_t> &cub
   std::vector<std::unique_ptr<DeviceArgs>> sets;
   for (const LaunchArgs &a : argSets) {
     sets.push_back(std::make_unique<DeviceArgs>());
-    if (std::string e = sets.back()->upload(mk.sig, a); !e.empty()) return e;
+    if (std::string e = sets.back()->upload(mk, a); !e.empty()) return e;
   }
   out.inputSets = int(sets.size());
   auto launch = [&](size_t i) {

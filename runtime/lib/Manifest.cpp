@@ -116,6 +116,9 @@ static json kernelToJson(const ManifestKernel &mk) {
     tiles.push_back({{"type", t.type}, {"file", t.at.file}, {"line", t.at.line}, {"col", t.at.col},
                      {"endLine", t.at.endLine}, {"endCol", t.at.endCol}, {"placement", t.placement}, {"detail", t.detail}});
   j["tiles"] = tiles;
+  json tma = json::array();
+  for (const TmaDescriptor &d : mk.tma) tma.push_back({{"tensor", d.tensor}, {"box", d.box}, {"swizzle", d.swizzleBytes}});
+  j["tma"] = tma;
   json tensors = json::array();
   for (const kir::TensorParam &t : k.tensors) {
     json dims = json::array();
@@ -135,7 +138,8 @@ static json kernelToJson(const ManifestKernel &mk) {
   j["params"] = params;
   // The launch ABI, spelled out for anyone loading the cubin by hand.
   j["abi"] = "tensors as 64-bit device pointers in `tensors` order, then every size as i32 in `sizes` "
-             "order, then the scalars (f32, or i32) in `scalars` order (docs/abi.md)";
+             "order, then the scalars (f32, or i32) in `scalars` order, then one 64-bit device pointer to a "
+             "128-byte TMA tensor map per `tma` entry (docs/abi.md)";
   return j;
 }
 
@@ -171,6 +175,9 @@ static ManifestKernel kernelFromJson(const json &j) {
                           {t.value("file", ""), t.value("line", 0), t.value("col", 0), t.value("endLine", 0),
                            t.value("endCol", 0)},
                           t.at("placement").get<std::string>(), t.value("detail", "")});
+  if (j.contains("tma"))
+    for (const json &t : j.at("tma"))
+      mk.tma.push_back({t.at("tensor").get<uint32_t>(), t.at("box").get<std::vector<int64_t>>(), t.value("swizzle", 128)});
   for (const json &t : j.at("tensors")) {
     kir::TensorParam tp;
     tp.name = t.at("name").get<std::string>();

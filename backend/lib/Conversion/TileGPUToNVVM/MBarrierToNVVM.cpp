@@ -40,6 +40,8 @@ struct InitPattern : OpConversionPattern<MBarrierInitOp> {
     Value count = arith::ConstantIntOp::create(in, loc, op.getCount(), 32);
     for (int64_t s = 0; s < n; ++s)
       NVVM::MBarrierInitOp::create(in, loc, barrierAt(in, loc, a.getBarriers(), cIndex(in, loc, s)), count, Value());
+    // TMA completes these barriers through the async proxy: the inits are ordered before it.
+    if (op.getTma()) NVVM::FenceMbarrierInitOp::create(in, loc);
     // Every thread sees the initialized barriers before its first arrive or wait.
     rw.replaceOpWithNewOp<gpu::BarrierOp>(op);
     return success();

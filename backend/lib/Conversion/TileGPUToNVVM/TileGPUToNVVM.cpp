@@ -27,6 +27,8 @@ void populateColReducePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
 void populateMBarrierPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
 // WarpSpecializeToNVVM.cpp: the producer/consumer split.
 void populateWarpSpecializePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
+// TmaToNVVM.cpp: ring stages filled by TMA.
+void populateTmaPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p);
 
 namespace {
 
@@ -115,6 +117,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     populateColReducePatterns(tc, patterns);
     populateMBarrierPatterns(tc, patterns);
     populateWarpSpecializePatterns(tc, patterns);
+    populateTmaPatterns(tc, patterns);
     ConversionTarget target(*ctx);
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect, nvgpu::NVGPUDialect, gpu::GPUDialect,
                            vector::VectorDialect, memref::MemRefDialect>();

@@ -650,6 +650,15 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   // A warp-specialized kernel launches its producer warpgroup beside the threads it was written for.
   m->walk([&](Operation *op) {
     if (auto t = op->getAttrOfType<IntegerAttr>(tilegpu::kLaunchThreadsAttr)) out.meta.sig.threads = int(t.getInt());
+    // The TMA maps the kernel takes after its scalars, which the runtime encodes (docs/abi.md).
+    if (auto maps = op->getAttrOfType<ArrayAttr>(tilegpu::kTmaAttr))
+      for (Attribute a : maps) {
+        auto d = cast<DictionaryAttr>(a);
+        auto box = d.getAs<DenseI64ArrayAttr>("box").asArrayRef();
+        out.meta.tma.push_back({uint32_t(d.getAs<IntegerAttr>("tensor").getInt()),
+                                std::vector<int64_t>(box.begin(), box.end()),
+                                int(d.getAs<IntegerAttr>("swizzle").getInt())});
+      }
   });
   // MLIR's pass timing, printed as text into passTiming when asked for.
   // The stream outlives the manager, which prints to it again when it is destroyed.

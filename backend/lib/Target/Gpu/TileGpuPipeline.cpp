@@ -213,6 +213,15 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     po.warpSpecialize = std::string(e) == "1";
     if (po.warpSpecialize) po.mbarriers = true;
   }
+  // wgmma rings filled by TMA (tensor maps encoded by the runtime): PH_TILEGPU_TMA=1 until the
+  // H200 has checked and timed it (docs/tilegpu.md, "TMA").
+  if (const char *e = std::getenv("PH_TILEGPU_TMA")) po.tma = std::string(e) == "1" && ga && ga->tma;
+  // A producer that only issues TMA (one thread, no address arithmetic) keeps 24 registers and
+  // gives the rest to the consumers, FlashAttention-3's split; cp.async producers need 56.
+  if (po.tma && po.warpSpecialize) {
+    po.consumerRegs = 240;
+    po.producerRegs = 24;
+  }
   // "consumer,producer" registers after setmaxnreg.
   if (const char *e = std::getenv("PH_TILEGPU_WS_REGS")) {
     std::string v = e;

@@ -44,6 +44,7 @@ struct DeviceInfo {
 };
 
 using DevicePtr = uint64_t;
+struct TensorMapParams; // TensorMap.h
 
 /// Whether there is a GPU, and its description, without creating a context (what
 /// ph-lsp asks at start). Asked once per process; later calls return the answer.
@@ -70,6 +71,8 @@ public:
   std::string copyToHost(void *dst, DevicePtr src, size_t bytes);
   std::string memset8(DevicePtr dst, uint8_t value, size_t bytes);
   std::string synchronize();
+  /// A TMA tensor map over the device tensor at `tensor`, encoded into `map` (cuTensorMapEncodeTiled).
+  std::string encodeTensorMap(const TensorMapParams &p, DevicePtr tensor, uint8_t (&map)[128]);
 
   /// Event timing on the default stream.
   std::string eventCreate(void *&event);

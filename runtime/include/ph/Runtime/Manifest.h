@@ -12,6 +12,7 @@
 #pragma once
 
 #include "ph/KernelIR.h"
+#include "ph/Runtime/TensorMap.h"
 
 #include <cstdint>
 #include <string>
@@ -58,6 +59,10 @@ struct ManifestKernel {
   std::string unit = "simt"; // which lowering produced it: simt | tensorcore
   std::vector<std::string> notes; // e.g. "`@tensorcore` kernel not taken by the tensor-core lowering: ..."
   std::vector<TilePlacement> tiles; // the tensor-core lowering's tiles, in program order
+  /// The TMA tensor maps the kernel takes after its scalars, in parameter order: the
+  /// launcher encodes each over its tensor and passes a device pointer to its 128 bytes
+  /// (docs/abi.md, "TMA descriptors"). Empty for every kernel without TMA copies.
+  std::vector<TmaDescriptor> tma;
 };
 
 struct SourceText {

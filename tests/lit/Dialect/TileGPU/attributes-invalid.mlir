@@ -7,10 +7,10 @@
 #shared = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, pad = 8, order = [1, 0]}>
 #blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 
-// The ten registered attributes, each where its pass puts it, verify: a window on a
+// The eleven registered attributes, each where its pass puts it, verify: a window on a
 // staged local_load (tilegpu-prefetch-fragments' K steps) and a squeezed window on a
 // single buffer (tilegpu-through-shared) included.
-func.func @registered(%A: !tile.ptr<f16>, %m: index, %k: index, %s: index, %v: tensor<64x16xf16, #blocked>) attributes {tilegpu.policy = "mma", tilegpu.shared_bytes = 40960 : i64, tilegpu.consumer_threads = 128 : i32, tilegpu.launch_threads = 256 : i32, tilegpu.min_ctas = 2 : i32} {
+func.func @registered(%A: !tile.ptr<f16>, %m: index, %k: index, %s: index, %v: tensor<64x16xf16, #blocked>) attributes {tilegpu.policy = "mma", tilegpu.shared_bytes = 40960 : i64, tilegpu.consumer_threads = 128 : i32, tilegpu.launch_threads = 256 : i32, tilegpu.min_ctas = 2 : i32, tilegpu.tma = [{tensor = 0 : i64, box = array<i64: 128, 64>, swizzle = 128 : i64}]} {
   %c0 = arith.constant 0 : index
   %ring = tilegpu.local_alloc : !tilegpu.memdesc<3x64x32xf16, #shared>
   tilegpu.async_copy %A[%c0, %c0] extents [%m, %k] into %ring[%s] {lens = array<i64: 64, 32>, masked = array<i1: true, false>, squeezed = array<i1: false, false>, tilegpu.threads = 128 : i64, tilegpu.thread_base = 128 : i64, tilegpu.divisibility = 8 : i64} : !tile.ptr<f16>, !tilegpu.memdesc<3x64x32xf16, #shared>
@@ -24,7 +24,7 @@ func.func @registered(%A: !tile.ptr<f16>, %m: index, %k: index, %s: index, %v: t
 // -----
 
 // Negative: a misspelt name.
-// expected-error @+1 {{unknown attribute `tilegpu.polcy` of the tilegpu dialect (known: tilegpu.policy, tilegpu.shared_bytes, tilegpu.consumer_threads, tilegpu.launch_threads, tilegpu.min_ctas, tilegpu.threads, tilegpu.thread_base, tilegpu.window, tilegpu.squeezed, tilegpu.divisibility)}}
+// expected-error @+1 {{unknown attribute `tilegpu.polcy` of the tilegpu dialect (known: tilegpu.policy, tilegpu.shared_bytes, tilegpu.consumer_threads, tilegpu.launch_threads, tilegpu.min_ctas, tilegpu.threads, tilegpu.thread_base, tilegpu.window, tilegpu.squeezed, tilegpu.divisibility, tilegpu.tma)}}
 func.func @misspelt() attributes {tilegpu.polcy = "mma"} { return }
 
 // -----
@@ -186,3 +186,19 @@ func.func @divisibility_zero(%A: !tile.ptr<f16>, %m: index, %k: index) {
 // Negative: a divisibility on the kernel (the tile dialect's per-argument one is `tile.divisibility`).
 // expected-error @+1 {{`tilegpu.divisibility` belongs on `tile.load`, `tile.store` or `tilegpu.async_copy`, not on `func.func`}}
 func.func @divisibility_misplaced(%n: i32) attributes {tilegpu.divisibility = 8 : i64} { return }
+
+// -----
+
+// Negative: a TMA map whose swizzle TMA does not have.
+// expected-error @+1 {{`tilegpu.tma` must be an array of {tensor: i64 >= 0, box: array<i64> of 1 to 5 extents in [1, 256], swizzle: 0, 32, 64 or 128}, one per trailing TMA map argument}}
+func.func @tma_swizzle(%m: !tile.ptr<i8>) attributes {tilegpu.tma = [{tensor = 0 : i64, box = array<i64: 128, 64>, swizzle = 48 : i64}]} { return }
+
+// -----
+
+// Negative: a TMA map on an op.
+func.func @tma_misplaced(%A: !tile.ptr<f16>, %m: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{`tilegpu.tma` belongs on a kernel function, not on `tile.load`}}
+  %y = tile.load %A[%c0, %c0] extents[%m, %k] {lens = array<i64: 16, 32>, masked = array<i1: true, true>, squeezed = array<i1: false, false>, tilegpu.tma = []} : !tile.ptr<f16> -> tensor<16x32xf16>
+  return
+}

@@ -48,3 +48,27 @@ func.func @shape() -> tensor<32x32xf16> {
   %t = tilegpu.local_load %buf : !tilegpu.memdesc<64x32xf16, #shared> -> tensor<32x32xf16>
   return %t : tensor<32x32xf16>
 }
+
+// -----
+
+#sw = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, pad = 0, order = [1, 0]}>
+#bar = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, pad = 0, order = [0]}>
+func.func @tma_squeezed_inner(%map: !tile.ptr<i8>, %i: index) {
+  %ring = tilegpu.local_alloc : !tilegpu.memdesc<2x64x64xf16, #sw>
+  %full = tilegpu.local_alloc : !tilegpu.memdesc<2xi64, #bar>
+  // expected-error @+1 {{copies a tile of the tensor's last two dimensions}}
+  tilegpu.tma_copy %map[%i, %i, %i] into %ring[%i] on %full[%i] {squeezed = array<i1: false, false, true>} : !tile.ptr<i8>, !tilegpu.memdesc<2x64x64xf16, #sw>, !tilegpu.memdesc<2xi64, #bar>
+  return
+}
+
+// -----
+
+#pad = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 1, pad = 8, order = [1, 0]}>
+#bar = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, pad = 0, order = [0]}>
+func.func @tma_padded(%map: !tile.ptr<i8>, %i: index) {
+  %ring = tilegpu.local_alloc : !tilegpu.memdesc<2x64x64xf16, #pad>
+  %full = tilegpu.local_alloc : !tilegpu.memdesc<2xi64, #bar>
+  // expected-error @+1 {{needs a ring of 2-D stages without padding}}
+  tilegpu.tma_copy %map[%i, %i] into %ring[%i] on %full[%i] {squeezed = array<i1: false, false>} : !tile.ptr<i8>, !tilegpu.memdesc<2x64x64xf16, #pad>, !tilegpu.memdesc<2xi64, #bar>
+  return
+}

@@ -101,6 +101,11 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
            "with mbarriers, a wgmma loop's copies move to a producer warpgroup of 128 threads "
            "(tilegpu.warp_specialize) when its bounds and addresses come from the arguments">,
+    Option<"tma", "tma", "bool", /*default=*/"false",
+           "fill the rings of a wgmma loop that keeps one group in flight by TMA (sm_90): one thread "
+           "copies each stage's boxes onto the stage's full mbarrier, where every operand is a 2-D box "
+           "of a tensor argument with rows of whole 16-byte chunks (the kernel takes one tensor map per "
+           "box, `tilegpu.tma`)">,
     Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"224",
            "registers per consumer thread after setmaxnreg (warp-specialize)">,
     Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"56",

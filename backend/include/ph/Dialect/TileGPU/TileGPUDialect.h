@@ -29,6 +29,7 @@ inline constexpr ::llvm::StringLiteral kThreadBaseAttr = TileGPUDialect::ThreadB
 inline constexpr ::llvm::StringLiteral kWindowAttr = TileGPUDialect::WindowAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kSqueezedAttr = TileGPUDialect::SqueezedAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kDivisibilityAttr = TileGPUDialect::DivisibilityAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kTmaAttr = TileGPUDialect::TmaAttrHelper::getNameStr();
 
 /// What the shared-memory ops read and write (kept apart from global memory).
 struct SharedMemoryResource : mlir::SideEffects::Resource::Base<SharedMemoryResource> {

@@ -54,7 +54,12 @@ def TileGPU_Dialect : Dialect {
     "::mlir::DenseBoolArrayAttr":$squeezed,
     // On a tile.load, tile.store or async_copy (TileGPUToNVVM): a number (>= 1) the
     // last dimension's offset and extent are multiples of.
-    "::mlir::IntegerAttr":$divisibility
+    "::mlir::IntegerAttr":$divisibility,
+    // On the kernel (pipeline, TMA rings): the TMA tensor maps its trailing `!tile.ptr<i8>`
+    // arguments are, in order, one dictionary each: {tensor: i64 (the tensor argument),
+    // box: array<i64> (per tensor dimension), swizzle: i64 (0, 32, 64 or 128 bytes)}.
+    // ph build copies them into the manifest's `tma`; the runtime encodes the maps.
+    "::mlir::ArrayAttr":$tma
   );
   let hasOperationAttrVerify = 1;
 }

@@ -153,6 +153,34 @@ def TileGPU_AsyncCopyOp : TileGPU_Op<"async_copy", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def TileGPU_TmaCopyOp : TileGPU_Op<"tma_copy", [
+    MemoryEffects<[MemRead<DefaultResource>, MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
+  let summary = "TMA of a slice of a global tensor into a ring stage, completing on an mbarrier";
+  let description = [{
+    `%map` is a kernel argument: the TMA tensor map (a device pointer to its 128
+    bytes) that the runtime encodes over one tensor (the kernel's `tilegpu.tma`
+    entry says which, with the box and the swizzle). The slice starts at
+    `offsets` (one per dimension of the tensor); `squeezed` marks the
+    dimensions the tile drops (box 1); the tile is the buffer's stage, 2-D and
+    swizzled as wgmma reads it, so a tile wider than the swizzle's row is
+    copied as one box per column block. Elements past the tensor's extents
+    are written as zero by the hardware, so masks cost nothing.
+
+    One thread, `issuer`, does it all: `mbarrier.arrive.expect_tx` on
+    `barriers[barrierStage]` with the stage's bytes, then the copies, whose
+    bytes complete that barrier's phase. A full barrier therefore counts one
+    arrival per `tma_copy` into its stage.
+  }];
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$map, Variadic<Index>:$offsets,
+                       TileGPU_MemDescType:$buffer, Index:$stage, TileGPU_MemDescType:$barriers, Index:$barrierStage,
+                       DenseBoolArrayAttr:$squeezed, DefaultValuedAttr<I64Attr, "0">:$issuer);
+  let assemblyFormat = [{
+    $map `[` $offsets `]` `into` $buffer `[` $stage `]` `on` $barriers `[` $barrierStage `]` attr-dict
+    `:` qualified(type($map)) `,` qualified(type($buffer)) `,` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_AsyncCommitGroupOp : TileGPU_Op<"async_commit_group"> {
   let summary = "closes the group of async copies issued since the last one";
   let assemblyFormat = "attr-dict";
@@ -176,7 +204,9 @@ def TileGPU_MBarrierInitOp : TileGPU_Op<"mbarrier_init", [MemoryEffects<[MemWrit
     a ring. One thread initializes them (`mbarrier.init.shared.b64`) and a
     `bar.sync` publishes them before any thread arrives or waits.
   }];
-  let arguments = (ins TileGPU_MemDescType:$barriers, I32Attr:$count);
+  // `tma`: the barriers' phases are completed by TMA transactions (the async proxy): the
+  // initializing thread also fences its inits (`fence.mbarrier_init`) before the bar.sync.
+  let arguments = (ins TileGPU_MemDescType:$barriers, I32Attr:$count, UnitAttr:$tma);
   let assemblyFormat = "$barriers `count` $count attr-dict `:` qualified(type($barriers))";
   let hasVerifier = 1;
 }

@@ -103,8 +103,26 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op, NamedAttri
       return c.misplaced("`tile.load`, `tile.store` or `tilegpu.async_copy`");
     return c.integer(64, 1, max, "a positive i64");
   }
+  if (name == kTmaAttr) {
+    if (!onFunction) return c.misplaced("a kernel function");
+    const char *want = "an array of {tensor: i64 >= 0, box: array<i64> of 1 to 5 extents in [1, 256], swizzle: 0, 32, "
+                       "64 or 128}, one per trailing TMA map argument";
+    auto maps = dyn_cast<ArrayAttr>(c.value);
+    if (!maps) return c.fail(want);
+    for (Attribute m : maps) {
+      auto d = dyn_cast<DictionaryAttr>(m);
+      auto tensor = d ? d.getAs<IntegerAttr>("tensor") : IntegerAttr();
+      auto box = d ? d.getAs<DenseI64ArrayAttr>("box") : DenseI64ArrayAttr();
+      auto swizzle = d ? d.getAs<IntegerAttr>("swizzle") : IntegerAttr();
+      if (!tensor || !box || !swizzle || d.size() != 3 || tensor.getInt() < 0 || box.empty() || box.size() > 5 ||
+          llvm::any_of(box.asArrayRef(), [](int64_t e) { return e < 1 || e > 256; }) ||
+          (swizzle.getInt() != 0 && swizzle.getInt() != 32 && swizzle.getInt() != 64 && swizzle.getInt() != 128))
+        return c.fail(want);
+    }
+    return success();
+  }
   return op->emitError() << "unknown attribute `" << name << "` of the tilegpu dialect (known: " << kPolicyAttr
                          << ", " << kSharedBytesAttr << ", " << kConsumerThreadsAttr << ", " << kLaunchThreadsAttr
                          << ", " << kMinCtasAttr << ", " << kThreadsAttr << ", " << kThreadBaseAttr << ", " << kWindowAttr << ", "
-                         << kSqueezedAttr << ", " << kDivisibilityAttr << ")";
+                         << kSqueezedAttr << ", " << kDivisibilityAttr << ", " << kTmaAttr << ")";
 }

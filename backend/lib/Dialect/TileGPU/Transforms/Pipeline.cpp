@@ -115,6 +115,24 @@ MemDescType bufferType(tile::LoadOp ld, int64_t stages, bool wgmma) {
   return MemDescType::get(ctx, shape, t.getElementType(), enc);
 }
 
+/// Whether TMA can copy the load into a wgmma ring: a box of the tensor's last two
+/// dimensions (the others squeezed) of a tensor argument of the kernel, at most 256 rows
+/// (TMA's box), rows of whole 16-byte chunks (the tensor map's strides; `@aligned` on a size).
+/// Masked dimensions need nothing: TMA writes zeros past the tensor's extents.
+bool tmaCanCopy(tile::LoadOp ld, func::FuncOp f) {
+  auto arg = dyn_cast<BlockArgument>(ld.getPtr());
+  if (!arg || arg.getOwner() != &f.getBody().front()) return false;
+  for (unsigned i = 0; i < arg.getArgNumber(); ++i)
+    if (!isa<ph::tile::PtrType>(f.getArgument(i).getType())) return false;
+  size_t n = ld.getLens().size();
+  ArrayRef<bool> sq = ld.getSqueezed();
+  if (n < 2 || n > 5 || sq[n - 1] || sq[n - 2] || llvm::count(sq, false) != 2 || ld.getLens()[n - 2] > 256)
+    return false;
+  auto rt = cast<RankedTensorType>(ld.getType());
+  int64_t vec = 16 / std::max<int64_t>(1, (rt.getElementTypeBitWidth() + 7) / 8);
+  return divisibility(ld.getExtents()[n - 1]) % vec == 0;
+}
+
 /// The ops inside `loop`'s body that the load's operands are computed from, in
 /// program order; false when one of them is not pure or reads an iter_arg.
 bool sliceInLoop(tile::LoadOp ld, scf::ForOp loop, SmallVectorImpl<Operation *> &slice) {
@@ -172,8 +190,8 @@ class Pipeliner {
 public:
   Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
             bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs, int64_t chainedStages,
-            int64_t sharedPerSM, int64_t sharedPerBlock)
-      : f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
+            int64_t sharedPerSM, int64_t sharedPerBlock, bool tma)
+      : tma_(tma), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
         warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs),
         chainedStages_(chainedStages), sharedPerSM_(sharedPerSM), sharedPerBlock_(sharedPerBlock) {}
   void run();
@@ -203,9 +221,13 @@ private:
   bool cloneDefs(Value v, OpBuilder *b, IRMapping &map);
   bool producerCanIssue(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<SmallVector<Operation *>> slices);
   void specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Value> bufs,
-                  ArrayRef<SmallVector<Operation *>> slices, int64_t S, Value full, Value free);
+                  ArrayRef<SmallVector<Operation *>> slices, int64_t S, Value full, Value free, bool tma);
   void moveIntoConsumers();
+  Value tmaMap(tile::LoadOp ld, MemDescType ring);
 
+  bool tma_;
+  /// The kernel's TMA map arguments so far (`tilegpu.tma`), one per tensor, box and swizzle.
+  SmallVector<Attribute> tmaMaps_;
   func::FuncOp f_;
   int64_t stages_, wgmmaStages_, ringBytes_;
   bool mbarriers_, warpSpecialize_;
@@ -279,6 +301,35 @@ bool Pipeliner::byMBarriers(scf::ForOp loop, bool async, int64_t stages) const {
   return true;
 }
 
+/// The kernel's argument holding the TMA map of the load's tensor with the box one copy into
+/// `ring` moves (a column block of the swizzle's row: wider tiles take one box per block),
+/// appended after the kernel's other arguments the first time it is needed.
+Value Pipeliner::tmaMap(tile::LoadOp ld, MemDescType ring) {
+  MLIRContext *ctx = f_.getContext();
+  Builder b(ctx);
+  auto enc = cast<SharedEncodingAttr>(ring.getEncoding());
+  auto rt = cast<RankedTensorType>(ld.getType());
+  int64_t elem = (rt.getElementTypeBitWidth() + 7) / 8;
+  int64_t rowBytes = int64_t(enc.getMaxPhase()) * 16;
+  int64_t swizzle = enc.getMaxPhase() > 1 ? rowBytes : 0;
+  size_t n = ld.getLens().size();
+  SmallVector<int64_t> box;
+  for (size_t d = 0; d < n; ++d) box.push_back(ld.getSqueezed()[d] ? 1 : ld.getLens()[d]);
+  box[n - 1] = std::min<int64_t>(box[n - 1], rowBytes / elem);
+  unsigned tensor = cast<BlockArgument>(ld.getPtr()).getArgNumber();
+  auto entry = b.getDictionaryAttr({b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+                                    b.getNamedAttr("swizzle", b.getI64IntegerAttr(swizzle)),
+                                    b.getNamedAttr("tensor", b.getI64IntegerAttr(tensor))});
+  unsigned first = f_.getNumArguments() - unsigned(tmaMaps_.size());
+  for (auto [i, m] : llvm::enumerate(tmaMaps_))
+    if (m == entry) return f_.getArgument(first + unsigned(i));
+  unsigned idx = f_.getNumArguments();
+  (void)f_.insertArgument(idx, ph::tile::PtrType::get(ctx, b.getIntegerType(8)), DictionaryAttr::get(ctx), ld.getLoc());
+  tmaMaps_.push_back(entry);
+  f_->setAttr(kTmaAttr, b.getArrayAttr(tmaMaps_));
+  return f_.getArgument(idx);
+}
+
 void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Location loc = loop.getLoc();
   int64_t S = stagesFor(loads, loop);
@@ -286,6 +337,9 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
                llvm::all_of(loads, [](Staged &s) { return s.wgmma(); });
   if (async) asyncLoops_.insert(loop);
   bool mb = byMBarriers(loop, async, S);
+  // TMA fills the ring (one thread, a full mbarrier per stage) where the loop keeps one wgmma
+  // group in flight: the CTA barrier per iteration stays, and retires the stage being refilled.
+  bool tma = tma_ && async && !mb && llvm::all_of(loads, [&](Staged &s) { return tmaCanCopy(s.load, f_); });
   // How many iterations ahead the copies run: with one wgmma group left in
   // flight, the buffer read two iterations before is the one free. On
   // mbarriers too: a stage is refilled once every thread has released it two
@@ -301,6 +355,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     full = allocBarriers(loc, S);
     free = allocBarriers(loc, S);
   }
+  if (tma) full = allocBarriers(loc, S);
   SmallVector<Value> bufs;
   SmallVector<SmallVector<Operation *>> slices;
   for (Staged &s : loads) {
@@ -309,9 +364,10 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     sliceInLoop(s.load, loop, slice);
     slices.push_back(std::move(slice));
   }
-  if (mb && warpSpecialize_ && wgmma && !ws_ && loop->getParentOp() == f_.getOperation() &&
+  if ((mb || tma) && warpSpecialize_ && wgmma && !ws_ && loop->getParentOp() == f_.getOperation() &&
       producerCanIssue(loop, loads, slices)) {
-    specialize(loop, loads, bufs, slices, S, full, free);
+    if (tma) free = allocBarriers(loc, S);
+    specialize(loop, loads, bufs, slices, S, full, free, tma);
     return;
   }
   Value iv = loop.getInductionVar();
@@ -340,11 +396,18 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
       IRMapping map;
       map.map(iv, at);
       for (Operation *op : slices[i]) in.clone(*op, map);
-      copyInto(in, loads[i].load, map, bufs[i], stage);
+      if (tma) {
+        SmallVector<Value> offsets;
+        for (Value v : loads[i].load.getOffsets()) offsets.push_back(map.lookupOrDefault(v));
+        TmaCopyOp::create(in, loc, tmaMap(loads[i].load, cast<MemDescType>(bufs[i].getType())), offsets, bufs[i],
+                          stage, full, stage, loads[i].load.getSqueezed(), /*issuer=*/uint64_t(0));
+      } else {
+        copyInto(in, loads[i].load, map, bufs[i], stage);
+      }
     }
     if (mb)
       MBarrierArriveOp::create(in, loc, full, stage, /*copies=*/true);
-    else
+    else if (!tma)
       AsyncCommitGroupOp::create(b, loc);
   };
 
@@ -355,6 +418,8 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     MBarrierInitOp::create(pre, loc, full, int32_t(threads));
     MBarrierInitOp::create(pre, loc, free, int32_t(threads));
   }
+  // One arrival (with the stage's bytes expected) per copy into a stage.
+  if (tma) MBarrierInitOp::create(pre, loc, full, int32_t(loads.size()), /*tma=*/true);
   for (int64_t s = 0; s < D; ++s) {
     Value at = arith::AddIOp::create(pre, loc, loop.getLowerBound(),
                                      arith::MulIOp::create(pre, loc, loop.getStep(), ivConst(pre, s)));
@@ -372,6 +437,11 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     MBarrierWaitOp::create(b, loc, full, stage, parityOf(b, iterIdx));
     // The copies landed through the generic proxy; wgmma reads through the async one.
     if (wgmma) FenceAsyncSharedOp::create(b, loc);
+  } else if (tma) {
+    // TMA writes through the async proxy that wgmma reads by: no fence. The barrier after the
+    // wait retires, in every warpgroup, the wgmma group that read the stage refilled below.
+    MBarrierWaitOp::create(b, loc, full, stage, parityOf(b, iterIdx));
+    BarrierOp::create(b, loc);
   } else {
     AsyncWaitOp::create(b, loc, int32_t(D - 1));
     if (wgmma) FenceAsyncSharedOp::create(b, loc);
@@ -389,7 +459,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   for (size_t i = 0; i < loads.size(); ++i) readFromRing(loads[i], bufs[i], stage);
   // Drain: the empty groups of the last iterations, and shared memory free for what follows.
   OpBuilder post(loop->getBlock(), std::next(Block::iterator(loop)));
-  if (!mb) AsyncWaitOp::create(post, loc, 0);
+  if (!mb && !tma) AsyncWaitOp::create(post, loc, 0);
   BarrierOp::create(post, loc);
 }
 
@@ -443,7 +513,7 @@ bool Pipeliner::producerCanIssue(scf::ForOp loop, ArrayRef<Staged> loads, ArrayR
 /// stages and release them, so they run as far ahead as the ring lets them,
 /// and no copy is issued from their registers.
 void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Value> bufs,
-                           ArrayRef<SmallVector<Operation *>> slices, int64_t S, Value full, Value free) {
+                           ArrayRef<SmallVector<Operation *>> slices, int64_t S, Value full, Value free, bool tma) {
   Location loc = loop.getLoc();
   int64_t consumers = 128;
   if (auto t = f_->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) consumers = t.getInt();
@@ -454,7 +524,9 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
   Operation *first = &body.front();
   while (isa<LocalAllocOp>(first)) first = first->getNextNode();
   top.setInsertionPoint(first);
-  MBarrierInitOp::create(top, loc, full, int32_t(producers));
+  // By TMA, one arrival (the issuer's expect_tx) per copy into a stage; by cp.async, each
+  // producer thread's copies arrive.
+  MBarrierInitOp::create(top, loc, full, int32_t(tma ? loads.size() : producers), tma);
   MBarrierInitOp::create(top, loc, free, int32_t(consumers));
   ws_ = WarpSpecializeOp::create(top, loc, top.getI32IntegerAttr(int32_t(consumers)),
                                  top.getI32IntegerAttr(int32_t(consumerRegs_)),
@@ -482,14 +554,23 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
     IRMapping map = pmap;
     map.map(loop.getInductionVar(), ploop.getInductionVar());
     for (Operation *op : slices[i]) in.clone(*op, map);
-    copyInto(in, loads[i].load, map, bufs[i], stage);
+    if (tma) {
+      // The producer's first thread issues the stage's boxes: no address registers in the others.
+      tile::LoadOp ld = loads[i].load;
+      SmallVector<Value> offsets;
+      for (Value v : ld.getOffsets()) offsets.push_back(map.lookupOrDefault(v));
+      TmaCopyOp::create(in, loc, tmaMap(ld, cast<MemDescType>(bufs[i].getType())), offsets, bufs[i], stage, full, stage,
+                        ld.getSqueezed(), uint64_t(consumers));
+    } else {
+      copyInto(in, loads[i].load, map, bufs[i], stage);
+    }
   }
   // Its copies spread over the producer's own threads.
   ploop.getBody()->walk([&](AsyncCopyOp c) {
     c->setAttr(kThreadsAttr, attrs.getI64IntegerAttr(producers));
     c->setAttr(kThreadBaseAttr, attrs.getI64IntegerAttr(consumers));
   });
-  MBarrierArriveOp::create(in, loc, full, stage, /*copies=*/true);
+  if (!tma) MBarrierArriveOp::create(in, loc, full, stage, /*copies=*/true);
 
   // The consumers: wait for the stage, read it, release it.
   OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
@@ -499,10 +580,21 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
   Value cstage = arith::RemUIOp::create(b, loc, iter, cS2);
   MBarrierWaitOp::create(b, loc, full, cstage,
                          arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, iter, cS2), constIndex(b, loc, 2)));
-  FenceAsyncSharedOp::create(b, loc);
+  // cp.async lands through the generic proxy, TMA through the async one that wgmma reads by.
+  if (!tma) FenceAsyncSharedOp::create(b, loc);
   for (size_t i = 0; i < loads.size(); ++i) readFromRing(loads[i], bufs[i], cstage);
   OpBuilder end(loop.getBody()->getTerminator());
-  MBarrierArriveOp::create(end, loc, free, cstage, /*copies=*/false);
+  if (!asyncLoops_.contains(loop)) {
+    MBarrierArriveOp::create(end, loc, free, cstage, /*copies=*/false);
+    return;
+  }
+  // The iteration's wgmma group stays in flight: the `warpgroup_wait 1` that follows it
+  // (keepOneGroupInFlight) retires the previous iteration's, whose stage is then released.
+  Value later = arith::CmpIOp::create(end, loc, arith::CmpIPredicate::ugt, iter, constIndex(end, loc, 0));
+  auto guard = scf::IfOp::create(end, loc, later, /*withElseRegion=*/false);
+  OpBuilder rel = guard.getThenBodyBuilder();
+  Value prev = arith::RemUIOp::create(rel, loc, arith::AddIOp::create(rel, loc, iter, constIndex(rel, loc, S - 1)), cS2);
+  MBarrierArriveOp::create(rel, loc, free, prev, /*copies=*/false);
 }
 
 /// Everything of the function after the split runs on the consumers.
@@ -614,7 +706,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
       getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma).run(); });
   }
 };
 

@@ -1,0 +1,71 @@
+//===- TmaToNVVM.cpp - tilegpu.tma_copy: one thread's TMA boxes onto an mbarrier ---===//
+//
+// A ring stage filled by TMA: the issuing thread announces the stage's bytes on
+// the stage's full mbarrier (`mbarrier.arrive.expect_tx`) and starts one
+// `cp.async.bulk.tensor` per column block of the swizzled tile (a box of the
+// swizzle's row width: the hardware writes the box in the same XOR pattern as
+// SharedLayout.h addresses, so wgmma's descriptors read it unchanged). The
+// copies' bytes complete the barrier's phase; no other thread spends an
+// instruction or a register on addresses. The tensor map is a kernel argument,
+// a device pointer to the 128 bytes the runtime encoded (docs/abi.md).
+//
+//===----------------------------------------------------------------------===//
+#include "PatternBase.h"
+#include "SharedLayout.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace ph::tilegpu {
+namespace {
+
+struct TmaCopyPattern : OpConversionPattern<TmaCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TmaCopyOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    BufferShape s = bufferShape(op.getBuffer().getType(), 2);
+    int64_t rows = s.dims[0], cols = s.dims[1];
+    // Columns of one box: a swizzle row (or the whole tile when it is narrower).
+    int64_t perBlock = std::min<int64_t>(cols, s.rowBytes() / s.elem);
+    if (perBlock < 1 || cols % perBlock) return rw.notifyMatchFailure(op, "a tile that is no whole number of boxes");
+    int64_t blocks = cols / perBlock;
+    int64_t bytes = rows * cols * s.elem;
+
+    Value mine = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, threadId(rw, loc),
+                                       cIndex(rw, loc, op.getIssuer()));
+    auto guard = scf::IfOp::create(rw, loc, mine, /*withElseRegion=*/false);
+    // With the rewriter as listener (MBarrierToNVVM.cpp says why).
+    OpBuilder in = guard.getThenBodyBuilder(rw.getListener());
+    Value bar = gep(in, loc, a.getBarriers(), arith::MulIOp::create(in, loc, a.getBarrierStage(), cIndex(in, loc, 8)));
+    NVVM::MBarrierArriveExpectTxOp::create(in, loc, Type(), bar, arith::ConstantIntOp::create(in, loc, bytes, 32),
+                                           NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
+    Value map = LLVM::AddrSpaceCastOp::create(in, loc, LLVM::LLVMPointerType::get(rw.getContext()), a.getMap());
+    Value stage = gep(in, loc, a.getBuffer(), arith::MulIOp::create(in, loc, a.getStage(), cIndex(in, loc, s.stageBytes)));
+    auto i32 = [&](Value index) { return arith::IndexCastOp::create(in, loc, in.getI32Type(), index).getResult(); };
+    // Coordinates innermost first, as the map's dimensions are.
+    SmallVector<Value> coords;
+    for (Value o : llvm::reverse(a.getOffsets())) coords.push_back(i32(o));
+    Value col0 = coords[0];
+    for (int64_t j = 0; j < blocks; ++j) {
+      Value dst = j ? gep(in, loc, stage, cIndex(in, loc, j * rows * perBlock * s.elem)) : stage;
+      coords[0] = j ? arith::AddIOp::create(in, loc, col0, arith::ConstantIntOp::create(in, loc, j * perBlock, 32)).getResult()
+                    : col0;
+      // The PTX 8.0 form names the destination in shared::cluster (address space 7): a CTA's
+      // own shared memory is part of it.
+      Value cdst = LLVM::AddrSpaceCastOp::create(in, loc, LLVM::LLVMPointerType::get(rw.getContext(), 7), dst);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(in, loc, cdst, map, coords, bar, ValueRange{}, Value(),
+                                                             Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+                                                             NVVM::CTAGroupKindAttr(), Value());
+    }
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateTmaPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) { p.add<TmaCopyPattern>(tc, p.getContext()); }
+
+} // namespace ph::tilegpu
