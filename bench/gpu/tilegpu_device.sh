@@ -58,6 +58,13 @@
 #   tilegpu_device.sh run-checks OUT [LOGS] examples + kvcache (default lowering), the numerics
 #                                         kernels with `if` and column reductions, prefill under
 #                                         both lowerings, ph_vs_torch.py --only gemm (if copied in)
+#   tilegpu_device.sh build-parity PH OUT  what deleting the legacy emitters needs, in one call:
+#   tilegpu_device.sh run-parity OUT [LOGS] mha.ph on TileGPU's mma.sync (sm_90) against the legacy
+#                                         emitter and the sm_90a default (bench_prefill.py), flash-
+#                                         decoding on the SIMT policy against the legacy emitter
+#                                         (bench_decode.py), then every mha configuration, the
+#                                         examples (sm_90, sm_80) and kvcache with everything on
+#                                         TileGPU, the GEMMs, sanitizers (PARITY_BENCH=0: checks only)
 set -u
 mode=$1; shift
 
@@ -722,6 +729,86 @@ run-stages)
   grep -v '^ok' "$logs/checks.log"
   echo "checked every configuration of every GEMM kernel (sm_90, sm_80 as PTX): failures so far: $fails"
   sanitize "gemm_relu_f16_w8 BM=128,BN=256,BK=64 (4 stages)" "$T/gemm/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=256 --size N=512 --size K=512 --seed 3
+  echo "failures: $fails"
+  [ $fails -eq 0 ]
+  ;;
+build-parity)
+  ph=$1 out=$2
+  root=$(cd "$(dirname "$0")/../.." && pwd)
+  PH_GPU_LOWERING=legacy build_attn "$ph" "$root" "$out" legacy sm_90
+  PH_GPU_LOWERING=tilegpu build_attn "$ph" "$root" "$out" mma sm_90
+  build_attn "$ph" "$root" "$out" def sm_90a
+  for a in sm_90 sm_80; do
+    mkdir -p "$out/ex_$a"
+    PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=$a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex_$a" > "$out/ex_$a.build.log" 2>&1 || echo "examples on TileGPU ($a): some did not build (ex_$a.build.log)"
+  done
+  for ptx in "$out"/ex_sm_80/*/*.ptx; do
+    [ -f "$ptx" ] && { cat "$ptx"; printf '\000'; } > "${ptx%.ptx}.cubin"
+  done
+  mkdir -p "$out/kv_tg" "$out/dec"
+  PH_GPU_LOWERING=tilegpu PH_GPU_ARCH=sm_90 sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv_tg" > "$out/kv_tg.build.log" 2>&1 || echo "kvcache on TileGPU: some did not build (kv_tg.build.log)"
+  PH_GPU_LOWERING=legacy "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/legacy" > "$out/dec/legacy.log" 2>&1 || cat "$out/dec/legacy.log"
+  PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg" > "$out/dec/tg.log" 2>&1 || cat "$out/dec/tg.log"
+  sed 's/BC in \[64\]/BC in [32, 64]/' "$root/examples/decode_attention.ph" > "$out/dec/decode_bc.ph"
+  (cd "$root" && PH_GPU_LOWERING=tilegpu "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc" > "$out/dec/tg_bc.log" 2>&1) || cat "$out/dec/tg_bc.log"
+  /usr/bin/python3 - "$out/dec" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1] + "/"
+rng = np.random.default_rng()
+b, hk, n, D = 3, 8, 600, 128
+for g in (1, 4):
+    np.save(d + f"q{g}.npy", rng.uniform(-1, 1, (b, hk * g, D)).astype(np.float16))
+np.save(d + "k.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
+np.save(d + "v.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
+np.save(d + "lens.npy", np.array([1, 517, 600], dtype=np.int32))
+PY
+  build_gemm "$ph" "$root" "$out" gemm sm_90
+  build_gemm "$ph" "$root" "$out" gemm90a sm_90a
+  for v in legacy mma def; do
+    echo "$v: $(grep -h -o '"registers": *[0-9]*\|"spillStores": *[0-9]*' "$out"/$v/prefill/*/manifest.json | tr -d ' ' | tr '\n' ' ')"
+  done
+  rm -f "$out"/*/prefill/*.ptx "$out"/ex_sm_90/*/*.ptx "$out"/kv_tg/*/*.ptx "$out"/gemm*/*/*.ptx 2>/dev/null
+  cp "$root/bench/gpu/bench_decode.py" "$out/"
+  copy_tools "$ph" "$root" "$out"
+  ;;
+run-parity)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  start_run
+  if [ "${PARITY_BENCH:-1}" = 1 ]; then
+    for v in legacy mma def; do
+      (cd "$T" && timeout 150 python3 bench_prefill.py "$R" "$T/$v/prefill" --out "$logs/prefill-$v.jsonl") > "$logs/prefill-$v.log" 2>&1 || fails=$((fails+1))
+      echo "prefill ($v):"; tail -5 "$logs/prefill-$v.log"
+    done
+    (cd "$T" && timeout 150 python3 bench_decode.py "$R" "$T/dec/legacy,$T/dec/tg,$T/dec/tg_bc" --labels legacy,tg,tg_bc --shapes 32:4096,8:4096 --backends cudnn,flash --out "$logs/decode.jsonl") > "$logs/decode.log" 2>&1 || fails=$((fails+1))
+    echo "decode (legacy emitter vs TileGPU SIMT):"; tail -12 "$logs/decode.log"
+  fi
+  for v in mma def; do check_attn $v; done
+  for a in sm_90 sm_80; do
+    sh "$T/check_examples.sh" run "$R" "$T/ex_$a" > "$logs/examples-$a.log" 2>&1 || fails=$((fails+1))
+    echo "examples (TileGPU, $a): $(grep -c '^ok' "$logs/examples-$a.log") ok, $(grep -c '^FAIL' "$logs/examples-$a.log") failed"
+    grep FAIL -A6 "$logs/examples-$a.log" | head -30
+  done
+  sh "$T/check_kvcache.sh" run "$R" "$T/kv_tg" > "$logs/kv-tg.log" 2>&1 || fails=$((fails+1))
+  echo "kvcache (all on TileGPU, sm_90): $(grep -c 'vs interpreter: ok' "$logs/kv-tg.log") ok; $(grep failures "$logs/kv-tg.log")"
+  D=$T/dec
+  for v in tg tg_bc; do
+    for g in 1 4; do
+      check_one "$v decode_split G=$g S=16" "$D/$v" --kernel decode_split --config D=128,G=$g,BC=64,S=16 \
+        --in Q="$D/q$g.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy"
+    done
+  done
+  check_gemm "$R" "$T" "$logs"
+  sanitize "mma mha_f16 D=64" "$T/mma/prefill/mha_f16" --kernel mha_f16 --config D=64,BR=64,BC=32 --size B=1 --size H=1 --size N=512 --seed 3
+  sanitize "mma mha_causal_f16 D=128" "$T/mma/prefill/mha_causal_f16" --kernel mha_causal_f16 --config D=128,BR=128,BC=32 --size B=1 --size H=1 --size N=512 --seed 3
+  sanitize "tg decode_split G=4" "$D/tg" --kernel decode_split --config D=128,G=4,BC=64,S=8 \
+    --in Q="$D/q4.npy" --in K="$D/k.npy" --in V="$D/v.npy" --in Lens="$D/lens.npy"
+  for v in legacy mma; do
+    c=$(ls "$T/$v/prefill/mha_f16"/*D64_BR64*.cubin 2>/dev/null | head -1)
+    [ -n "$c" ] || continue
+    cuobjdump -sass "$c" > "$logs/mha64-sass-$v.txt" 2>&1
+    echo "$v mha_f16 D=64 BR=64 SASS: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$logs/mha64-sass-$v.txt") instructions; $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9.]+' "$logs/mha64-sass-$v.txt" | awk '{split($2,a,"."); print a[1]}' | sort | uniq -c | sort -rn | head -14 | awk '{printf "%s %s, ", $2, $1}')"
+  done
   echo "failures: $fails"
   [ $fails -eq 0 ]
   ;;

@@ -1,8 +1,8 @@
 //===- ReduceToNVVM.cpp - Row reductions and broadcasts in a register layout ---===//
 //
 // A broadcast within one layout reads, for each result register, the source
-// register at the same element slot with pass 0 along the stretched
-// dimension. A row reduction combines a thread's registers of each row, then
+// register at the same element slot with pass 0 and element 0 along the
+// stretched dimension. A row reduction combines a thread's registers of each row, then
 // the lanes that share the row with butterfly shuffles (the quad of an mma
 // layout, the lanes along the columns of a blocked one). Rows split over
 // warps would need shared memory: the policy keeps reduced rows in one warp.
@@ -31,8 +31,10 @@ struct BroadcastPattern : OpConversionPattern<tile::BroadcastOp> {
     SmallVector<int64_t> rep, e;
     for (int64_t r = 0; r < res.numRegs(); ++r) {
       res.decompose(r, rep, e);
+      // A stretched dimension has extent 1 in the source, which holds one element
+      // along it (RegisterLayout collapses unit dimensions): pass 0, element 0.
       for (unsigned d = 0; d < res.rank(); ++d)
-        if (src.shape[d] != res.shape[d]) rep[d] = 0;
+        if (src.shape[d] != res.shape[d]) rep[d] = e[d] = 0;
       out.push_back(in[src.compose(rep, e)]);
     }
     rw.replaceOp(op, pack(rw, op.getLoc(), getTypeConverter()->convertType(resTy), out));

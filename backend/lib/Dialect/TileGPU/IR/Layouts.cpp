@@ -40,6 +40,19 @@ int64_t RegisterLayout::offset(int64_t r, unsigned d) const {
 
 namespace {
 
+/// A dimension of extent 1 (the [R, 1] row vector of a reduction, the [1, C] of a
+/// column reduction) gives a thread one element along it: the layout's other elements
+/// along that dimension are the same element modulo 1. Keeping them would hold each
+/// value twice in an mma layout (columns 2t and 2t + 1), and a loop-carried m or l of
+/// attention would take twice the registers and compute its exp twice.
+void collapseUnitDims(RegisterLayout &l) {
+  for (unsigned d = 0; d < l.rank(); ++d)
+    if (l.shape[d] == 1 && l.perThread[d] > 1) {
+      l.perThread[d] = 1;
+      l.elemOffset[d] = {0};
+    }
+}
+
 /// Fills reps from shape and pass. With `exact` (the mma layouts, whose
 /// instructions cover whole 16x8 blocks), false when a dimension is neither a
 /// multiple nor a divisor of the pass. A blocked layout covers any extent:
@@ -70,6 +83,7 @@ bool finish(RegisterLayout &l, std::string *why, bool exact = true) {
     }
     l.reps.push_back(s >= p ? s / p : 1);
   }
+  collapseUnitDims(l);
   return true;
 }
 
