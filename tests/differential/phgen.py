@@ -141,6 +141,12 @@ def opunit(elem):
     return UNIT["f32" if elem in ("lit", "i32") else elem]
 
 
+def divunit(elem):
+    """A division's error: f32 `/` is within 2 ulp on the GPU (div.full.f32, docs/language.md,
+    "Precision"), 4 units of `opunit`; a 16-bit one is correctly rounded."""
+    return (4.0 if elem in ("f32", "lit", "i32") else 1.0) * opunit(elem)
+
+
 def fmt(x):
     """A float literal Ph's lexer accepts."""
     s = repr(float(x))
@@ -392,14 +398,14 @@ class Gen:
                 text = f"{self.paren(a, 1)} / {den.text}"
                 elem = promote(a.elem, "lit")
                 bound = a.bound / lo
-                err = a.err / lo + opunit(elem) * bound
+                err = a.err / lo + divunit(elem) * bound
                 return self.check_half(Val(text, elem, shape, bound, err, False, 1))
             den_text = f"(abs({b.text}) + 1.0)"
             elem = promote(a.elem, b.elem)
             bound = a.bound
             # abs(b) + 1.0 is computed in b's type (a literal takes the other side's type).
             den_err = b.err + opunit(promote(b.elem, "lit")) * (b.bound + 1)
-            err = a.err + a.bound * den_err + opunit(elem) * bound
+            err = a.err + a.bound * den_err + divunit(elem) * bound
             self.features.add("divide")
             return self.check_half(Val(f"{self.paren(a, 1)} / {den_text}", elem, shape, bound, err, False, 1))
         b = self.expr(shape, depth - 1) if self.r.random() < 0.7 else self.literal(a)

@@ -12,6 +12,7 @@
 #include "PtxasDiagnostics.h"
 #include "Target/LoweringDiagnostics.h"
 #include "NvptxCodegen.h"
+#include "FullRangeDivision.h"
 #include "PreciseSqrt.h"
 #include "ScratchDir.h"
 
@@ -308,7 +309,12 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
   }, err, timing, diags) && externDynamicShared(m);
-  if (ok) usePreciseSqrt(m);
+  if (ok) {
+    usePreciseSqrt(m);
+    // f32 `/` is div.full.f32, within 2 ulp (docs/language.md, "Precision"; docs/compile.md:
+    // the IEEE division's slow path was a third of ptxas's time on attention's epilogue).
+    useFullRangeDivision(m);
+  }
   // The target names libdevice for a module that calls it (__nv_expf, ...). Note that
   // gpu-module-to-binary links the toolkit's libdevice into every module anyway (its
   // toolkitPath), lazily and only what is called, and toPtx's own codegen does the same:
