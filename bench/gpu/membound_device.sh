@@ -15,6 +15,8 @@
 #            softmax, 2,197 GB/s, with today's exp)
 #   oldvec   rows: BR=1, BC=4096, A=1 with PH_TILEGPU_ROW_LOAD_VECTORS=0: rows that may start
 #            anywhere, 4-element runs per lane (the vectors before row-load-vectors)
+#   pf       the whole space, PH_TILEGPU_PREFETCH_LOADS=1: each row loop reads its next block
+#            while this one is reduced (tilegpu-prefetch-loads)
 # MEMBOUND_VARIANTS overrides the list.
 set -u
 mode=$1; shift
@@ -27,7 +29,7 @@ one_config() { # KERNEL BR BC A: the @autotune line of one configuration
 variant_source() { # SRC KERNEL VARIANT: the example's text for VARIANT on stdout
   wide=4096; case $2 in swiglu|cross_entropy) wide=2048 ;; esac
   case $3 in
-  new) cat "$1" ;;
+  new|pf) cat "$1" ;;
   reuse) sed "s/^@autotune(.*)\$/$(one_config $2 1 $wide 8)/" "$1" ;;
   old) sed "s/^@autotune(.*)\$/$(one_config $2 4 1024 8)/" "$1" ;;
   oldvec) sed "s/^@autotune(.*)\$/$(one_config $2 1 $wide 1)/" "$1" ;;
@@ -39,6 +41,7 @@ variant_env() { # VARIANT: the knobs it builds under
   reuse) echo "PH_TILEGPU_REUSE_ROW_LOADS=1" ;;
   old) echo "PH_TILEGPU_SPLIT_ROWS=0" ;;
   oldvec) echo "PH_TILEGPU_ROW_LOAD_VECTORS=0" ;;
+  pf) echo "PH_TILEGPU_PREFETCH_LOADS=1" ;;
   *) echo "PH_TILEGPU_NONE=1" ;;
   esac
 }

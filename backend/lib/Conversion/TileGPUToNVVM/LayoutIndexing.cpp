@@ -137,6 +137,9 @@ int64_t divisibility(Value v) {
     return std::min(divisibility(def->getOperand(0)), divisibility(def->getOperand(1)));
   if (isa<arith::MulIOp>(def))
     return std::min(kMax, divisibility(def->getOperand(0)) * divisibility(def->getOperand(1)));
+  // Either value (tilegpu-prefetch-loads' next block: iv + step, or iv on the last iteration).
+  if (auto sel = dyn_cast<arith::SelectOp>(def))
+    return std::min(divisibility(sel.getTrueValue()), divisibility(sel.getFalseValue()));
   return 1;
 }
 

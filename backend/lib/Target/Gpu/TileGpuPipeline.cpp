@@ -232,6 +232,14 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     }
   }
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
+  // Row loops read their next block while this one is reduced (loops without rings, stores or
+  // dots); PH_TILEGPU_PREFETCH_LOADS=1 until the H200 has timed it (docs/tilegpu.md,
+  // "The next block in flight").
+  if (const char *e = std::getenv("PH_TILEGPU_PREFETCH_LOADS"); e && std::string(e) != "0") {
+    tilegpu::TileGPUPrefetchLoadsOptions plo;
+    if (int n = std::atoi(e); n > 1) plo.maxRegs = n;
+    lowerPm.addPass(tilegpu::createTileGPUPrefetchLoads(plo));
+  }
   // mma.sync K loops read their fragments a step ahead; PH_TILEGPU_PREFETCH=0 for A/B measurements.
   const char *prefetch = std::getenv("PH_TILEGPU_PREFETCH");
   if (!(prefetch && std::string(prefetch) == "0")) lowerPm.addPass(tilegpu::createTileGPUPrefetchFragments());

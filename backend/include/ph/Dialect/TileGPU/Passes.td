@@ -31,6 +31,33 @@ def TileGPUAssignLayouts : Pass<"tilegpu-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUPrefetchLoads : Pass<"tilegpu-prefetch-loads", "::mlir::ModuleOp"> {
+  let summary = "Loads of a loop's next block into registers while this block is computed";
+  let description = [{
+    A loop over blocks of columns that reduces each block (a row softmax's or
+    a norm's statistics, cross-entropy's logsumexp) issues its next global
+    load only after this block's reductions: one block of loads in flight per
+    thread, and the memory system idles through every reduction's shuffles.
+    Each `tile.load` directly in such a loop's body whose offsets and extents
+    come from the induction variable and values defined outside the loop
+    (through pure ops) is read one iteration ahead, into registers: the loop
+    carries the block, the first block is read before the loop (under
+    `scf.if`, when the loop runs at all), and each iteration starts by
+    reading the next block, at `select(iv + step < ub, iv + step, iv)` (the
+    last iteration re-reads its own block instead of reading past the end,
+    which an unmasked dimension would not catch). Only in loops that store to
+    no tensor (the prefetched read must not pass a write that might alias
+    it) and hold no dot, no TileGPU op and no nested loop; at most
+    `max-regs` 32-bit registers a thread are carried. Runs after
+    tilegpu-assign-layouts (the carried tiles keep their layouts).
+  }];
+  let options = [
+    Option<"maxRegs", "max-regs", "int", /*default=*/"32",
+           "32-bit registers a thread may carry across the loop for prefetched blocks">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def TileGPUReuseRowLoads : Pass<"tilegpu-reuse-row-loads", "::mlir::ModuleOp"> {
   let summary = "A second loop over the same column blocks reuses the first loop's load when there is one block";
   let description = [{
