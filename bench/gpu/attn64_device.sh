@@ -58,7 +58,7 @@ run)
     then echo "ok   $v $k"; else echo "FAIL $v $k"; tail -3 "$logs/one.log"; fails=$((fails+1)); fi
   done; done
   : > "$logs/attn64.jsonl"
-  for round in 1 2 3; do
+  for round in $(seq 1 ${ATTN64_ROUNDS:-3}); do
     for v in $(cat "$T/variants"); do for k in mha_f16 mha_causal_f16; do
       timeout 60 "$R" "$T/$v/$k" --kernel $k --size B=4 --size H=16 --size N=4096 --bench --json --iters 30 --warmup 5 \
         > "$logs/bench.json" 2> "$logs/bench.err" || { fails=$((fails+1)); tail -3 "$logs/bench.err"; continue; }
