@@ -285,6 +285,7 @@ struct IncrementalAnalyzer::Impl {
     Parsed tree;
   };
   std::unordered_map<const ItemSummary *, KeptTree> keptTrees;
+  std::string keptPath; // the path their files carry: taken only under the same path
 
   void loadPrelude();
   std::shared_ptr<const ItemSummary> summarize(const std::string &path, std::string key, uint32_t length,
@@ -945,10 +946,11 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
         s = I.summarize(file->path(), key, e - b, &tree);
         ++stats.itemsParsed;
       }
-      if (!tree.module)
+      if (!tree.module && file->path() == I.keptPath)
         if (auto k = I.keptTrees.find(s.get()); k != I.keptTrees.end()) {
           tree = std::move(k->second.tree);
           I.keptTrees.erase(k);
+          ++stats.treesReused;
         }
       usedSummaries.emplace(std::string_view(s->key), s);
       if (s->valid || j >= starts.size()) {
@@ -1114,7 +1116,8 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
       if (!real.count(fnItem.at(d.name))) stubs.push_back(d);
     size_t v = 0;
     items[i].checked = I.check(file->path(), items[i], parsed[i], items, stubs, !lazy, v);
-    if (lazy) keep[i] = std::move(parsed[i]);
+    // Only an item checked partially is checked again by the update that completes this.
+    if (lazy && items[i].checked && !items[i].checked->complete) keep[i] = std::move(parsed[i]);
     parsed[i] = {};
     variants += v;
   }, isCancelled);
@@ -1125,6 +1128,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
     return result;
   }
   I.keptTrees.clear();
+  I.keptPath = file->path();
   for (size_t i = 0; i < keep.size(); ++i)
     if (keep[i].module) I.keptTrees[items[i].summary.get()] = {items[i].summary, std::move(keep[i])};
   stats.variants = variants;
