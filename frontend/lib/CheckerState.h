@@ -58,6 +58,13 @@ public:
     return m;
   }
   void setBase(const Map *base) { base_ = base; }
+  /// Calls f(key, value) for every entry, once per key (the base's first, in its order).
+  template <class F> void forEach(F f) const {
+    if (base_)
+      for (auto &[k, v] : *base_)
+        if (!own_.count(k)) f(k, v);
+    for (auto &[k, v] : own_) f(k, v);
+  }
 
 private:
   Map own_;
@@ -72,26 +79,28 @@ struct State {
   Analysis &A;
   DiagnosticSink &diags;
   const AnalyzeOptions &options;
-  std::unordered_map<std::string, const ast::Decl *> functions; // every `fn` by name
+  SeededMap<std::string, const ast::Decl *> functions; // every `fn` by name
   SeededMap<const ast::Decl *, uint32_t> declSymbol;
   /// Name exprs and Call callees -> symbol, indexed by [file][expr id] (hash maps were a hot spot).
   std::vector<std::vector<uint32_t>> exprSymbols;
   std::vector<std::vector<uint32_t>> exprFactIndex; // [file][expr id] -> index in A.exprFacts
   uint32_t symbolOf(const ast::Expr *e) const {
-    if (e->range.file >= exprSymbols.size() || e->id >= exprSymbols[e->range.file].size()) return UINT32_MAX;
-    return exprSymbols[e->range.file][e->id];
+    const auto &bySymbol = e->range.file < baseFiles ? *baseExprSymbols : exprSymbols;
+    if (e->range.file >= bySymbol.size() || e->id >= bySymbol[e->range.file].size()) return UINT32_MAX;
+    return bySymbol[e->range.file][e->id];
   }
   void setSymbol(const ast::Expr *e, uint32_t sym) {
-    if (e->range.file < exprSymbols.size() && e->id < exprSymbols[e->range.file].size())
+    // A seed's files are resolved already (the resolver skips them): nothing to set there.
+    if (e->range.file >= baseFiles && e->range.file < exprSymbols.size() && e->id < exprSymbols[e->range.file].size())
       exprSymbols[e->range.file][e->id] = sym;
   }
   SeededMap<const ast::Stmt *, uint32_t> stmtSymbol;   // Let and For
   SeededMap<const ast::Param *, uint32_t> paramSymbol;
-  std::unordered_map<std::string, uint32_t> builtinSymbol;
+  SeededMap<std::string, uint32_t> builtinSymbol;
   SeededMap<const ast::Decl *, KernelDecorators> decorators;
   /// The symbols of each kernel's autotune names, in `KernelDecorators::autotune` order.
   SeededMap<const ast::Decl *, std::vector<uint32_t>> autotuneSymbols;
-  std::unordered_map<std::string, const ast::Decl *> kernels;
+  SeededMap<std::string, const ast::Decl *> kernels;
   /// Declared but not resolved (the incremental analysis: std functions an item does
   /// not reach, whose bodies nothing inlines). Null: resolve everything.
   const std::unordered_set<const ast::Decl *> *declareOnly = nullptr;
@@ -128,13 +137,20 @@ struct State {
   /// This State's resolution of its files below `files`; every symbol it made must be
   /// theirs or a builtin (resolve() ran on those modules alone).
   Resolved resolved(FileId files) const;
-  /// Starts from `r`: its symbols first (A.symbols must be empty), its maps (read through,
-  /// not copied: `r` must outlive this State), and the resolver skipping its files. The
-  /// modules of those files must be the same objects.
+  /// Starts from `r`: its symbols first (A.symbols must be empty; they stay in `r`, ids
+  /// below baseCount), its maps (read through, not copied: `r` must outlive this State),
+  /// and the resolver skipping its files. The modules of those files must be the same
+  /// objects.
   void seed(const Resolved &r);
 
-  State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o) : A(a), diags(d), options(o) {
+  /// With `seed`, starts from it (seed()); its files then get no tables of their own
+  /// here (their symbols are read through from the seed, and facts are never recorded
+  /// in them: a seeded check keeps its own files' facts only).
+  State(Analysis &a, DiagnosticSink &d, const AnalyzeOptions &o, const Resolved *seedFrom = nullptr)
+      : A(a), diags(d), options(o) {
+    if (seedFrom) seed(*seedFrom);
     for (auto &m : A.modules) {
+      if (m->file < baseFiles) continue;
       if (exprSymbols.size() <= m->file) exprSymbols.resize(m->file + 1);
       exprSymbols[m->file].assign(m->exprCount, UINT32_MAX);
       if (exprFactIndex.size() <= m->file) exprFactIndex.resize(m->file + 1);
@@ -142,9 +158,22 @@ struct State {
     }
   }
 
+  /// Symbol ids below `baseCount` are the seed's (std's resolution, read through, never
+  /// copied: copying them into every item's check was a twentieth of a first analysis);
+  /// id `baseCount + i` is `A.symbols[i]`. Without a seed `baseCount` is 0 and an id is
+  /// an index in `A.symbols`.
+  const std::vector<Symbol> *baseSymbols = nullptr;
+  uint32_t baseCount = 0;
+  /// The seed's files (ids below this) and their expressions' symbols, read through.
+  FileId baseFiles = 0;
+  const std::vector<std::vector<uint32_t>> *baseExprSymbols = nullptr;
+  uint32_t symbolCount() const { return baseCount + static_cast<uint32_t>(A.symbols.size()); }
+  const Symbol &symbol(uint32_t id) const { return id < baseCount ? (*baseSymbols)[id] : A.symbols[id - baseCount]; }
+  /// A symbol this State made (only those change while checking).
+  Symbol &ownSymbol(uint32_t id) { return A.symbols[id - baseCount]; }
   uint32_t addSymbol(Symbol s) {
     A.symbols.push_back(std::move(s));
-    return static_cast<uint32_t>(A.symbols.size() - 1);
+    return baseCount + static_cast<uint32_t>(A.symbols.size() - 1);
   }
   void addOccurrence(SourceRange r, uint32_t sym, bool def, bool write = false) {
     A.occurrences.push_back({r, sym, def, write});

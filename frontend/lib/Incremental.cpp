@@ -143,7 +143,9 @@ size_t groupBytes(const FactGroup &g) {
   return b;
 }
 
-bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool identChar(char c) { // ASCII, as the lexer's (no locale call per line)
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 bool wordAt(std::string_view line, std::string_view w) {
   return line.substr(0, w.size()) == w && (line.size() == w.size() || !identChar(line[w.size()]));
 }
@@ -273,6 +275,17 @@ struct IncrementalAnalyzer::Impl {
   std::mutex updateMu;
   IncrementalStats stats;
   std::string lastPath;
+  /// The trees a lazy update (first configurations only) parsed, by item summary (kept
+  /// alive here, so no other summary can take its address), for the update that follows
+  /// with every configuration: it checks the same items again, and re-lexing and
+  /// re-parsing each one was a fifth of that update; freeing them was a twentieth of the
+  /// first. Each is taken once; whatever the next update does not take is dropped then.
+  struct KeptTree {
+    std::shared_ptr<const ItemSummary> summary;
+    Parsed tree;
+  };
+  std::unordered_map<const ItemSummary *, KeptTree> keptTrees;
+  std::string keptPath; // the path their files carry: taken only under the same path
 
   void loadPrelude();
   std::shared_ptr<const ItemSummary> summarize(const std::string &path, std::string key, uint32_t length,
@@ -462,11 +475,12 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
   // the item's and its fns' text, and the prelude's declarations.
   size_t text = self.summary->length;
   for (size_t d : self.deps) text += items[d].summary->length;
-  A.symbols.reserve(c.symbols.size() + stubs.size() * 4 + text / 12 + 16);
+  A.symbols.reserve((c.seed ? 0 : c.symbols.size()) + stubs.size() * 4 + text / 12 + 16);
+  // Likewise the occurrences: about one per 8 bytes of text (a name every few tokens).
+  A.occurrences.reserve(text / 8 + 16);
   DiagnosticSink diags;
-  check::State st(A, diags, o);
-  if (c.seed) st.seed(*c.seed);
-  else st.declareOnly = &declareOnly;
+  check::State st(A, diags, o, c.seed.get());
+  if (!c.seed) st.declareOnly = &declareOnly;
   st.factsFrom = P + 1; // what is kept: the item's and its fns' facts (see below)
   if (c.seed && cacheInlining) {
     st.inlineCache = c.inlineCache.get();
@@ -490,22 +504,24 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
   }
   // Symbols: each one's group (0 the item, 1 + j dep j, -1 elsewhere) and index there.
   size_t nGroups = 1 + self.deps.size();
-  std::vector<int> group(A.symbols.size(), -1);
-  std::vector<uint32_t> local(A.symbols.size(), UINT32_MAX);
+  // Ids below st.baseCount are the seed's (std's and builtins: never in a group).
+  const uint32_t nSymbols = st.symbolCount();
+  std::vector<int> group(nSymbols, -1);
+  std::vector<uint32_t> local(nSymbols, UINT32_MAX);
   std::vector<uint32_t> counts(nGroups, 0);
-  for (size_t i = 0; i < A.symbols.size(); ++i) {
-    FileId f = A.symbols[i].def.file;
+  for (uint32_t i = st.baseCount; i < nSymbols; ++i) {
+    FileId f = st.symbol(i).def.file;
     if (f == UINT32_MAX || f < P + 1) continue;
     group[i] = static_cast<int>(f - P - 1);
     local[i] = counts[group[i]]++;
   }
   // One ExtRef per symbol of this State (a builtin or std symbol is made once per name).
-  std::vector<uint32_t> extOf(A.symbols.size(), UINT32_MAX);
+  std::vector<uint32_t> extOf(nSymbols, UINT32_MAX);
   auto ref = [&](uint32_t sym, int inGroup) -> uint32_t {
-    if (sym == UINT32_MAX || sym >= A.symbols.size()) return UINT32_MAX;
+    if (sym == UINT32_MAX || sym >= nSymbols) return UINT32_MAX;
     if (group[sym] == inGroup) return local[sym];
     if (extOf[sym] != UINT32_MAX) return kExt | extOf[sym];
-    const Symbol &s = A.symbols[sym];
+    const Symbol &s = st.symbol(sym);
     ExtRef e;
     if (s.def.file == UINT32_MAX) {
       e.kind = ExtRef::Builtin;
@@ -527,16 +543,16 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
   out->deps.resize(self.deps.size());
   auto groupOf = [&](int g) -> FactGroup & { return g == 0 ? out->own : out->deps[g - 1]; };
   // Every ref() (it reads the symbols' names) comes before the symbols move out.
-  std::vector<uint32_t> container(A.symbols.size(), UINT32_MAX);
-  for (size_t i = 0; i < A.symbols.size(); ++i)
-    if (group[i] >= 0) container[i] = ref(A.symbols[i].container, group[i]);
+  std::vector<uint32_t> container(nSymbols, UINT32_MAX);
+  for (uint32_t i = st.baseCount; i < nSymbols; ++i)
+    if (group[i] >= 0) container[i] = ref(st.symbol(i).container, group[i]);
   for (const Occurrence &occ : A.occurrences)
     if (occ.range.file == P + 1) out->occurrences.push_back({occ.range, ref(occ.symbol, 0), occ.isDefinition, occ.isWrite});
   for (ExprFact &f : A.exprFacts)
     if (f.range.file >= P + 1) groupOf(static_cast<int>(f.range.file - P - 1)).exprFacts.push_back(std::move(f));
   for (auto &[stmt, sym] : st.stmtSymbol.own()) { // std's are in the seed (and skipped)
     if (stmt->kind != ast::StmtKind::Let || stmt->type || stmt->name.range.file < P + 1) continue;
-    const Symbol &s = A.symbols[sym];
+    const Symbol &s = st.symbol(sym);
     if (!s.typeSymbolic.empty())
       groupOf(static_cast<int>(stmt->name.range.file - P - 1)).typeHints.push_back({stmt->name.range, ": " + s.typeSymbolic});
   }
@@ -546,9 +562,9 @@ std::shared_ptr<const CheckedItem> IncrementalAnalyzer::Impl::check(const std::s
     out->kernels.push_back(std::move(k));
   }
   for (size_t g = 0; g < nGroups; ++g) groupOf(static_cast<int>(g)).symbols.reserve(counts[g]);
-  for (size_t i = 0; i < A.symbols.size(); ++i) {
+  for (uint32_t i = st.baseCount; i < nSymbols; ++i) {
     if (group[i] < 0) continue;
-    Symbol &s = groupOf(group[i]).symbols.emplace_back(std::move(A.symbols[i]));
+    Symbol &s = groupOf(group[i]).symbols.emplace_back(std::move(st.ownSymbol(i)));
     s.container = container[i];
   }
   // A dep's facts stand for that fn item in the document: in its own coordinates.
@@ -930,6 +946,12 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
         s = I.summarize(file->path(), key, e - b, &tree);
         ++stats.itemsParsed;
       }
+      if (!tree.module && file->path() == I.keptPath)
+        if (auto k = I.keptTrees.find(s.get()); k != I.keptTrees.end()) {
+          tree = std::move(k->second.tree);
+          I.keptTrees.erase(k);
+          ++stats.treesReused;
+        }
       usedSummaries.emplace(std::string_view(s->key), s);
       if (s->valid || j >= starts.size()) {
         Item it;
@@ -1084,6 +1106,7 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
   // The items to check are independent: a large batch (a first analysis, an edit of a
   // fn every kernel calls) runs on a few threads.
   std::atomic<size_t> variants{0};
+  std::vector<Parsed> keep(lazy ? items.size() : 0); // the trees to keep (KeptTree)
   parallelFor(todo.size(), threads, [&](size_t t) {
     size_t i = todo[t];
     std::vector<DeclInfo> stubs;
@@ -1093,6 +1116,8 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
       if (!real.count(fnItem.at(d.name))) stubs.push_back(d);
     size_t v = 0;
     items[i].checked = I.check(file->path(), items[i], parsed[i], items, stubs, !lazy, v);
+    // Only an item checked partially is checked again by the update that completes this.
+    if (lazy && items[i].checked && !items[i].checked->complete) keep[i] = std::move(parsed[i]);
     parsed[i] = {};
     variants += v;
   }, isCancelled);
@@ -1102,6 +1127,10 @@ IncrementalAnalyzer::Result IncrementalAnalyzer::update(std::shared_ptr<const So
     result.cancelled = true;
     return result;
   }
+  I.keptTrees.clear();
+  I.keptPath = file->path();
+  for (size_t i = 0; i < keep.size(); ++i)
+    if (keep[i].module) I.keptTrees[items[i].summary.get()] = {items[i].summary, std::move(keep[i])};
   stats.variants = variants;
   stats.itemsChecked = todo.size();
   for (size_t i = 0; i < items.size(); ++i) {

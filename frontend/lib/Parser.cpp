@@ -41,6 +41,9 @@ private:
   /// Skips tokens that never matter here: doc comments inside bodies, and
   /// newlines inside delimiters.
   void skipTrivia() {
+    // Every peek comes here (a few million times in a large file's first analysis):
+    // most tokens are neither, so say so with one load.
+    if (Tok k = toks_[pos_].kind; k != Tok::DocComment && k != Tok::Newline) return;
     while (pos_ + 1 < toks_.size() &&
            ((toks_[pos_].kind == Tok::DocComment && !keepDocs_) || (nlSkip_ > 0 && toks_[pos_].kind == Tok::Newline)))
       ++pos_;
@@ -377,9 +380,8 @@ ExprPtr Parser::parsePostfix(ExprPtr base) {
         call->name = Ident{"", base->range};
         call->operands.push_back(std::move(base)); // a call of something that is not a name; the checker reports it
       }
-      std::vector<ExprPtr> args;
-      call->bracketRange = parseList(Tok::LParen, Tok::RParen, [&] { args.push_back(parseExpr()); });
-      for (auto &a : args) call->operands.push_back(std::move(a));
+      call->operands.reserve(call->operands.size() + 4);
+      call->bracketRange = parseList(Tok::LParen, Tok::RParen, [&] { call->operands.push_back(parseExpr()); });
       call->range = SourceRange::join(call->range, call->bracketRange);
       base = std::move(call);
       continue;
@@ -387,6 +389,7 @@ ExprPtr Parser::parsePostfix(ExprPtr base) {
     if (at(Tok::LBracket)) {
       auto idx = makeExpr(ExprKind::Index, base->range);
       idx->operands.push_back(std::move(base));
+      idx->slices.reserve(4); // tensors have up to four dims: one allocation, not three
       idx->bracketRange = parseList(Tok::LBracket, Tok::RBracket, [&] { idx->slices.push_back(parseSliceItem()); });
       idx->range = SourceRange::join(idx->range, idx->bracketRange);
       base = std::move(idx);
@@ -419,6 +422,7 @@ TypeExpr Parser::parseType() {
       expected("`<`");
     }
     if (at(Tok::LBracket)) {
+      ty.dims.reserve(4);
       parseList(Tok::LBracket, Tok::RBracket, [&] { ty.dims.push_back(parseExpr()); });
     } else {
       expected("`[` and the shape");

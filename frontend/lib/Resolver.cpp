@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CheckerState.h"
+#include "ScopeStack.h"
 #include "ph/Limits.h"
 
 #include <algorithm>
@@ -53,8 +54,7 @@ std::string closestName(const std::string &name, const std::vector<std::string> 
 }
 
 uint32_t State::builtin(const std::string &name) {
-  auto it = builtinSymbol.find(name);
-  if (it != builtinSymbol.end()) return it->second;
+  if (const uint32_t *known = builtinSymbol.find(name)) return *known;
   Symbol s;
   const BuiltinDoc *doc = findBuiltinDoc(name);
   s.kind = doc && doc->isDecorator ? SymbolKind::Decorator : SymbolKind::Builtin;
@@ -74,26 +74,28 @@ State::Resolved State::resolved(FileId files) const {
   r.files = files;
   r.symbols = A.symbols;
   r.exprSymbols.assign(exprSymbols.begin(), exprSymbols.begin() + std::min<size_t>(files, exprSymbols.size()));
-  r.functions = functions;
-  r.kernels = kernels;
+  r.functions = functions.flat();
+  r.kernels = kernels.flat();
   r.declSymbol = declSymbol.flat();
   r.stmtSymbol = stmtSymbol.flat();
   r.paramSymbol = paramSymbol.flat();
-  r.builtinSymbol = builtinSymbol;
+  r.builtinSymbol = builtinSymbol.flat();
   r.decorators = decorators.flat();
   r.autotuneSymbols = autotuneSymbols.flat();
   return r;
 }
 
 void State::seed(const Resolved &r) {
-  A.symbols.insert(A.symbols.end(), r.symbols.begin(), r.symbols.end());
-  for (size_t f = 0; f < r.exprSymbols.size() && f < exprSymbols.size(); ++f) exprSymbols[f] = r.exprSymbols[f];
-  functions = r.functions;
-  kernels = r.kernels;
+  baseSymbols = &r.symbols;
+  baseCount = static_cast<uint32_t>(r.symbols.size());
+  baseFiles = r.files;
+  baseExprSymbols = &r.exprSymbols;
+  functions.setBase(&r.functions);
+  kernels.setBase(&r.kernels);
   declSymbol.setBase(&r.declSymbol);
   stmtSymbol.setBase(&r.stmtSymbol);
   paramSymbol.setBase(&r.paramSymbol);
-  builtinSymbol = r.builtinSymbol;
+  builtinSymbol.setBase(&r.builtinSymbol);
   decorators.setBase(&r.decorators);
   autotuneSymbols.setBase(&r.autotuneSymbols);
   resolvedFiles = r.files;
@@ -110,11 +112,17 @@ public:
 
 private:
   State &st_;
-  std::vector<std::unordered_map<std::string, uint32_t>> scopes_;
+  ScopeStack scopes_;
   const Decl *decl_ = nullptr;
   uint32_t declSym_ = 0;
   std::vector<uint32_t> locals_; // of the current declaration, for unused-variable warnings
-  std::unordered_map<uint32_t, int> uses_;
+  /// Uses of each symbol of the current declaration, by symbol (a vector: a hash map
+  /// here allocated a node per symbol used).
+  std::vector<uint32_t> uses_;
+  uint32_t &uses(uint32_t sym) {
+    if (sym >= uses_.size()) uses_.resize(sym + 1, 0);
+    return uses_[sym];
+  }
 
   void declareDecl(const Decl &d);
   void resolveDecl(const Decl &d);
@@ -123,27 +131,15 @@ private:
   void resolveStmt(const Stmt &s, SourceRange scopeEnd);
   void resolveExpr(const Expr &e, bool write = false);
   void resolveType(const TypeExpr &t, bool inKernelParams);
-  const uint32_t *lookup(const std::string &name) {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      auto f = it->find(name);
-      if (f != it->end()) return &f->second;
-    }
-    return nullptr;
-  }
-  std::vector<std::string> visibleNames() {
-    std::vector<std::string> names;
-    for (auto &sc : scopes_)
-      for (auto &[n, _] : sc) names.push_back(n);
-    return names;
-  }
+  const uint32_t *lookup(const std::string &name) { return scopes_.lookup(name); }
+  std::vector<std::string> visibleNames() { return scopes_.names(); }
   uint32_t declare(const Ident &id, Symbol sym, SourceRange visible) {
     if (!id.valid()) return UINT32_MAX;
     // Values and functions are apart: a parameter or local may carry a builtin's
     // name (std's `rope` takes `cos` and `sin`), and a call still reaches the builtin.
-    auto &scope = scopes_.back();
-    if (scope.count(id.name)) {
+    if (const uint32_t *earlier = scopes_.lookupInCurrent(id.name)) {
       auto &d = st_.diags.report(DiagKind::Redefinition, id.range, {id.name});
-      const Symbol &prev = st_.A.symbols[scope[id.name]];
+      const Symbol &prev = st_.symbol(*earlier);
       d.notes.push_back({prev.def, "the earlier definition"});
     }
     sym.name = id.name;
@@ -151,7 +147,7 @@ private:
     sym.container = declSym_;
     sym.scope = visible;
     uint32_t s = st_.addSymbol(std::move(sym));
-    scope[id.name] = s;
+    scopes_.declare(id.name, s);
     st_.addOccurrence(id.range, s, true);
     return s;
   }
@@ -208,7 +204,8 @@ void Resolver::declareDecl(const Decl &d) {
 
 void Resolver::resolveDecorators(const Decl &d) {
   KernelDecorators &kd = st_.decorators[&d];
-  std::set<std::string> seen;
+  std::vector<std::string_view> seen; // a kernel has a few decorators: no tree of strings
+  seen.reserve(d.decorators.size());
   for (const Decorator &dec : d.decorators) {
     const std::string &n = dec.name.name;
     if (!dec.name.valid()) continue;
@@ -225,10 +222,11 @@ void Resolver::resolveDecorators(const Decl &d) {
       st_.diags.report(DiagKind::DecoratorOnFn, dec.range, {n});
       continue;
     }
-    if (!seen.insert(n).second) {
+    if (std::find(seen.begin(), seen.end(), n) != seen.end()) {
       st_.diags.report(DiagKind::DuplicateDecorator, dec.range, {n});
       continue;
     }
+    seen.push_back(n);
     auto bad = [&](SourceRange r, const std::string &why) {
       st_.diags.report(DiagKind::DecoratorArgs, r, {n, why});
     };
@@ -318,20 +316,18 @@ void Resolver::resolveType(const TypeExpr &t, bool inKernelParams) {
       if (const uint32_t *s = lookup(n)) {
         st_.setSymbol(dim.get(), *s);
         st_.addOccurrence(dim->range, *s, false);
-        uses_[*s]++;
+        uses(*s)++;
       } else {
         Symbol sym;
         sym.kind = SymbolKind::SizeSymbol;
         sym.typeSymbolic = "i32";
         sym.signature = n + ": size, bound at launch from the tensors' shapes";
         // Size symbols live in the kernel's outermost scope.
-        auto saved = scopes_.size();
-        (void)saved;
         sym.name = n;
         sym.def = dim->range;
         sym.container = declSym_;
         uint32_t id = st_.addSymbol(std::move(sym));
-        scopes_.front()[n] = id;
+        scopes_.declareOutermost(n, id);
         st_.setSymbol(dim.get(), id);
         st_.addOccurrence(dim->range, id, true);
       }
@@ -346,7 +342,7 @@ void Resolver::resolveDecl(const Decl &d) {
   declSym_ = sym ? *sym : UINT32_MAX;
   decl_ = &d;
   scopes_.clear();
-  scopes_.emplace_back();
+  scopes_.open();
   locals_.clear();
   uses_.clear();
   resolveDecorators(d);
@@ -370,13 +366,17 @@ void Resolver::resolveDecl(const Decl &d) {
   for (const Param &p : d.params) {
     Symbol s;
     s.kind = SymbolKind::Parameter;
-    if (p.type) s.typeSymbolic = st_.text(p.type->range);
-    s.signature = p.name.name + (p.type ? ": " + st_.text(p.type->range) : "");
+    s.signature = p.name.name;
+    if (p.type) {
+      s.typeSymbolic = st_.text(p.type->range); // read once, for both
+      s.signature += ": ";
+      s.signature += s.typeSymbolic;
+    }
     uint32_t id = declare(p.name, std::move(s), d.range);
     if (id != UINT32_MAX) st_.paramSymbol[&p] = id;
   }
   for (auto &[id, expr] : kd.aligned) {
-    if (const uint32_t *s = lookup(id.name); s && st_.A.symbols[*s].kind == SymbolKind::SizeSymbol) {
+    if (const uint32_t *s = lookup(id.name); s && st_.symbol(*s).kind == SymbolKind::SizeSymbol) {
       st_.addOccurrence(id.range, *s, false);
     } else {
       st_.diags.report(DiagKind::AlignedUnknown, id.range, {id.name});
@@ -390,20 +390,20 @@ void Resolver::resolveDecl(const Decl &d) {
   // Autotune names that nothing uses are almost certainly typos.
   for (size_t i = 0; i < kd.autotune.size(); ++i) {
     uint32_t s = st_.autotuneSymbols[&d][i];
-    if (s != UINT32_MAX && uses_[s] == 0)
+    if (s != UINT32_MAX && uses(s) == 0)
       st_.diags.report(DiagKind::AutotuneUnused, kd.autotune[i].first.range, {kd.autotune[i].first.name});
   }
   for (uint32_t l : locals_) {
-    const Symbol &s = st_.A.symbols[l];
-    if (uses_[l] == 0 && !s.name.empty() && s.name[0] != '_')
+    const Symbol &s = st_.symbol(l);
+    if (uses(l) == 0 && !s.name.empty() && s.name[0] != '_')
       st_.diags.report(DiagKind::UnusedVariable, s.def, {s.name});
   }
 }
 
 void Resolver::resolveStmts(const std::vector<StmtPtr> &body, SourceRange scope) {
-  scopes_.emplace_back();
+  scopes_.open();
   for (auto &s : body) resolveStmt(*s, scope);
-  scopes_.pop_back();
+  scopes_.close();
 }
 
 void Resolver::resolveStmt(const Stmt &s, SourceRange scope) {
@@ -432,7 +432,7 @@ void Resolver::resolveStmt(const Stmt &s, SourceRange scope) {
     if (root->kind == ExprKind::Name) {
       uint32_t rootSym = st_.symbolOf(root);
       if (rootSym != UINT32_MAX) {
-        const Symbol &sym = st_.A.symbols[rootSym];
+        const Symbol &sym = st_.symbol(rootSym);
         if (sym.kind == SymbolKind::Local && sym.isLet) {
           auto &d = st_.diags.report(DiagKind::AssignToLet, s.target->range, {sym.name});
           d.notes.push_back({sym.def, "`" + sym.name + "` is bound here"});
@@ -451,7 +451,7 @@ void Resolver::resolveStmt(const Stmt &s, SourceRange scope) {
   case StmtKind::ExprStmt: resolveExpr(*s.value); return;
   case StmtKind::For: {
     if (s.value) resolveExpr(*s.value);
-    scopes_.emplace_back();
+    scopes_.open();
     Symbol sym;
     sym.kind = SymbolKind::LoopVar;
     sym.isLet = true;
@@ -460,7 +460,7 @@ void Resolver::resolveStmt(const Stmt &s, SourceRange scope) {
     uint32_t id = declare(s.name, std::move(sym), s.bodyRange);
     if (id != UINT32_MAX) st_.stmtSymbol[&s] = id;
     resolveStmts(s.body, s.bodyRange);
-    scopes_.pop_back();
+    scopes_.close();
     return;
   }
   case StmtKind::Block: resolveStmts(s.body, s.bodyRange); return;
@@ -486,7 +486,7 @@ void Resolver::resolveExpr(const Expr &e, bool write) {
     if (const uint32_t *s = lookup(n)) {
       st_.setSymbol(&e, *s);
       st_.addOccurrence(e.range, *s, false, write);
-      if (!write) uses_[*s]++;
+      if (!write) uses(*s)++;
       return;
     }
     if (st_.functions.count(n) || isBuiltinFunction(n)) {
@@ -535,17 +535,17 @@ void Resolver::resolveExpr(const Expr &e, bool write) {
                                 ? std::to_string(bi.minArgs) + " or " + std::to_string(bi.maxArgs)
                                 : std::to_string(bi.minArgs) + " to " + std::to_string(bi.maxArgs),
                             std::to_string(argc)});
-      } else if (auto f = st_.functions.find(n); f != st_.functions.end()) {
-        uint32_t sym = st_.declSymbol.at(f->second);
+      } else if (const ast::Decl *const *f = st_.functions.find(n)) {
+        uint32_t sym = st_.declSymbol.at(*f);
         st_.setSymbol(&e, sym);
         st_.addOccurrence(e.name.range, sym, false);
-        if (f->second->params.size() != argc)
+        if ((*f)->params.size() != argc)
           st_.diags.report(DiagKind::ArgumentCount, e.range,
-                           {n, std::to_string(f->second->params.size()), std::to_string(argc)});
+                           {n, std::to_string((*f)->params.size()), std::to_string(argc)});
       } else {
         auto &d = st_.diags.report(DiagKind::UnknownFunction, e.name.range, {n});
         std::vector<std::string> names = registryNames(false);
-        for (auto &[fn, _] : st_.functions) names.push_back(fn);
+        st_.functions.forEach([&](const std::string &fn, const ast::Decl *) { names.push_back(fn); });
         std::sort(names.begin(), names.end());
         std::string fix = closestName(n, names);
         if (!fix.empty()) d.fixes.push_back({"use `" + fix + "`", {{e.name.range, fix}}});

@@ -1,6 +1,8 @@
 //===- Types.cpp - Element types and the spelling of types -----------------===//
 #include "ph/Types.h"
 
+#include <charconv>
+
 #include <string_view>
 
 namespace ph {
@@ -73,13 +75,21 @@ Elem promote(Elem a, Elem b) {
   return Elem::F32; // f16 with bf16
 }
 
-static std::string dimsText(const std::vector<Dim> &dims, bool concrete) {
-  std::string s = "[";
+/// Appends `[BR, BC]` (or, concrete, `[64, 32]`) to `s`: the editor records a type per
+/// variable and configuration, so these are built often; one string, grown in place.
+static void appendDims(std::string &s, const std::vector<Dim> &dims, bool concrete) {
+  s += '[';
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) s += ", ";
-    s += concrete && dims[i].isStatic() ? std::to_string(dims[i].value) : dims[i].sym;
+    if (concrete && dims[i].isStatic()) {
+      char buf[24];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, dims[i].value);
+      s.append(buf, end);
+    } else {
+      s += dims[i].sym;
+    }
   }
-  return s + "]";
+  s += ']';
 }
 
 std::string Type::symbolic() const {
@@ -87,13 +97,26 @@ std::string Type::symbolic() const {
   case Kind::Error: return "<error>";
   case Kind::Void: return "void";
   case Kind::Scalar: return elem == Elem::IntLit ? "int" : elem == Elem::FloatLit ? "float" : elemName(elem);
-  case Kind::Tile: return std::string("tile<") + elemName(elem) + ">" + dimsText(dims, false);
-  case Kind::Tensor: return std::string("tensor<") + elemName(elem) + ">" + dimsText(dims, false);
+  case Kind::Tile:
+  case Kind::Tensor: {
+    std::string s;
+    s.reserve(24 + dims.size() * 8);
+    s += kind == Kind::Tile ? "tile<" : "tensor<";
+    s += elemName(elem);
+    s += '>';
+    appendDims(s, dims, false);
+    return s;
+  }
   }
   return "?";
 }
 
-std::string Type::concreteShape() const { return dimsText(dims, true); }
+std::string Type::concreteShape() const {
+  std::string s;
+  s.reserve(2 + dims.size() * 6);
+  appendDims(s, dims, true);
+  return s;
+}
 
 int64_t Type::bytes() const {
   if (kind != Kind::Tile) return 0;

@@ -38,6 +38,7 @@ struct IncrementalStats {
   size_t variants = 0;       // kernel configurations elaborated by the last update
   size_t itemsStale = 0;     // shown with their previous check by the last update (Result::staleItems)
   size_t itemsMoved = 0;     // callers whose fns changed only between tokens: previous check moved
+  size_t treesReused = 0;    // checked on the tree the lazy update before parsed (not parsed again)
   size_t cachedItems = 0;    // entries kept in the cache
   size_t cacheBytes = 0;     // their approximate size
   bool whole = false;        // the last update went through `analyze` whole

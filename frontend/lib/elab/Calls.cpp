@@ -53,7 +53,7 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
         } else {
           b.kind = Binding::Kind::TensorSlice;
           b.tensor = base.tensor;
-          b.slices = slices;
+          b.slices = std::move(slices);
           Elem el = k_->tensors[base.tensor].elem;
           bool isView = std::any_of(dims.begin(), dims.end(), [](const Dim &d) { return !d.isStatic(); });
           // A slice with a run-time extent stays a view of the tensor (`K[b, h, :, :]`);
@@ -68,8 +68,8 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
         } else {
           b.kind = Binding::Kind::TileSlice;
           b.var = base.var;
-          b.slices = slices;
-          b.type = Type::tile(varTypes_[base.var].elem, dims);
+          b.slices = std::move(slices);
+          b.type = Type::tile(varTypes_[base.var].elem, std::move(dims));
           b.isLet = base.isLet;
           b.what = "a slice of " + base.what;
           recordExpr(arg, b.type);
@@ -128,10 +128,10 @@ void Elaborator::inlineCall(const Expr &call, const Decl &fn, std::vector<kir::S
       }
     }
     if (ps) {
-      nf.bindings[*ps] = b;
-      Type shown = b.kind == Binding::Kind::Value ? b.value.type : b.type;
-      if (b.kind == Binding::Kind::Var) shown = varTypes_[b.var];
-      recordSymbolType(*ps, shown);
+      recordSymbolType(*ps, b.kind == Binding::Kind::Var     ? varTypes_[b.var]
+                            : b.kind == Binding::Kind::Value ? b.value.type
+                                                             : b.type);
+      nf.bindings[*ps] = std::move(b);
     }
   }
   inlineBody(fn, std::move(nf), out);
@@ -229,8 +229,8 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
       else if (b16 && !a16) opElem = b.type.elem;
       else if (a16 && b16 && a.type.elem == b.type.elem) opElem = a.type.elem;
     }
-    a = convert(a, opElem, e.operands[0]->range);
-    b = convert(b, opElem, e.operands[1]->range);
+    a = convert(std::move(a), opElem, e.operands[0]->range);
+    b = convert(std::move(b), opElem, e.operands[1]->range);
     Elem accElem = accumulate && isFloat(*accumulate) ? *accumulate : opElem;
     if (accumulate && *accumulate == Elem::I32) accElem = opElem;
     Val r;
@@ -338,7 +338,7 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
     if (rejectBool(a, e.operands[0]->range, std::string("take `") + n + "` of")) return errorVal();
     Elem el = a.type.elem;
     if (el == Elem::I32 || el == Elem::IntLit || el == Elem::FloatLit) el = Elem::F32;
-    a = convert(a, el, e.operands[0]->range);
+    a = convert(std::move(a), el, e.operands[0]->range);
     Val r = a;
     r.isDot = false;
     auto un = [&](kir::Op op, ExprPtr x) {
@@ -424,8 +424,8 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
     if ((a.type.elem == Elem::FloatLit || a.type.elem == Elem::IntLit) &&
         (b.type.elem == Elem::FloatLit || b.type.elem == Elem::IntLit)) {
       Elem lit = a.type.elem == Elem::IntLit && b.type.elem == Elem::IntLit ? Elem::I32 : Elem::F32;
-      a = convert(a, lit, e.operands[1]->range);
-      b = convert(b, lit, e.operands[2]->range);
+      a = convert(std::move(a), lit, e.operands[1]->range);
+      b = convert(std::move(b), lit, e.operands[2]->range);
     }
     // The branches' type and shape as arithmetic would make them, then the condition's shape.
     ExprPtr ae, be;
@@ -434,8 +434,8 @@ Val Elaborator::builtinCall(const Expr &e, const Builtin &bi, std::optional<Elem
       Elem el = promote(a.type.elem, b.type.elem);
       if (el == Elem::FloatLit) el = Elem::F32;
       if (el == Elem::IntLit) el = Elem::I32;
-      a = convert(a, el, e.operands[1]->range);
-      b = convert(b, el, e.operands[2]->range);
+      a = convert(std::move(a), el, e.operands[1]->range);
+      b = convert(std::move(b), el, e.operands[2]->range);
       ae = a.expr, be = b.expr;
       abType = Type::scalar(el);
     } else {

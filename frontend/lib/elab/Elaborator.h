@@ -142,7 +142,9 @@ private:
   /// hover after a compile): the checker records its type and size only.
   void recordSymbolType(uint32_t sym, const Type &t) {
     if (sym == UINT32_MAX || t.isError()) return;
-    Symbol &s = st_.A.symbols[sym];
+    // A seed symbol (std's, or a builtin std names) is never a variable of the item's.
+    if (sym < st_.baseCount) return;
+    Symbol &s = st_.ownSymbol(sym);
     if (s.typeConcrete.size() != configIndex_ || s.def.file < st_.factsFrom) return;
     if (s.typeSymbolic.empty() || s.kind == SymbolKind::Local || s.kind == SymbolKind::Parameter) {
       if (configIndex_ == 0 || s.typeSymbolic.empty()) s.typeSymbolic = t.symbolic();
@@ -150,9 +152,15 @@ private:
     s.typeConcrete.push_back(t.isScalar() ? t.symbolic() : t.concreteShape());
     if (t.isTile() && configIndex_ == 0) s.bytes = t.bytes();
     if (s.kind == SymbolKind::Local || (s.kind == SymbolKind::Parameter && s.container != UINT32_MAX &&
-                                        st_.A.symbols[s.container].kind == SymbolKind::Function))
-      s.signature = (s.kind == SymbolKind::Local ? std::string(s.isLet ? "let " : "var ") : std::string("param ")) +
-                    s.name + ": " + s.typeSymbolic;
+                                        st_.symbol(s.container).kind == SymbolKind::Function)) {
+      // In place: the string the resolver left has room (a few temporaries per
+      // variable and configuration otherwise).
+      s.signature.clear();
+      s.signature += s.kind == SymbolKind::Local ? (s.isLet ? "let " : "var ") : "param ";
+      s.signature += s.name;
+      s.signature += ": ";
+      s.signature += s.typeSymbolic;
+    }
   }
   // --- KIR construction helpers -----------------------------------------------
   /// The kir type of `t`. Without `specialise` (the editor, `ph check`) the kernel is

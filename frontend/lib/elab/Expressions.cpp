@@ -17,7 +17,7 @@ Val Elaborator::convert(Val v, Elem to, SourceRange loc) {
   // A literal stored into an fp8 tensor is an f32 constant, converted by the fp8 rule
   // (no target has fp8 constants; docs/language.md, "fp8").
   if (isFp8(to) && (v.expr->kind == kir::ExprKind::FloatConst || v.expr->kind == kir::ExprKind::IntConst))
-    v = convert(v, Elem::F32, loc);
+    v = convert(std::move(v), Elem::F32, loc);
   else if (v.expr->kind == kir::ExprKind::FloatConst || v.expr->kind == kir::ExprKind::IntConst) {
     if (v.type.isScalar()) {
       auto e = std::make_shared<KExpr>(*v.expr);
@@ -83,7 +83,7 @@ Val Elaborator::intExpr(const Expr &e, const char *what) {
                              : std::vector<std::string>{what, v.type.symbolic()});
     return errorVal();
   }
-  return convert(v, Elem::I32, e.range);
+  return convert(std::move(v), Elem::I32, e.range);
 }
 
 Val Elaborator::readBinding(const Binding &b, SourceRange loc) {
@@ -134,7 +134,7 @@ Val Elaborator::readBinding(const Binding &b, SourceRange loc) {
     else v.fromDot = varFromDot_[b.var];
     if (v.type.isScalar()) v.ints.axis = -2;
     // fp8 is a storage type: what a load gives is widened (exactly) to f32.
-    if (isFp8(v.type.elem)) v = convert(v, Elem::F32, loc);
+    if (isFp8(v.type.elem)) v = convert(std::move(v), Elem::F32, loc);
     return v;
   }
   }
@@ -323,8 +323,10 @@ Val Elaborator::binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc,
     r.type = Type::tile(elem, dims);
   }
   Elem opElem = r.type.elem;
-  a = convert(a, opElem, a.expr ? a.expr->loc : loc);
-  b = convert(b, opElem, b.expr ? b.expr->loc : loc);
+  // The locations first: a moved argument may be taken before the others are read.
+  SourceRange aLoc = a.expr ? a.expr->loc : loc, bLoc = b.expr ? b.expr->loc : loc;
+  a = convert(std::move(a), opElem, aLoc);
+  b = convert(std::move(b), opElem, bLoc);
   auto n = node(kir::ExprKind::Binary, r.type, loc);
   n->op = op;
   n->operands = {a.expr, b.expr};
@@ -348,7 +350,7 @@ Val Elaborator::compare(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc
                                            v->type.symbolic()});
       return errorVal();
     }
-  Val r = binary(e, op, a, b, loc, "compare");
+  Val r = binary(e, op, std::move(a), std::move(b), loc, "compare");
   if (r.isError()) return r;
   auto n = std::make_shared<KExpr>(*r.expr);
   n->kind = kir::ExprKind::Compare;
@@ -370,7 +372,7 @@ Val Elaborator::logic(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc) 
                                            v->type.symbolic()});
       return errorVal();
     }
-  Val r = binary(e, op, a, b, loc, op == kir::Op::And ? "combine with `&&`" : "combine with `||`");
+  Val r = binary(e, op, std::move(a), std::move(b), loc, op == kir::Op::And ? "combine with `&&`" : "combine with `||`");
   r.fromDot = false;
   return r;
 }
@@ -411,7 +413,7 @@ Val Elaborator::exprInner(const Expr &e, std::optional<Elem> accumulate) {
     }
     if (a.type.isInteger()) {
       Val zero = intConst(0, e.range);
-      return binary(e, kir::Op::Sub, zero, a, e.range, "negate");
+      return binary(e, kir::Op::Sub, std::move(zero), std::move(a), e.range, "negate");
     }
     if (a.type.isTensor()) {
       report(DiagKind::TensorArithmetic, e.range, {k_->tensors[a.tensor].name});
@@ -431,21 +433,21 @@ Val Elaborator::exprInner(const Expr &e, std::optional<Elem> accumulate) {
     Val a = expr(*e.operands[0], accumulate);
     Val b = expr(*e.operands[1], accumulate);
     switch (e.binOp) {
-    case BinOp::Lt: return compare(e, kir::Op::Lt, a, b, e.range);
-    case BinOp::Le: return compare(e, kir::Op::Le, a, b, e.range);
-    case BinOp::Gt: return compare(e, kir::Op::Gt, a, b, e.range);
-    case BinOp::Ge: return compare(e, kir::Op::Ge, a, b, e.range);
-    case BinOp::Eq: return compare(e, kir::Op::Eq, a, b, e.range);
-    case BinOp::Ne: return compare(e, kir::Op::Ne, a, b, e.range);
-    case BinOp::And: return logic(e, kir::Op::And, a, b, e.range);
-    case BinOp::Or: return logic(e, kir::Op::Or, a, b, e.range);
+    case BinOp::Lt: return compare(e, kir::Op::Lt, std::move(a), std::move(b), e.range);
+    case BinOp::Le: return compare(e, kir::Op::Le, std::move(a), std::move(b), e.range);
+    case BinOp::Gt: return compare(e, kir::Op::Gt, std::move(a), std::move(b), e.range);
+    case BinOp::Ge: return compare(e, kir::Op::Ge, std::move(a), std::move(b), e.range);
+    case BinOp::Eq: return compare(e, kir::Op::Eq, std::move(a), std::move(b), e.range);
+    case BinOp::Ne: return compare(e, kir::Op::Ne, std::move(a), std::move(b), e.range);
+    case BinOp::And: return logic(e, kir::Op::And, std::move(a), std::move(b), e.range);
+    case BinOp::Or: return logic(e, kir::Op::Or, std::move(a), std::move(b), e.range);
     default: break;
     }
     kir::Op op = e.binOp == BinOp::Add ? kir::Op::Add : e.binOp == BinOp::Sub ? kir::Op::Sub
                  : e.binOp == BinOp::Mul ? kir::Op::Mul : e.binOp == BinOp::Div ? kir::Op::Div : kir::Op::Rem;
     const char *verb = op == kir::Op::Add ? "add" : op == kir::Op::Sub ? "subtract" : op == kir::Op::Mul ? "multiply"
                        : "divide";
-    return binary(e, op, a, b, e.range, verb);
+    return binary(e, op, std::move(a), std::move(b), e.range, verb);
   }
   case ExprKind::Call: return call(e, accumulate);
   case ExprKind::Index: return index(e);

@@ -60,7 +60,7 @@ uint32_t InlineCache::fnId(const State &st, const ast::Decl &fn) {
     std::set<std::string> calls;
     for (auto &s : d->body) callsOf(*s, calls);
     for (auto it = calls.rbegin(); it != calls.rend(); ++it)
-      if (auto f = st.functions.find(*it); f != st.functions.end()) work.push_back(f->second);
+      if (const ast::Decl *const *f = st.functions.find(*it)) work.push_back(*f);
   }
   uint32_t id = textId(text);
   std::lock_guard<std::mutex> lock(mutex_);

@@ -35,9 +35,9 @@ bool Elaborator::setupParams() {
         b.type = b.value.type;
         b.isLet = true;
         b.what = "the autotune constant `" + id.name + "`";
-        frame().bindings[symbol] = b;
-        st_.A.symbols[symbol].typeConcrete.resize(configIndex_);
-        st_.A.symbols[symbol].typeConcrete.push_back(std::to_string(v));
+        frame().bindings[symbol] = std::move(b);
+        st_.ownSymbol(symbol).typeConcrete.resize(configIndex_);
+        st_.ownSymbol(symbol).typeConcrete.push_back(std::to_string(v));
       }
     }
   }
@@ -69,9 +69,9 @@ bool Elaborator::setupParams() {
       b.type = b.value.type;
       b.isLet = true;
       b.what = "the kernel parameter `" + p.name.name + "`";
-      k_->scalars.push_back(sp);
-      frame().bindings[*ps] = b;
+      k_->scalars.push_back(std::move(sp));
       recordSymbolType(*ps, b.type);
+      frame().bindings[*ps] = std::move(b);
       continue;
     }
     if (p.type->kind == TypeExpr::Kind::Tile) {
@@ -96,7 +96,7 @@ bool Elaborator::setupParams() {
       } else if (d->kind == ExprKind::Name) {
         uint32_t dimSym = st_.symbolOf(d.get());
         if (dimSym == UINT32_MAX) return false;
-        const Symbol &sym = st_.A.symbols[dimSym];
+        const Symbol &sym = st_.symbol(dimSym);
         if (sym.kind == SymbolKind::AutotuneParam) {
           td.value = *frame().bindings[dimSym].value.ints.c;
         } else if (sym.kind == SymbolKind::SizeSymbol) {
@@ -127,7 +127,7 @@ bool Elaborator::setupParams() {
             b.type = b.value.type;
             b.isLet = true;
             b.what = "the size `" + sym.name + "`";
-            frame().bindings[dimSym] = b;
+            frame().bindings[dimSym] = std::move(b);
           }
           td.size = it->second;
         } else {
@@ -139,17 +139,17 @@ bool Elaborator::setupParams() {
         return false;
       }
       dims.push_back(Dim{td.sym, td.value});
-      tp.dims.push_back(td);
+      tp.dims.push_back(std::move(td));
     }
     k_->params.push_back({true, static_cast<uint32_t>(k_->tensors.size())});
     Binding b;
     b.kind = Binding::Kind::Tensor;
     b.tensor = static_cast<int>(k_->tensors.size());
-    b.type = Type::tensor(elem, dims);
+    b.type = Type::tensor(elem, std::move(dims));
     b.what = "the tensor `" + p.name.name + "`";
-    k_->tensors.push_back(tp);
-    frame().bindings[*ps] = b;
+    k_->tensors.push_back(std::move(tp));
     recordSymbolType(*ps, b.type);
+    frame().bindings[*ps] = std::move(b);
   }
   return true;
 }
@@ -185,25 +185,30 @@ void elaborate(State &st) {
       if (st.cancelled()) return;
       if (!d->isKernel || !st.declSymbol.count(d.get())) continue;
       const KernelDecorators &kd = st.decorators[d.get()];
-      // Every combination of autotune values, in the order they are written.
-      std::vector<std::vector<std::pair<std::string, int64_t>>> configs(1);
+      // Every combination of autotune values the filter keeps, in the order they are
+      // written. Each value is filtered before the product is built: the editor's first
+      // diagnostics keep one configuration of many, and building the others to drop
+      // them was a twentieth of a kernel's elaboration.
+      std::vector<std::vector<std::pair<std::string, int64_t>>> kept(1);
       for (auto &[id, values] : kd.autotune) {
+        std::vector<int64_t> allowed;
+        allowed.reserve(values.size());
+        for (int64_t v : values) {
+          bool ok = true;
+          for (auto &[fn, fv] : st.options.configFilter)
+            if (fn == id.name && fv != v) ok = false;
+          if (ok) allowed.push_back(v);
+        }
         std::vector<std::vector<std::pair<std::string, int64_t>>> next;
-        for (auto &c : configs)
-          for (int64_t v : values) {
-            auto c2 = c;
-            c2.push_back({id.name, v});
-            next.push_back(std::move(c2));
+        next.reserve(kept.size() * allowed.size());
+        for (auto &c : kept)
+          for (int64_t v : allowed) {
+            auto &c2 = next.emplace_back();
+            c2.reserve(kd.autotune.size());
+            c2 = c;
+            c2.emplace_back(id.name, v);
           }
-        configs = std::move(next);
-      }
-      std::vector<std::vector<std::pair<std::string, int64_t>>> kept;
-      for (auto &c : configs) {
-        bool ok = true;
-        for (auto &[fn, fv] : st.options.configFilter)
-          for (auto &[n, v] : c)
-            if (n == fn && v != fv) ok = false;
-        if (ok) kept.push_back(c);
+        kept = std::move(next);
       }
       KernelSummary ks;
       ks.name = d->name.name;

@@ -29,8 +29,8 @@ void Elaborator::stmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
       break;
     }
     const std::string &n = e.name.name;
-    if (auto f = st_.functions.find(n); f != st_.functions.end()) {
-      inlineCall(e, *f->second, out);
+    if (const ast::Decl *const *f = st_.functions.find(n)) {
+      inlineCall(e, **f, out);
     } else if (findBuiltinFunction(n)) {
       report(DiagKind::UselessExpression, e.range, {});
     }
@@ -46,7 +46,7 @@ uint32_t Elaborator::newVar(const std::string &name, const Type &t, bool isLet, 
   v.type = ktype(t);
   v.isLet = isLet;
   v.loc = loc;
-  k_->vars.push_back(v);
+  k_->vars.push_back(std::move(v));
   varTypes_.push_back(t);
   varFromDot_.push_back(false);
   varSymbol_.push_back(sym);
@@ -78,7 +78,7 @@ Type Elaborator::declaredType(const TypeExpr &t) {
         if (x.kind == ExprKind::Name) {
           uint32_t xs = st_.symbolOf(&x);
           if (xs == UINT32_MAX) return false;
-          if (st_.A.symbols[xs].kind != SymbolKind::Parameter) {
+          if (st_.symbol(xs).kind != SymbolKind::Parameter) {
             report(DiagKind::FnTileTypeName, x.range, {x.name.name, f.decl->name.name});
             return false;
           }
@@ -125,7 +125,7 @@ void Elaborator::letStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
   b.what = "`" + s.name.name + "`";
   if (s.type && declared.isError()) {
     b.kind = Binding::Kind::Error;
-    if (sym != UINT32_MAX) frame().bindings[sym] = b;
+    if (sym != UINT32_MAX) frame().bindings[sym] = std::move(b);
     return;
   }
   if (v.isError() || v.type.kind == Type::Kind::Void) {
@@ -138,13 +138,13 @@ void Elaborator::letStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
       b.var = newVar(s.name.name, declared, !s.isVar, s.name.range, sym);
       b.type = declared;
     }
-    if (sym != UINT32_MAX) frame().bindings[sym] = b;
+    if (sym != UINT32_MAX) frame().bindings[sym] = std::move(b);
     return;
   }
   if (v.type.isTensor()) {
     report(DiagKind::TensorArithmetic, s.value->range, {text(s.value->range)});
     b.kind = Binding::Kind::Error;
-    if (sym != UINT32_MAX) frame().bindings[sym] = b;
+    if (sym != UINT32_MAX) frame().bindings[sym] = std::move(b);
     return;
   }
   Type t = hasDeclared ? declared : v.type;
@@ -167,7 +167,7 @@ void Elaborator::letStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
   b.kind = Binding::Kind::Var;
   b.var = var;
   b.type = t;
-  if (sym != UINT32_MAX) frame().bindings[sym] = b;
+  if (sym != UINT32_MAX) frame().bindings[sym] = std::move(b);
   // Initialise through assignVar so that shape and narrowing are checked once.
   if (v.type.isScalar() && t.isTile()) {
     Val c = convert(v, t.elem, s.range);
@@ -189,7 +189,7 @@ void Elaborator::letStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
     report(DiagKind::ImplicitNarrowing, s.value->range, {v.type.symbolic(), s.name.name, t.symbolic()});
     return;
   }
-  v = convert(v, t.elem, s.value ? s.value->range : s.range);
+  v = convert(std::move(v), t.elem, s.value ? s.value->range : s.range);
   varFromDot_[var] = v.fromDot;
   if (!s.isVar && t.isInteger()) letInts_[var] = v.ints;
   auto st = std::make_shared<KStmt>();
@@ -246,7 +246,7 @@ void Elaborator::assignVar(uint32_t var, Val v, SourceRange valueRange, SourceRa
     report(DiagKind::ImplicitNarrowing, valueRange, {v.type.symbolic(), name, t.symbolic()});
     return;
   }
-  v = convert(v, t.elem, valueRange);
+  v = convert(std::move(v), t.elem, valueRange);
   if (v.fromDot) varFromDot_[var] = true;
   auto st = std::make_shared<KStmt>();
   st->kind = kir::StmtKind::Assign;
@@ -294,7 +294,7 @@ void Elaborator::storeSlice(const Binding &target, std::vector<kir::Slice> slice
     return;
   }
   // Narrowing is allowed (and rounds to nearest even) only when storing into a tensor.
-  v = convert(v, elem, valueRange);
+  v = convert(std::move(v), elem, valueRange);
   auto st = std::make_shared<KStmt>();
   st->loc = SourceRange::join(targetRange, valueRange);
   st->value = v.expr;
@@ -346,9 +346,9 @@ void Elaborator::assignStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
                   verb);
   };
   uint32_t rootSym = st_.symbolOf(root);
-  bool viaFnParam = rootSym != UINT32_MAX && st_.A.symbols[rootSym].kind == SymbolKind::Parameter &&
+  bool viaFnParam = rootSym != UINT32_MAX && st_.symbol(rootSym).kind == SymbolKind::Parameter &&
                     !frame().decl->isKernel;
-  bool kernelParam = rootSym != UINT32_MAX && st_.A.symbols[rootSym].kind == SymbolKind::Parameter &&
+  bool kernelParam = rootSym != UINT32_MAX && st_.symbol(rootSym).kind == SymbolKind::Parameter &&
                      frame().decl->isKernel;
   if (b->isLet && b->kind != Binding::Kind::TensorSlice && (viaFnParam || kernelParam)) {
     // Reached through a fn parameter bound to a `let` or a constant (the
@@ -440,7 +440,7 @@ void Elaborator::forStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
   b.type = Type::scalar(Elem::I32);
   b.isLet = true;
   b.what = "the loop variable `" + s.name.name + "`";
-  if (sym != UINT32_MAX) frame().bindings[sym] = b;
+  if (sym != UINT32_MAX) frame().bindings[sym] = std::move(b);
   auto st = std::make_shared<KStmt>();
   st->kind = kir::StmtKind::For;
   st->loc = s.range;

@@ -238,6 +238,9 @@ TEST(Incremental, LargeFirstAnalysisElaboratesTheFirstConfigurationFirst) {
   auto rest = inc.update(file(text), {}, true);
   EXPECT_TRUE(rest.complete);
   EXPECT_EQ(inc.stats().variants, 128u);
+  // The rest checks every item on the tree the first update parsed: none is parsed again.
+  EXPECT_EQ(inc.stats().treesReused, inc.stats().itemsChecked);
+  EXPECT_GT(inc.stats().treesReused, 0u);
   auto whole = analyze(file(text), prelude(), editorOptions());
   EXPECT_EQ(show(rest.diagnostics->diagnostics), show(whole->diagnostics));
   EXPECT_EQ(showFacts(*rest.materialize({})), showFacts(*whole));
