@@ -79,7 +79,11 @@ def attention_cases():
     # The soft-cap kernel has no mask.
     q16, k16, v16 = q, k, v
     fl = torch.compile(flex_attention)
-    sc = lambda s, b, h, i, j: cap * torch.tanh(s / cap)
+    # The cap as a literal of the score_mod's code: captured from the enclosing scope, torch.compile
+    # lifted the float to a 0-d float64 CPU tensor, and Inductor's lowering of FlexAttention failed
+    # on it (docs/results/lang-gpu-2026-12-02b.log: "unbacked_bindings"). A constant in the
+    # bytecode is specialised. (Not yet run on a GPU since.)
+    sc = eval(f"lambda s, b, h, i, j: {cap!r} * torch.tanh(s * {1.0 / cap!r})", {"torch": torch})
     out.append(("softcap_attention", {"Q": q16, "K": k16, "V": v16}, {"scale": scale, "cap": cap},
                 lambda: fl(q16[None, None], k16[None, None], v16[None, None], score_mod=sc, scale=scale)[0, 0], "O"))
     return out, n, d
