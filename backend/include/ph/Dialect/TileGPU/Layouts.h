@@ -13,6 +13,7 @@
 #pragma once
 
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -53,6 +54,11 @@ std::optional<RegisterLayout> registerLayout(mlir::Attribute layout, llvm::Array
 
 /// Threads the layout spreads over (its warps times 32).
 int64_t threadsOf(mlir::Attribute layout);
+
+/// 32-bit registers a thread holds for the tile `t` (its layout's registers times the
+/// element's width: two 16-bit elements a register), or nullopt when `t` has no register
+/// layout.
+std::optional<int64_t> registersPerThread(mlir::RankedTensorType t);
 
 /// The power of two (at most 1024) that a tile.load's last offset and extent are both
 /// known to be multiples of (constants, `@aligned` facts, loop steps); 1 when its last

@@ -178,4 +178,10 @@ int64_t threadsOf(Attribute layout) {
   return warps * 32;
 }
 
+std::optional<int64_t> registersPerThread(RankedTensorType t) {
+  auto rl = registerLayout(t.getEncoding(), t.getShape());
+  if (!rl) return std::nullopt;
+  return (rl->numRegs() * t.getElementTypeBitWidth() + 31) / 32;
+}
+
 } // namespace ph::tilegpu

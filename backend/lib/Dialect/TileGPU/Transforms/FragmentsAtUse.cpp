@@ -76,13 +76,6 @@ bool writtenIn(scf::ForOp loop, Value buffer) {
   return written;
 }
 
-/// 32-bit registers a thread holds for `t` (16-bit elements, two a register).
-int64_t registersOf(RankedTensorType t) {
-  auto rl = registerLayout(t.getEncoding(), t.getShape());
-  if (!rl) return 0;
-  return (rl->numRegs() * t.getElementTypeBitWidth() + 31) / 32;
-}
-
 struct FragmentsAtUsePass : impl::TileGPUFragmentsAtUseBase<FragmentsAtUsePass> {
   using TileGPUFragmentsAtUseBase::TileGPUFragmentsAtUseBase;
   void runOnOperation() override {
@@ -98,7 +91,7 @@ struct FragmentsAtUsePass : impl::TileGPUFragmentsAtUseBase<FragmentsAtUsePass> 
       // Read before a loop, used inside it.
       auto loop = dyn_cast_or_null<scf::ForOp>(ld->getBlock()->findAncestorOpInBlock(*dot));
       if (!loop || dot->getParentOp() != loop || ld.getStage()) continue;
-      if (registersOf(cast<RankedTensorType>(ld.getType())) <= maxHoistedRegs) continue;
+      if (registersPerThread(cast<RankedTensorType>(ld.getType())).value_or(0) <= maxHoistedRegs) continue;
       if (writtenIn(loop, ld.getBuffer())) continue;
       OpBuilder b(dot);
       Operation *again = b.clone(*ld);

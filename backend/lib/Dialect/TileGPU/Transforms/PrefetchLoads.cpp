@@ -74,15 +74,6 @@ bool sliceOf(Value v, scf::ForOp loop, llvm::SetVector<Operation *> &slice, int 
   return true;
 }
 
-/// 32-bit registers a thread holds for the tile `t` (its layout's registers times the
-/// element's width), or -1 when it has no register layout.
-int64_t registersOf(RankedTensorType t) {
-  auto rl = registerLayout(t.getEncoding(), t.getShape());
-  if (!rl) return -1;
-  int64_t bits = t.getElementType().getIntOrFloatBitWidth();
-  return (rl->numRegs() * bits + 31) / 32;
-}
-
 /// `ops` (a slice, in body order) and then `ld` cloned at the builder, with `iv` standing
 /// for the loop's induction variable; returns the clone's result.
 Value cloneAt(OpBuilder &b, ArrayRef<Operation *> ops, tile::LoadOp ld, Value loopIv, Value iv) {
@@ -101,15 +92,15 @@ void prefetch(scf::ForOp loop, int64_t maxRegs) {
     auto ld = dyn_cast<tile::LoadOp>(&op);
     if (!ld) continue;
     auto t = dyn_cast<RankedTensorType>(ld.getType());
-    int64_t r = t ? registersOf(t) : -1;
-    if (r < 0 || regs + r > maxRegs) continue;
+    std::optional<int64_t> r = t ? registersPerThread(t) : std::nullopt;
+    if (!r || regs + *r > maxRegs) continue;
     llvm::SetVector<Operation *> mine = slice;
     bool ok = true;
     for (Value v : ld->getOperands()) ok = ok && sliceOf(v, loop, mine);
     if (!ok) continue;
     slice = std::move(mine);
     loads.push_back(ld);
-    regs += r;
+    regs += *r;
   }
   if (loads.empty()) return;
   // The slice in body order, so each clone finds its operands' clones.
