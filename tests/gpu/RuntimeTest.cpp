@@ -261,6 +261,32 @@ TEST(Tool, DrawsLargeInputsAsBindLaunchDoes) {
   EXPECT_TRUE(small.inputs.empty());
 }
 
+TEST(Tool, DrawnInputsComeFromTheCacheUnchanged) {
+  // A second configuration takes the first one's draw from the cache: same names, same bytes;
+  // another seed (the next input set) is drawn anew.
+  kir::Kernel k = attentionLike();
+  std::map<std::string, HostTensor> cache;
+  LaunchRequest a;
+  a.sizes = {{"Nq", 320}, {"Nk", 77}};
+  a.seed = 5;
+  std::vector<std::string> drawnA;
+  drawLargeInputs(k, a, drawnA, /*minBytes=*/0, &cache);
+  EXPECT_EQ(cache.size(), 2u);
+  LaunchRequest b = a;
+  b.inputs.clear();
+  std::vector<std::string> drawnB;
+  drawLargeInputs(k, b, drawnB, /*minBytes=*/0, &cache);
+  EXPECT_EQ(drawnB, drawnA);
+  for (const std::string &n : drawnA) EXPECT_TRUE(b.inputs.at(n).bytes == a.inputs.at(n).bytes) << n;
+  LaunchRequest c = a;
+  c.inputs.clear();
+  c.seed = 6;
+  std::vector<std::string> drawnC;
+  drawLargeInputs(k, c, drawnC, /*minBytes=*/0, &cache);
+  EXPECT_EQ(cache.size(), 4u);
+  EXPECT_FALSE(c.inputs.at("Q").bytes == a.inputs.at("Q").bytes);
+}
+
 TEST(Driver, SaysWhyThereIsNoGpu) {
   Cuda &cu = Cuda::get();
   if (cu.available()) GTEST_SKIP() << "a GPU is present (" << cu.device().name << ")";

@@ -101,9 +101,12 @@ std::vector<const Variant *> selectVariants(const std::vector<Variant> &all, con
 /// Draws the random inputs bindLaunch would draw (the same values) for every read f16, bf16
 /// or f32 tensor of at least `minBytes` whose sizes `req` gives, on every core, into
 /// `req.inputs`; their names go to `drawn`. `ph-run --bench` uses it for inputs of 256 MiB
-/// or more, which one core takes minutes to draw.
+/// or more, which one core takes minutes to draw, and for every input of 1 MiB or more through
+/// `cache` (keyed by seed, name, type and shape; tensors under 256 MiB only), so that the
+/// configurations of a kernel time the same data without drawing it again.
 void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std::string> &drawn,
-                     int64_t minBytes = int64_t(256) << 20);
+                     int64_t minBytes = int64_t(256) << 20,
+                     std::map<std::string, HostTensor> *cache = nullptr);
 
 int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt,
                const SourceManager *sources = nullptr);
