@@ -17,7 +17,8 @@
 #            anywhere, 4-element runs per lane (the vectors before row-load-vectors)
 #   pf       the whole space, PH_TILEGPU_PREFETCH_LOADS=1: each row loop reads its next block
 #            while this one is reduced (tilegpu-prefetch-loads)
-# MEMBOUND_VARIANTS overrides the list.
+# MEMBOUND_VARIANTS overrides the list. MEMBOUND_SECONDS (default 225) bounds the run; the bench
+# takes some 30 s a kernel and variant (torch.compile's first compile of each kernel included).
 set -u
 mode=$1; shift
 kernels="softmax layer_norm rms_norm swiglu cross_entropy"
@@ -115,7 +116,7 @@ run)
   done | tee "$logs/sass-summary.txt"
   # The speed: every configuration of each variant next to torch.compile / eager / copy. What is
   # left of the 4 minutes (the checks ran first); the rows written so far survive a timeout.
-  left=$(( 225 - ($(date +%s) - t0) ))
+  left=$(( ${MEMBOUND_SECONDS:-225} - ($(date +%s) - t0) ))
   pre=""
   for v in $variants; do [ -d "$T/$v" ] && pre="$pre --prebuilt $v=$T/$v"; done
   # shellcheck disable=SC2086
