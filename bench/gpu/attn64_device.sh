@@ -13,6 +13,7 @@
 set -u
 mode=$1; shift
 variants=${ATTN64_VARIANTS:-legacy mma nombar st2 st4 atuse0 bc64 legacy_bc64}
+dim=${ATTN64_D:-64}  # ATTN64_D=128: the same at D = 128
 
 variant_env() {
   case $1 in
@@ -31,9 +32,10 @@ build)
   root=$(cd "$(dirname "$0")/../.." && pwd)
   mkdir -p "$out/src"
   echo "$variants" > "$out/variants"
+  echo "$dim" > "$out/dim"
   for v in $variants; do
     bc=32; case $v in *bc64) bc=64 ;; esac
-    sed "s/^@autotune(D in \[64, 128\], BR in \[64, 128\], BC in \[32\])/@autotune(D in [64], BR in [64, 128], BC in [$bc])/" \
+    sed "s/^@autotune(D in \[64, 128\], BR in \[64, 128\], BC in \[32\])/@autotune(D in [$dim], BR in [64, 128], BC in [$bc])/" \
       "$root/examples/mha.ph" > "$out/src/mha-$bc.ph"
     for k in mha_f16 mha_causal_f16; do
       # shellcheck disable=SC2046
@@ -65,10 +67,10 @@ run)
         > "$logs/bench.json" 2> "$logs/bench.err" || { fails=$((fails+1)); tail -3 "$logs/bench.err"; continue; }
       python3 -c 'import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-flop = 4 * 4 * 16 * 4096 * 4096 * 64 * (0.5 if "causal" in sys.argv[3] else 1.0)
+flop = 4 * 4 * 16 * 4096 * 4096 * int(sys.argv[5]) * (0.5 if "causal" in sys.argv[3] else 1.0)
 for r in rows:
     print(json.dumps({"round": int(sys.argv[4]), "variant": sys.argv[2], "kernel": sys.argv[3], "config": r.get("config"),
-                      "ms": r["ms"], "tflops": flop / r["ms"] / 1e9}))' "$logs/bench.json" $v $k $round >> "$logs/attn64.jsonl"
+                      "ms": r["ms"], "tflops": flop / r["ms"] / 1e9}))' "$logs/bench.json" $v $k $round "$(cat "$T/dim" 2>/dev/null || echo 64)" >> "$logs/attn64.jsonl"
     done; done
     [ $(( $(date +%s) - t0 )) -gt 200 ] && { echo "(stopped after round $round)"; break; }
   done
