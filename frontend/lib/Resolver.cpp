@@ -236,9 +236,13 @@ void Resolver::resolveDecorators(const Decl &d) {
     auto bad = [&](SourceRange r, const std::string &why) {
       st_.diags.report(DiagKind::DecoratorArgs, r, {n, why});
     };
-    if (n != "autotune")
+    if (n != "autotune" && std::any_of(dec.args.begin(), dec.args.end(), [](const DecoratorArg &a) {
+          return a.kind == DecoratorArg::Kind::Where;
+        })) {
       for (const DecoratorArg &a : dec.args)
         if (a.kind == DecoratorArg::Kind::Where) bad(a.range, "a `where` condition belongs to `@autotune`");
+      continue;
+    }
     if (n == "tensorcore") {
       if (dec.hasParens) bad(dec.range, "`@tensorcore` takes no arguments");
       kd.tensorcore = true;
