@@ -63,7 +63,7 @@ json signatureHelp(const Snapshot &s, const json &params) {
       else if ((c == '[' || c == '(') && depth-- == 0) break;
       else if (c == ',' && depth == 0) break;
     }
-    std::string_view cur = text.substr(b);
+    std::string_view cur = std::string_view(*s.text).substr(b); // the argument, past the cursor too
     while (!cur.empty() && std::isspace(static_cast<unsigned char>(cur.front()))) cur.remove_prefix(1);
     bool where = cur.substr(0, 5) == "where" && (cur.size() == 5 || !std::isalnum(static_cast<unsigned char>(cur[5])));
     active = where ? static_cast<unsigned>(ps.size()) - 1 : 0;
