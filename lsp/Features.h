@@ -23,6 +23,7 @@
 namespace ph {
 struct Analysis;
 struct TypeHint;
+struct KernelSummary;
 struct Diagnostic;
 struct SourceRange;
 class SourceFile;
@@ -151,5 +152,8 @@ JsonText codeLensText(const Snapshot &s, const json &params, const FeatureOption
 
 /// The kernel whose declaration contains `offset`, or the only kernel, or "".
 std::string kernelAt(const Snapshot &s, uint32_t offset);
+/// A kernel's threads per CTA for hover (`markdown`) and code lens: `128`, or
+/// `T` = 128, 256 for `@launch(T)`.
+std::string threadsText(const KernelSummary &k, bool markdown);
 
 } // namespace ph::lsp

@@ -132,10 +132,15 @@ const std::vector<Builtin> &table() {
     t.push_back(decorator("tensorcore", "@tensorcore",
                           "Dot results and every tile computed from them live in the tensor cores' registers "
                           "(mma.sync accumulators) instead of shared memory."));
-    t.push_back(decorator("launch", "@launch(threads)", "Threads per CTA (default 128): a multiple of 32, at most 1024."));
-    t.push_back(decorator("autotune", "@autotune(P in [v, ...], ...)",
+    t.push_back(decorator("launch", "@launch(threads)",
+                          "Threads per CTA (default 128): a multiple of 32, at most 1024; an integer or an "
+                          "`@autotune` parameter (`@launch(T)` with `T in [128, 256]`: each variant its count)."));
+    t.push_back(decorator("autotune", "@autotune(P in [v, ...], ..., where CONDITION)",
                           "Compile one variant per combination of values; each name is a compile-time constant in "
-                          "its variant. `ph bench` times every variant and picks the fastest."));
+                          "its variant. `where CONDITION` (any number of them) keeps only the combinations where "
+                          "it holds: `@autotune(D in [64, 128], BC in [32, 64], where D * BC == 4096)`; a "
+                          "condition uses the parameters and integers with `+ - * / %`, comparisons and "
+                          "`&& || !`. `ph bench` times every variant and picks the fastest."));
     t.push_back(decorator("aligned", "@aligned(N = B, ...)",
                           "Promises that size `N` is a multiple of `B`: masks along `N` disappear, and the launch "
                           "refuses sizes that break the promise."));

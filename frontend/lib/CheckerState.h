@@ -20,8 +20,17 @@ namespace ph::check {
 
 struct KernelDecorators {
   int threads = 128;
+  /// `@launch(T)` with `T` an autotune parameter: its name (each configuration's value
+  /// is its thread count, checked by the resolver); empty for `@launch(128)`.
+  std::string threadsParam;
+  const ast::Expr *threadsExpr = nullptr; // `@launch(NAME)`, resolved with the parameters
   bool tensorcore = false;
   std::vector<std::pair<ast::Ident, std::vector<int64_t>>> autotune;
+  /// `where` conditions of `@autotune`: as written (`whereArgs`), and those that check
+  /// (`where`: names of autotune parameters, a condition, keeping some configuration),
+  /// the ones autotune::enumerate applies.
+  std::vector<const ast::DecoratorArg *> whereArgs;
+  std::vector<const ast::Expr *> where;
   std::vector<std::pair<ast::Ident, const ast::Expr *>> aligned; // N = B
   const ast::Decorator *grid = nullptr;
 };

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Incremental.h"
+#include "ph/Autotune.h"
 #include "ph/Limits.h"
 
 #include "CheckerState.h"
@@ -380,15 +381,26 @@ std::shared_ptr<const ItemSummary> IncrementalAnalyzer::Impl::summarize(const st
     size_t n = 1;
     for (auto &dec : d->decorators) {
       if (dec.name.name != "autotune") continue;
-      std::set<std::string> seen;
-      for (auto &a : dec.args) {
-        if (a.kind != ast::DecoratorArg::Kind::In || a.values.empty() || !seen.insert(a.name.name).second) continue;
-        bool ok = true;
-        for (auto &v : a.values) ok = ok && v->kind == ast::ExprKind::IntLit && v->intValue > 0;
-        if (!ok) continue;
-        n *= a.values.size();
-        auto [it, inserted] = first.emplace(a.name.name, a.values[0]->intValue);
-        if (!inserted && it->second != a.values[0]->intValue) s->firstConfigOk = false;
+      // The configurations the full check will elaborate, and the first of them (the
+      // one the editor's first diagnostics elaborate alone).
+      autotune::Space space = autotune::spaceOf(dec);
+      std::vector<size_t> lens;
+      for (auto &p : space.params) lens.push_back(p.values.size());
+      uint64_t product = limits::configCount(lens);
+      autotune::Config firstKept;
+      if (space.where.empty() || product > limits::kMaxAutotuneConfigs) {
+        n *= product;
+        for (auto &p : space.params) firstKept.emplace_back(p.name, p.values[0]);
+        if (!space.where.empty()) s->firstConfigOk = false;
+      } else {
+        auto kept = autotune::enumerate(space.params, space.where);
+        n *= kept.size();
+        if (kept.empty()) s->firstConfigOk = false; // an error: the full check reports it
+        else firstKept = std::move(kept[0]);
+      }
+      for (auto &[name, v] : firstKept) {
+        auto [it, inserted] = first.emplace(name, v);
+        if (!inserted && it->second != v) s->firstConfigOk = false;
       }
     }
     s->variants += n;

@@ -583,11 +583,18 @@ Decorator Parser::parseDecorator() {
       DecoratorArg arg;
       SourceRange b = peek().range;
       if (at(Tok::Ident)) {
-        // Look ahead: `NAME in [...]` or `NAME = e`.
+        // Look ahead: `NAME in [...]`, `NAME = e` or `where e` (`where` followed by
+        // anything that can start an expression, `(` included: a call of the builtin
+        // `where` is no decorator argument).
         size_t save = pos_;
         Ident name{std::string(peek().text), peek().range};
         advance();
-        if (accept(Tok::KwIn)) {
+        if (name.name == "where" && !at(Tok::KwIn) && !at(Tok::Assign) && !at(Tok::Comma) && !at(Tok::RParen) &&
+            !at(Tok::Eof)) {
+          arg.kind = DecoratorArg::Kind::Where;
+          arg.name = name;
+          arg.values.push_back(parseExpr());
+        } else if (accept(Tok::KwIn)) {
           arg.kind = DecoratorArg::Kind::In;
           arg.name = name;
           if (at(Tok::LBracket)) parseList(Tok::LBracket, Tok::RBracket, [&] { arg.values.push_back(parseExpr()); });

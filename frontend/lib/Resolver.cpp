@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CheckerState.h"
+#include "ph/Autotune.h"
 #include "ScopeStack.h"
 #include "ph/Limits.h"
 
@@ -127,6 +128,11 @@ private:
   void declareDecl(const Decl &d);
   void resolveDecl(const Decl &d);
   void resolveDecorators(const Decl &d);
+  void resolveSpace(const Decl &d, KernelDecorators &kd);
+  void resolveLaunch(KernelDecorators &kd);
+  enum class CondType { Int, Bool, Bad };
+  CondType checkCondition(const Expr &e, const Decorator &autotune);
+  std::vector<std::string> autotuneNames(const KernelDecorators &kd) const;
   void resolveStmts(const std::vector<StmtPtr> &body, SourceRange scope);
   void resolveStmt(const Stmt &s, SourceRange scopeEnd);
   void resolveExpr(const Expr &e, bool write = false);
@@ -230,13 +236,25 @@ void Resolver::resolveDecorators(const Decl &d) {
     auto bad = [&](SourceRange r, const std::string &why) {
       st_.diags.report(DiagKind::DecoratorArgs, r, {n, why});
     };
+    if (n != "autotune" && std::any_of(dec.args.begin(), dec.args.end(), [](const DecoratorArg &a) {
+          return a.kind == DecoratorArg::Kind::Where;
+        })) {
+      for (const DecoratorArg &a : dec.args)
+        if (a.kind == DecoratorArg::Kind::Where) bad(a.range, "a `where` condition belongs to `@autotune`");
+      continue;
+    }
     if (n == "tensorcore") {
       if (dec.hasParens) bad(dec.range, "`@tensorcore` takes no arguments");
       kd.tensorcore = true;
     } else if (n == "launch") {
+      if (dec.args.size() == 1 && dec.args[0].kind == DecoratorArg::Kind::Expr &&
+          dec.args[0].values[0]->kind == ExprKind::Name) {
+        kd.threadsExpr = dec.args[0].values[0].get(); // an autotune parameter: resolveLaunch
+        continue;
+      }
       if (dec.args.size() != 1 || dec.args[0].kind != DecoratorArg::Kind::Expr ||
           dec.args[0].values[0]->kind != ExprKind::IntLit) {
-        bad(dec.range, "expected one integer, the threads per CTA");
+        bad(dec.range, "expected one integer or `@autotune` parameter, the threads per CTA");
         continue;
       }
       int64_t t = dec.args[0].values[0]->intValue;
@@ -248,8 +266,12 @@ void Resolver::resolveDecorators(const Decl &d) {
     } else if (n == "autotune") {
       if (dec.args.empty()) bad(dec.range, "expected `NAME in [values]`");
       for (const DecoratorArg &a : dec.args) {
+        if (a.kind == DecoratorArg::Kind::Where) {
+          kd.whereArgs.push_back(&a); // checked once the parameters are declared: resolveSpace
+          continue;
+        }
         if (a.kind != DecoratorArg::Kind::In) {
-          bad(a.range, "expected `NAME in [values]`");
+          bad(a.range, "expected `NAME in [values]` or `where CONDITION`");
           continue;
         }
         std::vector<int64_t> values;
@@ -298,6 +320,162 @@ void Resolver::resolveDecorators(const Decl &d) {
         if (a.kind != DecoratorArg::Kind::Expr) bad(a.range, "expected an integer, a size or `N / B`");
       kd.grid = &dec;
     }
+  }
+}
+
+std::vector<std::string> Resolver::autotuneNames(const KernelDecorators &kd) const {
+  std::vector<std::string> names;
+  for (auto &[id, values] : kd.autotune) names.push_back(id.name);
+  return names;
+}
+
+/// What a symbol is, for E0409: "a size", "a kernel parameter", ...
+static std::string symbolWhat(const Symbol &s) {
+  switch (s.kind) {
+  case SymbolKind::SizeSymbol: return "a size, known only at launch";
+  case SymbolKind::Parameter: return "a kernel parameter";
+  case SymbolKind::Kernel: return "a kernel";
+  case SymbolKind::Function: return "a function";
+  case SymbolKind::Builtin: return "a builtin";
+  default: return "not an `@autotune` parameter";
+  }
+}
+
+/// condition := expr over `@autotune` parameters and integer literals with
+///   `+ - * / %` (integers), `< <= > >= == !=` (integers to a condition), `&& || !`
+///   (conditions) and parentheses. Reports what breaks that; Bad when anything does.
+Resolver::CondType Resolver::checkCondition(const Expr &e, const Decorator &autotune) {
+  auto mismatch = [&](const Expr &x, CondType want, CondType got) {
+    if (got == CondType::Bad) return;
+    st_.diags.report(DiagKind::TypeMismatch, x.range,
+                     {want == CondType::Int ? "an integer" : "a condition (a comparison, `&&`, `||` or `!`)",
+                      st_.text(x.range)});
+  };
+  switch (e.kind) {
+  case ExprKind::Error: return CondType::Bad;
+  case ExprKind::IntLit: return CondType::Int;
+  case ExprKind::Name: {
+    const std::string &n = e.name.name;
+    if (const uint32_t *s = lookup(n)) {
+      const Symbol &sym = st_.symbol(*s);
+      if (sym.kind == SymbolKind::AutotuneParam) {
+        st_.setSymbol(&e, *s);
+        st_.addOccurrence(e.range, *s, false);
+        return CondType::Int;
+      }
+      auto &d = st_.diags.report(DiagKind::WhereNotAutotune, e.range, {n, symbolWhat(sym)});
+      d.notes.push_back({sym.def, "`" + n + "` is defined here"});
+      return CondType::Bad;
+    }
+    // A list of `@autotune` that did not check already has its error.
+    for (auto &a : autotune.args)
+      if (a.kind == DecoratorArg::Kind::In && a.name.name == n) return CondType::Bad;
+    if (st_.functions.count(n) || isBuiltinFunction(n) || st_.kernels.count(n)) {
+      st_.diags.report(DiagKind::WhereNotAutotune, e.range,
+                       {n, st_.kernels.count(n) ? "a kernel" : isBuiltinFunction(n) ? "a builtin" : "a function"});
+      return CondType::Bad;
+    }
+    auto &d = st_.diags.report(DiagKind::UnknownName, e.range, {n});
+    std::string fix = closestName(n, autotuneNames(st_.decorators[decl_]));
+    if (!fix.empty()) d.fixes.push_back({"use `" + fix + "`", {{e.range, fix}}});
+    return CondType::Bad;
+  }
+  case ExprKind::Unary: {
+    CondType t = checkCondition(*e.operands[0], autotune);
+    CondType want = e.unOp == UnOp::Not ? CondType::Bool : CondType::Int;
+    if (t != want) {
+      mismatch(*e.operands[0], want, t);
+      return CondType::Bad;
+    }
+    return want;
+  }
+  case ExprKind::Binary: {
+    CondType a = checkCondition(*e.operands[0], autotune);
+    CondType b = checkCondition(*e.operands[1], autotune);
+    bool logical = e.binOp == BinOp::And || e.binOp == BinOp::Or;
+    bool comparison = e.binOp == BinOp::Lt || e.binOp == BinOp::Le || e.binOp == BinOp::Gt ||
+                      e.binOp == BinOp::Ge || e.binOp == BinOp::Eq || e.binOp == BinOp::Ne;
+    CondType want = logical ? CondType::Bool : CondType::Int;
+    bool ok = true;
+    if (a != want) mismatch(*e.operands[0], want, a), ok = false;
+    if (b != want) mismatch(*e.operands[1], want, b), ok = false;
+    if (!ok) return CondType::Bad;
+    return logical || comparison ? CondType::Bool : CondType::Int;
+  }
+  default:
+    st_.diags.report(DiagKind::DecoratorArgs, e.range,
+                     {"autotune", "a `where` condition is made of `@autotune` parameters, integers, `+ - * / %`, "
+                                  "comparisons, `&& || !` and parentheses, found `" +
+                                      st_.text(e.range) + "`"});
+    return CondType::Bad;
+  }
+}
+
+void Resolver::resolveSpace(const Decl &d, KernelDecorators &kd) {
+  if (kd.whereArgs.empty()) return;
+  const Decorator *autotune = nullptr;
+  for (const Decorator &dec : d.decorators)
+    if (dec.name.name == "autotune" && !autotune) autotune = &dec;
+  std::vector<autotune::Param> params;
+  for (auto &[id, values] : kd.autotune) params.push_back({id.name, values});
+  std::vector<const Expr *> checked;
+  for (const DecoratorArg *a : kd.whereArgs) {
+    const Expr &cond = *a->values[0];
+    CondType t = checkCondition(cond, *autotune);
+    if (t == CondType::Int)
+      st_.diags.report(DiagKind::WhereNotCondition, cond.range, {st_.text(cond.range)});
+    if (t != CondType::Bool) continue;
+    // E0410 on the condition that leaves nothing of what the ones before it keep.
+    checked.push_back(&cond);
+    if (!autotune::enumerate(params, checked, {}, 1).empty()) continue;
+    checked.pop_back();
+    size_t before = autotune::enumerate(params, checked).size();
+    auto &diag = st_.diags.report(DiagKind::WhereKeepsNothing, cond.range,
+                                  {st_.text(cond.range), std::to_string(before)});
+    for (const Expr *c : checked) diag.notes.push_back({c->range, "the configurations this condition keeps"});
+  }
+  kd.where = std::move(checked);
+}
+
+void Resolver::resolveLaunch(KernelDecorators &kd) {
+  if (!kd.threadsExpr) return;
+  const Expr &e = *kd.threadsExpr;
+  const std::string &n = e.name.name;
+  const uint32_t *s = lookup(n);
+  if (!s) {
+    auto &d = st_.diags.report(DiagKind::UnknownName, e.range, {n});
+    std::string fix = closestName(n, autotuneNames(kd));
+    if (!fix.empty()) d.fixes.push_back({"use `" + fix + "`", {{e.range, fix}}});
+    return;
+  }
+  const Symbol &sym = st_.symbol(*s);
+  if (sym.kind != SymbolKind::AutotuneParam) {
+    st_.diags.report(DiagKind::DecoratorArgs, e.range,
+                     {"launch", "the thread count is an integer or an `@autotune` parameter; `" + n + "` is " +
+                                    symbolWhat(sym)});
+    return;
+  }
+  st_.setSymbol(&e, *s);
+  st_.addOccurrence(e.range, *s, false);
+  uses(*s)++;
+  kd.threadsParam = n;
+  // Each kept configuration's count, once per value (at the first configuration giving it).
+  std::vector<autotune::Param> params;
+  for (auto &[id, values] : kd.autotune) params.push_back({id.name, values});
+  std::vector<int64_t> reported;
+  for (const autotune::Config &c : autotune::enumerate(params, kd.where)) {
+    int64_t t = 0;
+    std::string name;
+    for (auto &[pn, v] : c) {
+      if (pn == n) t = v;
+      name += (name.empty() ? "" : ",") + pn + "=" + std::to_string(v);
+    }
+    if ((t >= 32 && t <= 1024 && t % 32 == 0) ||
+        std::find(reported.begin(), reported.end(), t) != reported.end())
+      continue;
+    reported.push_back(t);
+    st_.diags.report(DiagKind::LaunchThreads, e.range,
+                     {std::to_string(t) + " (`" + n + "` in the configuration " + name + ")"});
   }
 }
 
@@ -375,6 +553,8 @@ void Resolver::resolveDecl(const Decl &d) {
     uint32_t id = declare(p.name, std::move(s), d.range);
     if (id != UINT32_MAX) st_.paramSymbol[&p] = id;
   }
+  resolveSpace(d, kd);
+  resolveLaunch(kd);
   for (auto &[id, expr] : kd.aligned) {
     if (const uint32_t *s = lookup(id.name); s && st_.symbol(*s).kind == SymbolKind::SizeSymbol) {
       st_.addOccurrence(id.range, *s, false);

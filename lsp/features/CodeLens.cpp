@@ -57,7 +57,7 @@ void lensesOf(const Snapshot &s, const FeatureOptions &o, const EmitEntry &emit)
     irArgs[0]["stage"] = "tile";
     lens(at(3), "Show MLIR", "ph.showIR", irArgs);
     // Information lenses: the empty command makes clients show them as text.
-    std::string info = "grid " + k.grid + " · " + std::to_string(k.threads) + " threads";
+    std::string info = "grid " + k.grid + " · " + threadsText(k, false) + " threads";
     if (k.configs.size() > 1) info += " · " + std::to_string(k.configs.size()) + " configs";
     lens(infoRange, info, "", nullptr);
     if (auto it = o.compileFigures.find(k.name); it != o.compileFigures.end() && !it->second.empty())

@@ -73,6 +73,27 @@ void addCall(Collector &c, const std::string &name, const std::string &signature
   }
 }
 
+/// Whether `at` is an argument of `@autotune(...)` (not inside one of its lists).
+bool inAutotuneParens(std::string_view text, size_t at) {
+  int depth = 0;
+  size_t limit = at > 2000 ? at - 2000 : 0;
+  for (size_t i = at; i-- > limit;) {
+    char c = text[i];
+    if (c == ')' || c == ']') ++depth;
+    else if (c == '[') {
+      if (depth-- == 0) return false;
+    } else if (c == '(') {
+      if (depth-- > 0) continue;
+      size_t end = i;
+      while (end > 0 && text[end - 1] == ' ') --end;
+      return end >= 9 && text.substr(end - 9, 9) == "@autotune";
+    } else if (c == '{' || c == '}') {
+      return false;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 json completion(const Snapshot &s, const json &params, const FeatureOptions &o) {
@@ -144,6 +165,13 @@ json completion(const Snapshot &s, const json &params, const FeatureOptions &o) 
       default: break;
       }
     }
+  }
+  if (inAutotuneParens(text, b)) {
+    // `@autotune(D in [64, 128], where ...)`: the condition keyword first.
+    if (json *item = c.add("where", KKeyword, "where CONDITION: keep the configurations where it holds", "0"))
+      (*item)["documentation"] = {{"kind", "markdown"},
+                                  {"value", "`@autotune(D in [64, 128], BC in [32, 64], where D * BC == 4096)` keeps "
+                                            "only the configurations where the condition holds."}};
   }
   for (const BuiltinDoc &d : allBuiltinDocs())
     if (!d.isDecorator) addCall(c, d.name, d.signature, d.doc, KFunction, "3", o);

@@ -70,13 +70,32 @@ std::string variableHover(const Snapshot &s, const Symbol &sym) {
   return out;
 }
 
+/// Whether token `i` is an argument of `@autotune(...)`, at its top level.
+bool inAutotuneArgs(const std::vector<Token> &toks, size_t i) {
+  int depth = 0;
+  for (size_t j = i; j-- > 0;) {
+    Tok k = toks[j].kind;
+    if (k == Tok::RParen || k == Tok::RBracket) ++depth;
+    else if (k == Tok::LBracket) {
+      if (depth-- == 0) return false; // inside a list of values
+    }
+    else if (k == Tok::LParen) {
+      if (depth-- > 0) continue;
+      return j >= 2 && toks[j - 1].text == "autotune" && toks[j - 2].kind == Tok::At;
+    } else if (k == Tok::LBrace || k == Tok::RBrace || k == Tok::KwKernel || k == Tok::KwFn) {
+      return false;
+    }
+  }
+  return false;
+}
+
 std::string kernelHover(const Snapshot &s, const Symbol &sym, uint32_t symIndex, const FeatureOptions &o) {
   const Analysis &a = *s.analysis;
   std::string out = codeBlock(sym.signature.empty() ? "kernel " + sym.name : sym.signature);
   if (!sym.doc.empty()) out += "\n" + sym.doc + "\n";
   for (const KernelSummary &k : a.kernels) {
     if (k.symbol != symIndex && k.name != sym.name) continue;
-    out += "\n**grid** `" + k.grid + "` · **block** " + std::to_string(k.threads) + " threads";
+    out += "\n**grid** `" + k.grid + "` · **block** " + threadsText(k, true) + " threads";
     if (k.tensorcore) out += " · tensor cores";
     out += "\n";
     if (!k.autotuneSpace.empty())
@@ -146,6 +165,12 @@ json hover(const Snapshot &whole, const json &params, const FeatureOptions &o) {
         value = codeBlock(t.text == "ctx" ? "ctx" : "ctx.block") +
                 "\nThe launch context: `ctx.block.x`, `.y` and `.z` index this CTA in the grid, which is inferred "
                 "from how they slice the tensors (or given with `@grid(...)`).\n";
+        range = t.range;
+      } else if (t.text == "where" && inAutotuneArgs(toks, i)) {
+        value = codeBlock("@autotune(..., where CONDITION)") +
+                "\nKeeps only the configurations where `CONDITION` holds (with several `where`, where all hold). "
+                "The condition uses the `@autotune` parameters and integers: `+ - * / %`, comparisons, "
+                "`&& || !` and parentheses.\n";
         range = t.range;
       } else if (const BuiltinDoc *bd = findBuiltinDoc(t.text)) {
         value = codeBlock(bd->signature) + "\n" + bd->doc + "\n";

@@ -40,4 +40,12 @@ std::string kernelAt(const Snapshot &s, uint32_t offset) {
   return ks.size() == 1 ? ks.front().name : "";
 }
 
+std::string threadsText(const KernelSummary &k, bool markdown) {
+  if (k.threadsParam.empty() || k.threadCounts.empty()) return std::to_string(k.threads);
+  std::string out = markdown ? "`" + k.threadsParam + "`" : k.threadsParam;
+  out += " = ";
+  for (size_t i = 0; i < k.threadCounts.size(); ++i) out += (i ? ", " : "") + std::to_string(k.threadCounts[i]);
+  return out;
+}
+
 } // namespace ph::lsp

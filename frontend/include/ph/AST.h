@@ -106,11 +106,11 @@ struct Stmt {
 // Declarations
 //===----------------------------------------------------------------------===//
 
-/// `@name(args)`; args are `NAME in [e, ...]`, `NAME = e` or a plain expression.
+/// `@name(args)`; args are `NAME in [e, ...]`, `NAME = e`, `where e` or a plain expression.
 struct DecoratorArg {
-  enum class Kind { Expr, In, Eq } kind = Kind::Expr;
-  Ident name;
-  std::vector<ExprPtr> values; // In: the list; Eq and Expr: one value
+  enum class Kind { Expr, In, Eq, Where } kind = Kind::Expr;
+  Ident name;                  // In, Eq: the name; Where: the word `where`
+  std::vector<ExprPtr> values; // In: the list; Eq, Where and Expr: one value
   SourceRange range;
 };
 

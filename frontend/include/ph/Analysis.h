@@ -65,7 +65,9 @@ struct KernelSummary {
   std::string name;
   uint32_t symbol;
   SourceRange nameRange, declRange;
-  int threads = 128;
+  int threads = 128;                // of the first configuration
+  std::string threadsParam;          // `@launch(T)`: `T`; empty for a literal count
+  std::vector<int> threadCounts;     // each count the configurations take, in order
   bool tensorcore = false;
   std::string grid;                // `(ceil(Nq / BR), 1, 1)`
   std::vector<std::string> configs; // `D=64,BR=64,BC=32`

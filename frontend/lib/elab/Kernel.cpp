@@ -6,6 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Elaborator.h"
+#include "ph/Autotune.h"
+
+#include <algorithm>
 
 namespace ph::check::elab {
 
@@ -16,6 +19,9 @@ bool Elaborator::setupParams() {
   k_->config = config_;
   const KernelDecorators &kd = st_.decorators[&decl_];
   k_->threads = kd.threads;
+  if (!kd.threadsParam.empty())
+    for (auto &[n, val] : config_)
+      if (n == kd.threadsParam && val >= 32 && val <= 1024 && val % 32 == 0) k_->threads = static_cast<int>(val);
   k_->tensorcore = tensorcore_ = kd.tensorcore;
   explicitGrid_ = kd.grid != nullptr;
   frames_.push_back(Frame{&decl_, {}, {}});
@@ -185,37 +191,19 @@ void elaborate(State &st) {
       if (st.cancelled()) return;
       if (!d->isKernel || !st.declSymbol.count(d.get())) continue;
       const KernelDecorators &kd = st.decorators[d.get()];
-      // Every combination of autotune values the filter keeps, in the order they are
-      // written. Each value is filtered before the product is built: the editor's first
-      // diagnostics keep one configuration of many, and building the others to drop
-      // them was a twentieth of a kernel's elaboration.
-      std::vector<std::vector<std::pair<std::string, int64_t>>> kept(1);
-      for (auto &[id, values] : kd.autotune) {
-        std::vector<int64_t> allowed;
-        allowed.reserve(values.size());
-        for (int64_t v : values) {
-          bool ok = true;
-          for (auto &[fn, fv] : st.options.configFilter)
-            if (fn == id.name && fv != v) ok = false;
-          if (ok) allowed.push_back(v);
-        }
-        std::vector<std::vector<std::pair<std::string, int64_t>>> next;
-        next.reserve(kept.size() * allowed.size());
-        for (auto &c : kept)
-          for (int64_t v : allowed) {
-            auto &c2 = next.emplace_back();
-            c2.reserve(kd.autotune.size());
-            c2 = c;
-            c2.emplace_back(id.name, v);
-          }
-        kept = std::move(next);
-      }
+      // The configurations `@autotune` keeps (its `where` conditions) that agree with
+      // the filter, in the order they are written.
+      std::vector<autotune::Param> params;
+      params.reserve(kd.autotune.size());
+      for (auto &[id, values] : kd.autotune) params.push_back({id.name, values});
+      std::vector<autotune::Config> kept = autotune::enumerate(params, kd.where, st.options.configFilter);
       KernelSummary ks;
       ks.name = d->name.name;
       ks.symbol = st.declSymbol[d.get()];
       ks.nameRange = d->name.range;
       ks.declRange = d->range;
       ks.threads = kd.threads;
+      ks.threadsParam = kd.threadsParam;
       ks.tensorcore = kd.tensorcore;
       for (auto &[id, values] : kd.autotune) {
         if (!ks.autotuneSpace.empty()) ks.autotuneSpace += ", ";
@@ -223,6 +211,7 @@ void elaborate(State &st) {
         for (size_t i = 0; i < values.size(); ++i) ks.autotuneSpace += (i ? ", " : "") + std::to_string(values[i]);
         ks.autotuneSpace += "]";
       }
+      for (const ast::Expr *w : kd.where) ks.autotuneSpace += ", where " + st.text(w->range);
       for (size_t i = 0; i < kept.size(); ++i) {
         if (st.cancelled()) return; // up to 1 024 configurations: a newer edit or `exit` stops them
         Elaborator el(st, *d, i, kept[i]);
@@ -231,6 +220,9 @@ void elaborate(State &st) {
           ks.grid = "(" + k->gridText[0] + ", " + k->gridText[1] + ", " + k->gridText[2] + ")";
         if (k) {
           ks.configs.push_back(k->configName());
+          if (std::find(ks.threadCounts.begin(), ks.threadCounts.end(), k->threads) == ks.threadCounts.end())
+            ks.threadCounts.push_back(k->threads);
+          if (ks.configs.size() == 1) ks.threads = k->threads;
           if (st.options.specialise) st.A.specialised.push_back(k);
         }
         if (el.failed()) break; // the other configurations would repeat the same errors

@@ -512,3 +512,80 @@ TEST(Diagnostics, BuildDiagnosticsMergeAsOneSource) {
 }
 
 } // namespace
+
+// `@autotune(..., where COND)` and `@launch(T)` in the editor.
+namespace {
+const char *kWhere = R"(@autotune(D in [64, 128], BR in [1], T in [128, 256], $w^where D * T == 16384)
+@launch($t^T)
+kernel $kname[[rows]](X: tensor<f32>[N, D], Y: tensor<f32>[N, D]) {
+  let r = ctx.block.x * BR
+  Y[r :+ BR, :] = X[r :+ BR, :] + $d^D
+}
+)";
+} // namespace
+
+TEST(AutotuneWhere, HoverOnWhereKernelAndLaunchParameter) {
+  Annotations a(kWhere);
+  auto s = snapshotOf(a.code());
+  json h = hover(*s, at(*s, a.point("w") + 2), {});
+  ASSERT_TRUE(h.is_object()) << h;
+  std::string v = h["contents"]["value"];
+  EXPECT_NE(v.find("where CONDITION"), std::string::npos) << v;
+  EXPECT_EQ(v.find("where(c, a, b)"), std::string::npos) << v; // not the builtin `where`
+  // The kernel: its space with the condition, the kept configurations, each thread count.
+  v = hover(*s, at(*s, a.range("kname").first + 1), {})["contents"]["value"];
+  EXPECT_NE(v.find("where D * T == 16384"), std::string::npos) << v;
+  EXPECT_NE(v.find("(2 configurations)"), std::string::npos) << v;
+  EXPECT_NE(v.find("`T` = 256, 128 threads"), std::string::npos) << v;
+  // `T` in `@launch(T)` is the autotune parameter.
+  v = hover(*s, at(*s, a.point("t")), {})["contents"]["value"];
+  EXPECT_NE(v.find("autotune parameter"), std::string::npos) << v;
+  // The code lens says the same.
+  json lenses = codeLens(*s, {}, {});
+  bool saw = false;
+  for (const json &l : lenses)
+    saw |= l["command"]["title"].get<std::string>().find("T = 256, 128 threads · 2 configs") != std::string::npos;
+  EXPECT_TRUE(saw) << lenses;
+}
+
+TEST(AutotuneWhere, CompletionOffersWhereInsideAutotune) {
+  Annotations a(R"(@autotune(D in [64], $a^)
+kernel k(X: tensor<f32>[N, D]) {
+  X[0 :+ 1, :] = X[0 :+ $b^1, :]
+}
+)");
+  auto s = snapshotOf(a.code());
+  auto labels = [&](uint32_t off) {
+    std::vector<std::string> out;
+    json result = completion(*s, at(*s, off), {});
+    for (const json &i : result["items"]) out.push_back(i["label"]);
+    return out;
+  };
+  auto in = labels(a.point("a"));
+  EXPECT_NE(std::find(in.begin(), in.end(), "where"), in.end());
+  EXPECT_NE(std::find(in.begin(), in.end(), "D"), in.end()); // the parameters, for the condition
+  // In the body `where` is the builtin function, offered as a call, not the keyword.
+  json result = completion(*s, at(*s, a.point("b")), {});
+  for (const json &i : result["items"])
+    if (i["label"] == "where") EXPECT_NE(i["kind"], 14) << i;
+}
+
+TEST(AutotuneWhere, SignatureHelpForAutotuneAndLaunch) {
+  Annotations a(R"(@autotune(D $l^in [64, 128], wh$w^ere D > 1)
+@launch($t^128)
+kernel k(X: tensor<f32>[N, D]) {
+  X[0 :+ 1, :] = X[0 :+ 1, :]
+}
+)");
+  auto s = snapshotOf(a.code());
+  json h = signatureHelp(*s, at(*s, a.point("l")));
+  ASSERT_TRUE(h.is_object()) << h;
+  EXPECT_NE(h["signatures"][0]["label"].get<std::string>().find("where CONDITION"), std::string::npos) << h;
+  EXPECT_EQ(h["activeParameter"], 0); // a list
+  h = signatureHelp(*s, at(*s, a.point("w")));
+  ASSERT_TRUE(h.is_object()) << h;
+  EXPECT_EQ(h["activeParameter"], 2); // `where CONDITION`
+  h = signatureHelp(*s, at(*s, a.point("t")));
+  ASSERT_TRUE(h.is_object()) << h;
+  EXPECT_NE(h["signatures"][0]["label"].get<std::string>().find("@launch(threads)"), std::string::npos) << h;
+}
