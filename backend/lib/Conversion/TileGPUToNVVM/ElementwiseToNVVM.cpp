@@ -68,39 +68,7 @@ struct MmaExpPattern : OpConversionPattern<math::ExpOp> {
     Location loc = op.getLoc();
     Type resTy = getTypeConverter()->convertType(rt);
     Value log2e = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(1.4426950408889634f));
-    int64_t n = cast<LLVM::LLVMStructType>(resTy).getBody().size();
     SmallVector<Value> out;
-    // exp(a - b), a softmax's exp(x - max): 2^fma(a, log2 e, -(b log2 e)), one FFMA where the
-    // subtraction and the multiply took two (ptxas does not fuse them: the rounding differs);
-    // b log2 e is one multiply a row, b being the same register along it. exp(x c - b), the
-    // scaled scores, folds c in too when the product has no other use: fma(x, c log2 e, ...).
-    // The exponent's error grows by about 2^-24 |b log2 e|, as in FlashAttention's exp2 form.
-    if (auto sub = op.getOperand().getDefiningOp<arith::SubFOp>()) {
-      auto regsOf = [&](Value orig) {
-        Value v = rw.getRemappedValue(orig);
-        return isTileType(orig.getType()) ? unpack(rw, loc, v) : SmallVector<Value>(n, v);
-      };
-      Value lhs = sub.getLhs();
-      SmallVector<Value> xs, cs;
-      auto mul = lhs.getDefiningOp<arith::MulFOp>();
-      if (mul && mul->hasOneUse() && mul.getType() == sub.getType()) {
-        xs = regsOf(mul.getLhs());
-        cs = regsOf(mul.getRhs());
-      } else {
-        xs = regsOf(lhs);
-      }
-      SmallVector<Value> bs = regsOf(sub.getRhs());
-      Value negLog2e = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(-1.4426950408889634f));
-      if (int64_t(xs.size()) == n && int64_t(bs.size()) == n && (cs.empty() || int64_t(cs.size()) == n)) {
-        for (int64_t i = 0; i < n; ++i) {
-          Value scale = cs.empty() ? log2e : arith::MulFOp::create(rw, loc, cs[i], log2e).getResult();
-          Value bias = arith::MulFOp::create(rw, loc, bs[i], negLog2e);
-          out.push_back(math::Exp2Op::create(rw, loc, math::FmaOp::create(rw, loc, xs[i], scale, bias)));
-        }
-        rw.replaceOp(op, pack(rw, loc, resTy, out));
-        return success();
-      }
-    }
     for (Value v : unpack(rw, loc, a.getOperand()))
       out.push_back(math::Exp2Op::create(rw, loc, arith::MulFOp::create(rw, loc, v, log2e)));
     rw.replaceOp(op, pack(rw, loc, resTy, out));
