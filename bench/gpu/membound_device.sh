@@ -16,7 +16,9 @@
 #   oldvec   rows: BR=1, BC=4096, A=1 with PH_TILEGPU_ROW_LOAD_VECTORS=0: rows that may start
 #            anywhere, 4-element runs per lane (the vectors before row-load-vectors)
 #   pf       the whole space, PH_TILEGPU_PREFETCH_LOADS=1: each row loop reads its next block
-#            while this one is reduced (tilegpu-prefetch-loads)
+#            while this one is reduced (tilegpu-prefetch-loads; the default since 2026-12-06)
+#   split    bench/gpu/variants/K.split.ph where there is one (cross-entropy: full blocks
+#            without the column mask, then the ragged last block); other kernels are skipped
 # MEMBOUND_VARIANTS overrides the list. MEMBOUND_SECONDS (default 225) bounds the run; the bench
 # takes some 30 s a kernel and variant (torch.compile's first compile of each kernel included).
 set -u
@@ -31,6 +33,7 @@ variant_source() { # SRC KERNEL VARIANT: the example's text for VARIANT on stdou
   wide=4096; case $2 in swiglu|cross_entropy) wide=2048 ;; esac
   case $3 in
   new|pf) cat "$1" ;;
+  split) cat "$(dirname "$0")/variants/$2.split.ph" ;;
   reuse) sed "s/^@autotune(.*)\$/$(one_config $2 1 $wide 8)/" "$1" ;;
   old) sed "s/^@autotune(.*)\$/$(one_config $2 4 1024 8)/" "$1" ;;
   oldvec) sed "s/^@autotune(.*)\$/$(one_config $2 1 $wide 1)/" "$1" ;;
@@ -56,6 +59,7 @@ build)
   echo "${MEMBOUND_VARIANTS:-new reuse old oldvec}" > "$out/variants"
   for v in ${MEMBOUND_VARIANTS:-new reuse old oldvec}; do
     for k in $kernels; do
+      [ $v = split ] && [ ! -f "$root/bench/gpu/variants/$k.split.ph" ] && continue
       mkdir -p "$out/$v"
       variant_source "$root/examples/$k.ph" $k $v > "$out/src/$v-$k.ph"
       # shellcheck disable=SC2046
@@ -87,6 +91,7 @@ run)
   # block (C = 300 / 304 under every BC) and over several, ragged (C = 4100 / 4104 > 4096).
   for v in $variants; do
     for k in $kernels; do
+      [ -d "$T/$v/$k" ] || continue
       dim=C; [ $k = cross_entropy ] && dim=V
       : > "$scratch/batch.txt"
       for cfg in $(grep -o '"configName": *"[^"]*"' "$T/$v/$k/manifest.json" | sed 's/.*: *"\(.*\)"/\1/'); do

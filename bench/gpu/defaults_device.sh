@@ -1,0 +1,84 @@
+#!/bin/sh
+# defaults_device.sh - what the defaults of 2026-12-06 still need on a GPU, in one device call:
+# attention on the TileGPU path by default (issue 14; docs/tilegpu.md, "Attention on the TileGPU
+# path"), prefetch loads on, mha.ph's 64-key blocks at D = 64, RMSNorm's 256 threads.
+#
+#   defaults_device.sh build PH OUT    (here; some 3 minutes on 2 cores)
+#   defaults_device.sh run OUT [LOGS]  (on the device; about 8 minutes; exits 77 without a GPU)
+#
+# run, in order, each step under its own time limit (its log in LOGS as it runs):
+#   1. every example check (tests/gpu/check_examples.sh) on sm_90a, sm_90 and sm_80 builds;
+#   2. the kv-cache checks (tests/gpu/check_kvcache.sh, sm_90a);
+#   3. GQA decode on the tensor cores (examples/decode_attention_tc.ph), the default (TileGPU)
+#      against PH_GPU_LOWERING=legacy, cache 4,096 and 32,768 (bench_decode.py, with PyTorch);
+#   4. prefill (bench_prefill.py, sm_90a): the default against the legacy emitter with the
+#      32-key blocks mha.ph had before, in turns;
+#   5. the memory-bound rows (membound_device.sh: the default and cross-entropy's split loop).
+set -u
+mode=$1; shift
+root=$(cd "$(dirname "$0")/../.." && pwd)
+case $mode in
+build)
+  ph=$1 out=$2
+  mkdir -p "$out"
+  for a in sm_90a sm_90 sm_80; do
+    rm -rf "$out/ex-$a"; mkdir -p "$out/ex-$a"
+    PH_GPU_ARCH=$a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex-$a" > "$out/ex-$a.log" 2>&1 ||
+      { echo "FAIL build examples $a"; tail -5 "$out/ex-$a.log"; exit 1; }
+  done
+  rm -rf "$out/kv"; mkdir -p "$out/kv"
+  PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv" > "$out/kv.log" 2>&1 ||
+    { echo "FAIL build kvcache"; tail -5 "$out/kv.log"; exit 1; }
+  for v in new legacy; do
+    lowering=; [ $v = legacy ] && lowering=legacy
+    PH_GPU_LOWERING=$lowering "$ph" build "$root/examples/decode_attention_tc.ph" --target sm_90a --no-cache \
+      -o "$out/dtc/$v" > "$out/dtc-$v.log" 2>&1 || { echo "FAIL build decode_attention_tc $v"; tail -5 "$out/dtc-$v.log"; exit 1; }
+  done
+  # mha.ph as it was before its 64-key blocks, for the legacy emitter's side.
+  sed 's/^@autotune(D in \[64, 128\], BR in \[64, 128\], BC in \[32, 64\], where D \* BC == 4096)$/@autotune(D in [64, 128], BR in [64, 128], BC in [32])/' \
+    "$root/examples/mha.ph" > "$out/mha-bc32.ph"
+  for k in mha_f16 mha_causal_f16; do
+    "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a --no-cache -o "$out/pre/new/$k" > /dev/null 2>&1 &&
+      PH_GPU_LOWERING=legacy "$ph" build "$out/mha-bc32.ph" --kernel $k --target sm_90a --no-cache -o "$out/pre/legacy/$k" \
+        > /dev/null 2>&1 || { echo "FAIL build prefill $k"; exit 1; }
+  done
+  MEMBOUND_VARIANTS="new split" sh "$root/bench/gpu/membound_device.sh" build "$ph" "$out/mb" > "$out/mb.log" 2>&1 ||
+    { echo "FAIL build membound"; tail -5 "$out/mb.log"; exit 1; }
+  find "$out" -name '*.ptx' -delete
+  cp "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/bench_decode.py" "$root/bench/gpu/cuda_timing.py" \
+     "$root/bench/gpu/defaults_device.sh" "$root/tests/gpu/check_examples.sh" "$root/tests/gpu/check_kvcache.sh" "$out/"
+  cp "$(dirname "$ph")/ph-run" "$out/" && strip "$out/ph-run" 2>/dev/null
+  echo "built into $out ($(du -sh "$out" | cut -f1))"
+  ;;
+run)
+  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
+  R=$T/ph-run
+  mkdir -p "$logs"
+  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
+  t0=$(date +%s) fails=0
+  step() { # LABEL LIMIT COMMAND: one step, its output in LOGS/LABEL.log
+    s=$(date +%s)
+    timeout "$2" sh -c "$3" > "$logs/$1.log" 2>&1
+    rc=$?; [ $rc -eq 0 ] || fails=$((fails+1))
+    echo "== $1: exit $rc after $(( $(date +%s) - s )) s (at $(( $(date +%s) - t0 )) s)"
+  }
+  for a in sm_90a sm_90 sm_80; do
+    step "examples-$a" 90 "sh '$T/check_examples.sh' run '$R' '$T/ex-$a'"
+    echo "   $(grep -c '^ok' "$logs/examples-$a.log") ok, $(grep -c '^FAIL' "$logs/examples-$a.log") failed"
+    grep -A3 '^FAIL' "$logs/examples-$a.log" | head -12
+  done
+  step kvcache 90 "sh '$T/check_kvcache.sh' run '$R' '$T/kv'"
+  tail -2 "$logs/kvcache.log"
+  step decode-tc 150 "cd '$T' && python3 bench_decode.py '$R' '$T/dtc/new,$T/dtc/legacy' --labels new,legacy \
+    --kernels decode_split_tc,decode_combine_tc --shapes 8:4096,8:32768 --out '$logs/decode-tc.jsonl'"
+  grep -vE '^   |Warning|f = lambda' "$logs/decode-tc.log" | tail -14
+  step prefill 120 "cd '$T' && for v in new legacy new legacy; do echo \"== \$v\"; python3 bench_prefill.py '$R' pre/\$v --iters 10 \
+    --out '$logs/prefill-\$v.jsonl' | tail -6; done"
+  grep -A5 '^== ' "$logs/prefill.log" | head -26
+  step membound 250 "MEMBOUND_SECONDS=240 sh '$T/mb/membound_device.sh' run '$T/mb' '$logs/mb'"
+  grep -A12 '^kernel ' "$logs/mb/bench.log" 2>/dev/null | head -14
+  echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
+  [ $fails -eq 0 ]
+  ;;
+*) echo "usage: defaults_device.sh build PH OUT | run OUT [LOGS]"; exit 2 ;;
+esac
