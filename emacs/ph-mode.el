@@ -34,10 +34,12 @@
   :type '(choice (const "ask") (const "cpu")) :group 'ph)
 
 (defconst ph--builtins
-  '("dot_t" "dot" "rowmax" "rowsum" "tmax" "tmin" "exp2" "exp" "log" "sqrt" "rsqrt" "abs"
-    "mask_cols" "causal_mask" "extent" "range"))
+  '("dot_t" "dot" "rowmax" "rowsum" "rowmin" "rowargmax" "colmax" "colsum" "tmax" "tmin" "where"
+    "row_ids" "col_ids" "exp2" "exp" "log2" "log" "sqrt" "rsqrt" "abs" "tanh" "sigmoid" "erf"
+    "sin" "cos" "floor" "mask_cols" "causal_mask" "extent" "range"))
 
-(defconst ph--std-functions '("online_softmax" "attention" "rope_pairs" "rope"))
+(defconst ph--std-functions '("online_softmax" "attention" "rope_pairs" "rope" "kv_append"
+                               "decode_attention" "paged_decode_attention" "combine_splits"))
 
 (defconst ph-font-lock-keywords
   `(("^\\s-*\\(@\\s-*[A-Za-z_][A-Za-z0-9_]*\\)" 1 font-lock-preprocessor-face)

@@ -11,8 +11,8 @@ syn keyword phType        tensor tile
 syn keyword phScalarType  f16 bf16 f32 i32 f8e4m3 f8e5m2
 syn match   phShape       /\(>\s*\)\@<=\[[^\]]*\]/ contains=phNumber,phFloat,phSizeName,phOperator
 syn match   phSizeName    /\h\w*/ contained
-syn match   phBuiltin     /\<\(dot_t\|dot\|rowmax\|rowsum\|tmax\|tmin\|exp2\|exp\|log\|sqrt\|rsqrt\|abs\|mask_cols\|causal_mask\|extent\|range\)\ze\s*(/
-syn match   phStdFunc     /\<\(online_softmax\|attention\|rope_pairs\|rope\)\ze\s*(/
+syn match   phBuiltin     /\<\(dot_t\|dot\|rowmax\|rowsum\|rowmin\|rowargmax\|colmax\|colsum\|tmax\|tmin\|where\|row_ids\|col_ids\|exp2\|exp\|log2\|log\|sqrt\|rsqrt\|abs\|tanh\|sigmoid\|erf\|sin\|cos\|floor\|mask_cols\|causal_mask\|extent\|range\)\ze\s*(/
+syn match   phStdFunc     /\<\(online_softmax\|attention\|rope_pairs\|rope\|kv_append\|decode_attention\|paged_decode_attention\|combine_splits\)\ze\s*(/
 syn match   phCtx         /\<ctx\(\.block\(\.[xyz]\>\)\?\)\?/
 syn match   phDecorator   /@\s*\h\w*/
 syn match   phSlice       /:+/

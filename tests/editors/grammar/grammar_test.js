@@ -233,6 +233,21 @@ function read(rel) { return fs.readFileSync(path.join(root, rel), 'utf8'); }
     'language configuration indents after `{` and dedents at `}`');
   check(langConf.comments.lineComment === '//', 'line comment is //');
 
+  // An @autotune `where` condition: the keyword, its parentheses inside the decorator's, and
+  // the decorator after it (rms_norm.ph: the condition spans a line and has groups).
+  const RMS = 'examples/rms_norm.ph';
+  E(RMS, 7, 'where', 'keyword.control.where.ph', { whole: true });
+  E(RMS, 7, '(BC == 4096', 'meta.decorator.ph');
+  E(RMS, 7, 'T == 128', 'meta.decorator.ph');
+  E(RMS, 7, '))', 'meta.decorator.ph');  // the group's and then the decorator's
+  E(RMS, 8, '@', 'punctuation.definition.decorator.ph', { whole: true });
+  E(RMS, 8, 'launch', 'entity.name.function.decorator.ph', { whole: true });
+  E(RMS, 9, "aligned", "entity.name.function.decorator.ph", { whole: true });
+  check(!tok[RMS][9].some((t) => t.scopes.includes("meta.decorator.ph")), `${RMS}:10 is past the decorators`);
+  // Builtins beyond the seeds'.
+  const CE = 'examples/cross_entropy.ph';
+  E(CE, 19, 'col_ids', 'support.function.builtin.ph', { whole: true });
+  E(CE, 20, 'where', 'support.function.builtin.ph', { whole: true });
   console.log(`${passes} passed, ${failures} failed`);
   process.exit(failures === 0 ? 0 : 1);
 })().catch((e) => { console.error(e); process.exit(1); });
