@@ -388,12 +388,13 @@ std::shared_ptr<const ItemSummary> IncrementalAnalyzer::Impl::summarize(const st
       for (auto &p : space.params) lens.push_back(p.values.size());
       uint64_t product = limits::configCount(lens);
       autotune::Config firstKept;
-      if (space.where.empty() || product > limits::kMaxAutotuneConfigs) {
+      if (space.where.empty() || product > limits::kMaxAutotuneProduct) {
         n *= product;
         for (auto &p : space.params) firstKept.emplace_back(p.name, p.values[0]);
         if (!space.where.empty()) s->firstConfigOk = false;
       } else {
-        auto kept = autotune::enumerate(space.params, space.where);
+        // As the resolver counts them (E0601): what the conditions keep, up to the limit.
+        auto kept = autotune::enumerate(space.params, space.where, {}, limits::kMaxAutotuneConfigs + 1);
         n *= kept.size();
         if (kept.empty()) s->firstConfigOk = false; // an error: the full check reports it
         else firstKept = std::move(kept[0]);

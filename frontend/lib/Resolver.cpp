@@ -294,10 +294,21 @@ void Resolver::resolveDecorators(const Decl &d) {
         }
         if (ok) kd.autotune.push_back({a.name, values});
       }
-      // E0601: the product is counted, never built (3 lists of 1 000 are 10^9 kernels).
+      // E0601: the product is counted, never built (3 lists of 1 000 are 10^9 kernels). A
+      // product up to kMaxAutotuneProduct with `where` conditions counts what they keep: the
+      // limit is on the kernels built, not on the lists' product.
       std::vector<size_t> lens;
       for (auto &[id, values] : kd.autotune) lens.push_back(values.size());
-      if (uint64_t c = limits::configCount(lens); c > limits::kMaxAutotuneConfigs) {
+      uint64_t c = limits::configCount(lens);
+      if (c > limits::kMaxAutotuneConfigs && c <= limits::kMaxAutotuneProduct && !kd.whereArgs.empty()) {
+        std::vector<autotune::Param> params;
+        for (auto &[id, values] : kd.autotune) params.push_back({id.name, values});
+        std::vector<const ast::Expr *> where;
+        for (const DecoratorArg *w : kd.whereArgs) where.push_back(w->values[0].get());
+        c = autotune::enumerate(params, where, {}, limits::kMaxAutotuneConfigs + 1).size();
+        if (c > limits::kMaxAutotuneConfigs) c = limits::configCount(lens); // say the product
+      }
+      if (c > limits::kMaxAutotuneConfigs) {
         std::string count = c == UINT64_MAX ? "more than 2^64" : limits::groupDigits(c);
         st_.diags.report(DiagKind::TooManyConfigs, dec.range, {count, limits::groupDigits(limits::kMaxAutotuneConfigs)});
         for (auto &[id, values] : kd.autotune) values.resize(1); // go on with the first configuration

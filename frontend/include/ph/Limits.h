@@ -19,6 +19,10 @@ namespace ph::limits {
 
 /// Autotune configurations of one kernel (the product of its lists' lengths).
 inline constexpr uint64_t kMaxAutotuneConfigs = 1024;
+/// The largest product of autotune lists whose `where` conditions are evaluated to count the
+/// configurations they keep (at most this many evaluations, a few milliseconds); a larger
+/// product is refused whatever its conditions keep.
+inline constexpr uint64_t kMaxAutotuneProduct = 65536;
 /// Diagnostics shown for one file; the rest are counted in one W0601.
 inline constexpr size_t kMaxDiagnostics = 200;
 /// Diagnostics a sink keeps while checking (before duplicates are merged).
