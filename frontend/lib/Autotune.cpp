@@ -1,5 +1,6 @@
 //===- Autotune.cpp - The configurations an `@autotune` space keeps --------===//
 #include "ph/Autotune.h"
+#include "ph/Limits.h"
 
 namespace ph::autotune {
 
@@ -105,6 +106,18 @@ std::vector<Config> enumerate(const std::vector<Param> &params, const std::vecto
     }
     if (params.empty()) return out;
   }
+}
+
+Count count(const std::vector<Param> &params, const std::vector<const Expr *> &where) {
+  Count c;
+  std::vector<size_t> lens;
+  for (auto &p : params) lens.push_back(p.values.size());
+  c.product = c.count = limits::configCount(lens);
+  if (where.empty() || c.product > limits::kMaxAutotuneProduct) return c;
+  c.enumerated = true;
+  c.kept = enumerate(params, where, {}, limits::kMaxAutotuneConfigs + 1);
+  c.count = c.kept.size();
+  return c;
 }
 
 Space spaceOf(const Decorator &autotune) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ph/Analysis.h"
+#include "ph/Autotune.h"
 
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,13 @@ struct KernelDecorators {
   const ast::Expr *threadsExpr = nullptr; // `@launch(NAME)`, resolved with the parameters
   bool tensorcore = false;
   std::vector<std::pair<ast::Ident, std::vector<int64_t>>> autotune;
+  /// The lists of `autotune` as autotune::enumerate and autotune::count take them.
+  std::vector<autotune::Param> autotuneParams() const {
+    std::vector<autotune::Param> params;
+    params.reserve(autotune.size());
+    for (auto &[id, values] : autotune) params.push_back({id.name, values});
+    return params;
+  }
   /// `where` conditions of `@autotune`: as written (`whereArgs`), and those that check
   /// (`where`: names of autotune parameters, a condition, keeping some configuration),
   /// the ones autotune::enumerate applies.

@@ -384,20 +384,16 @@ std::shared_ptr<const ItemSummary> IncrementalAnalyzer::Impl::summarize(const st
       // The configurations the full check will elaborate, and the first of them (the
       // one the editor's first diagnostics elaborate alone).
       autotune::Space space = autotune::spaceOf(dec);
-      std::vector<size_t> lens;
-      for (auto &p : space.params) lens.push_back(p.values.size());
-      uint64_t product = limits::configCount(lens);
+      autotune::Count count = autotune::count(space.params, space.where); // as E0601 counts them
+      n *= count.count;
       autotune::Config firstKept;
-      if (space.where.empty() || product > limits::kMaxAutotuneProduct) {
-        n *= product;
+      if (!count.enumerated) {
         for (auto &p : space.params) firstKept.emplace_back(p.name, p.values[0]);
         if (!space.where.empty()) s->firstConfigOk = false;
+      } else if (count.kept.empty()) {
+        s->firstConfigOk = false; // an error: the full check reports it
       } else {
-        // As the resolver counts them (E0601): what the conditions keep, up to the limit.
-        auto kept = autotune::enumerate(space.params, space.where, {}, limits::kMaxAutotuneConfigs + 1);
-        n *= kept.size();
-        if (kept.empty()) s->firstConfigOk = false; // an error: the full check reports it
-        else firstKept = std::move(kept[0]);
+        firstKept = std::move(count.kept[0]);
       }
       for (auto &[name, v] : firstKept) {
         auto [it, inserted] = first.emplace(name, v);

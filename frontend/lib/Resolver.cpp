@@ -297,19 +297,11 @@ void Resolver::resolveDecorators(const Decl &d) {
       // E0601: the product is counted, never built (3 lists of 1 000 are 10^9 kernels). A
       // product up to kMaxAutotuneProduct with `where` conditions counts what they keep: the
       // limit is on the kernels built, not on the lists' product.
-      std::vector<size_t> lens;
-      for (auto &[id, values] : kd.autotune) lens.push_back(values.size());
-      uint64_t c = limits::configCount(lens);
-      if (c > limits::kMaxAutotuneConfigs && c <= limits::kMaxAutotuneProduct && !kd.whereArgs.empty()) {
-        std::vector<autotune::Param> params;
-        for (auto &[id, values] : kd.autotune) params.push_back({id.name, values});
-        std::vector<const ast::Expr *> where;
-        for (const DecoratorArg *w : kd.whereArgs) where.push_back(w->values[0].get());
-        c = autotune::enumerate(params, where, {}, limits::kMaxAutotuneConfigs + 1).size();
-        if (c > limits::kMaxAutotuneConfigs) c = limits::configCount(lens); // say the product
-      }
-      if (c > limits::kMaxAutotuneConfigs) {
-        std::string count = c == UINT64_MAX ? "more than 2^64" : limits::groupDigits(c);
+      std::vector<const ast::Expr *> where;
+      for (const DecoratorArg *w : kd.whereArgs) where.push_back(w->values[0].get());
+      if (autotune::Count c = autotune::count(kd.autotuneParams(), where); c.count > limits::kMaxAutotuneConfigs) {
+        // The message names the lists' product (what the conditions keep is over the limit too).
+        std::string count = c.product == UINT64_MAX ? "more than 2^64" : limits::groupDigits(c.product);
         st_.diags.report(DiagKind::TooManyConfigs, dec.range, {count, limits::groupDigits(limits::kMaxAutotuneConfigs)});
         for (auto &[id, values] : kd.autotune) values.resize(1); // go on with the first configuration
       }
@@ -427,8 +419,7 @@ void Resolver::resolveSpace(const Decl &d, KernelDecorators &kd) {
   const Decorator *autotune = nullptr;
   for (const Decorator &dec : d.decorators)
     if (dec.name.name == "autotune" && !autotune) autotune = &dec;
-  std::vector<autotune::Param> params;
-  for (auto &[id, values] : kd.autotune) params.push_back({id.name, values});
+  std::vector<autotune::Param> params = kd.autotuneParams();
   std::vector<const Expr *> checked;
   for (const DecoratorArg *a : kd.whereArgs) {
     const Expr &cond = *a->values[0];
@@ -471,10 +462,8 @@ void Resolver::resolveLaunch(KernelDecorators &kd) {
   uses(*s)++;
   kd.threadsParam = n;
   // Each kept configuration's count, once per value (at the first configuration giving it).
-  std::vector<autotune::Param> params;
-  for (auto &[id, values] : kd.autotune) params.push_back({id.name, values});
   std::vector<int64_t> reported;
-  for (const autotune::Config &c : autotune::enumerate(params, kd.where)) {
+  for (const autotune::Config &c : autotune::enumerate(kd.autotuneParams(), kd.where)) {
     int64_t t = 0;
     std::string name;
     for (auto &[pn, v] : c) {

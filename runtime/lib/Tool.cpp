@@ -223,7 +223,7 @@ void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std
     int64_t bytes = n * int64_t(elemBytes(p.elem));
     if (bytes < minBytes) continue;
     std::string key;
-    if (cache && bytes < (int64_t(256) << 20)) {
+    if (cache && bytes < kLargeInputBytes) {
       key = std::to_string(req.seed) + "/" + p.name + "/" + elemName(p.elem) + "/" + shapeText(shape);
       if (auto hit = cache->find(key); hit != cache->end()) {
         req.inputs[p.name] = hit->second;

@@ -38,6 +38,18 @@ std::optional<int64_t> evaluate(const ast::Expr &e, const Config &c);
 std::vector<Config> enumerate(const std::vector<Param> &params, const std::vector<const ast::Expr *> &where,
                               const Config &filter = {}, size_t limit = SIZE_MAX);
 
+/// How many configurations a space gives, as E0601 counts them: with `where` conditions and
+/// a product of at most limits::kMaxAutotuneProduct, those the conditions keep (enumerated up
+/// to limits::kMaxAutotuneConfigs + 1, in `kept`, so `count` past the limit means "too many"),
+/// else the lists' product (`enumerated` false, `kept` empty).
+struct Count {
+  uint64_t product = 0; // saturating at UINT64_MAX
+  uint64_t count = 0;
+  bool enumerated = false;
+  std::vector<Config> kept;
+};
+Count count(const std::vector<Param> &params, const std::vector<const ast::Expr *> &where);
+
 /// The space of one `@autotune` decorator read from the syntax tree alone (for the
 /// editor's summaries, before names are resolved): its well-formed `NAME in [...]`
 /// lists (positive integer literals, first of a name) and its `where` conditions.

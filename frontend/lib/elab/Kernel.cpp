@@ -193,10 +193,7 @@ void elaborate(State &st) {
       const KernelDecorators &kd = st.decorators[d.get()];
       // The configurations `@autotune` keeps (its `where` conditions) that agree with
       // the filter, in the order they are written.
-      std::vector<autotune::Param> params;
-      params.reserve(kd.autotune.size());
-      for (auto &[id, values] : kd.autotune) params.push_back({id.name, values});
-      std::vector<autotune::Config> kept = autotune::enumerate(params, kd.where, st.options.configFilter);
+      std::vector<autotune::Config> kept = autotune::enumerate(kd.autotuneParams(), kd.where, st.options.configFilter);
       KernelSummary ks;
       ks.name = d->name.name;
       ks.symbol = st.declSymbol[d.get()];

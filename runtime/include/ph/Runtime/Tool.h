@@ -98,6 +98,10 @@ std::vector<const Variant *> selectVariants(const std::vector<Variant> &all, con
 
 /// Runs once (the first selected variant) or benchmarks every one; prints a
 /// report on stdout (JSON with --json). Returns the process exit code.
+/// Inputs this large are drawn on every core for each configuration and never cached (the
+/// decode caches of bench_decode.py are 8 GiB each); one set of them exceeds the L2 many times.
+inline constexpr int64_t kLargeInputBytes = int64_t(256) << 20;
+
 /// Draws the random inputs bindLaunch would draw (the same values) for every read f16, bf16
 /// or f32 tensor of at least `minBytes` whose sizes `req` gives, on every core, into
 /// `req.inputs`; their names go to `drawn`. `ph-run --bench` uses it for inputs of 256 MiB
@@ -105,7 +109,7 @@ std::vector<const Variant *> selectVariants(const std::vector<Variant> &all, con
 /// `cache` (keyed by seed, name, type and shape; tensors under 256 MiB only), so that the
 /// configurations of a kernel time the same data without drawing it again.
 void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std::string> &drawn,
-                     int64_t minBytes = int64_t(256) << 20,
+                     int64_t minBytes = kLargeInputBytes,
                      std::map<std::string, HostTensor> *cache = nullptr);
 
 int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt,
