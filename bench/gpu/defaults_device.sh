@@ -44,7 +44,7 @@ build)
       PH_GPU_LOWERING=legacy "$ph" build "$out/mha-bc32.ph" --kernel $k --target sm_90a --no-cache -o "$out/pre/legacy/$k" \
         > /dev/null 2>&1 || { echo "FAIL build prefill $k"; exit 1; }
   done
-  MEMBOUND_VARIANTS="new split" sh "$root/bench/gpu/membound_device.sh" build "$ph" "$out/mb" > "$out/mb.log" 2>&1 ||
+  MEMBOUND_VARIANTS="${MEMBOUND_VARIANTS:-new split pe splitpe}" sh "$root/bench/gpu/membound_device.sh" build "$ph" "$out/mb" > "$out/mb.log" 2>&1 ||
     { echo "FAIL build membound"; tail -5 "$out/mb.log"; exit 1; }
   # An sm_80 cubin does not load on a Hopper card (a cubin runs on its own major architecture):
   # the sm_80 variants travel as their PTX in the cubin's place, which the driver compiles when

@@ -19,6 +19,8 @@
 #            while this one is reduced (tilegpu-prefetch-loads; the default since 2026-12-06)
 #   split    bench/gpu/variants/K.split.ph where there is one (cross-entropy: full blocks
 #            without the column mask, then the ragged last block); other kernels are skipped
+#   NAME     any other name: bench/gpu/variants/K.NAME.ph where there is one (cross-entropy's
+#            `pe`: the label's logit summed per element, reduced after the loop; `splitpe`: both)
 # MEMBOUND_VARIANTS overrides the list. MEMBOUND_SECONDS (default 225) bounds the run; the bench
 # takes some 30 s a kernel and variant (torch.compile's first compile of each kernel included).
 set -u
@@ -33,10 +35,10 @@ variant_source() { # SRC KERNEL VARIANT: the example's text for VARIANT on stdou
   wide=4096; case $2 in swiglu|cross_entropy) wide=2048 ;; esac
   case $3 in
   new|pf) cat "$1" ;;
-  split) cat "$(dirname "$0")/variants/$2.split.ph" ;;
   reuse) sed "s/^@autotune(.*)\$/$(one_config $2 1 $wide 8)/" "$1" ;;
   old) sed "s/^@autotune(.*)\$/$(one_config $2 4 1024 8)/" "$1" ;;
   oldvec) sed "s/^@autotune(.*)\$/$(one_config $2 1 $wide 1)/" "$1" ;;
+  *) cat "$(dirname "$0")/variants/$2.$3.ph" ;;
   esac
 }
 
@@ -59,7 +61,7 @@ build)
   echo "${MEMBOUND_VARIANTS:-new reuse old oldvec}" > "$out/variants"
   for v in ${MEMBOUND_VARIANTS:-new reuse old oldvec}; do
     for k in $kernels; do
-      [ $v = split ] && [ ! -f "$root/bench/gpu/variants/$k.split.ph" ] && continue
+      case $v in new|reuse|old|oldvec|pf) ;; *) [ -f "$root/bench/gpu/variants/$k.$v.ph" ] || continue ;; esac
       mkdir -p "$out/$v"
       variant_source "$root/examples/$k.ph" $k $v > "$out/src/$v-$k.ph"
       # shellcheck disable=SC2046

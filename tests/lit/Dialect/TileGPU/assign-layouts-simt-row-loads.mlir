@@ -57,3 +57,43 @@ func.func @any_width(%X: !tile.ptr<f16>, %Y: !tile.ptr<f32>, %w: i32) attributes
   tile.store %m, %Y[%c0, %c0] extents[%c4, %c1] {lens = array<i64: 4, 1>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<4x1xf32>, !tile.ptr<f32>
   return
 }
+
+// -----
+
+// A per-element sum carried through the loop and reduced once after it (layer_norm.ph,
+// cross-entropy's picked logit): the reduction sees through the loop to the f16 loads (8-element
+// vectors, no 4-element f32 default), and the one zero splat that starts the sum and fills the
+// `where` is remade in each layout it is wanted in instead of converted through shared memory.
+// CHECK-DAG: #[[$ROWS:.*]] = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: func.func @carried_sum
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: scf.for {{.*}} -> (tensor<4x512xf32, #[[$ROWS]]>)
+// CHECK: tile.load {{.*}} -> tensor<4x512xf16, #[[$ROWS]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.rowsum %{{.*}} : tensor<4x512xf32, #[[$ROWS]]>
+func.func @carried_sum(%X: !tile.ptr<f16>, %Y: !tile.ptr<f32>, %lab: i32) attributes {tile.threads = 128 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c4096 = arith.constant 4096 : index
+  %c0f = arith.constant 0.0 : f32
+  %z = tile.splat %c0f : tensor<4x512xf32>
+  %c0i = arith.constant 0 : i32
+  %c512i = arith.constant 512 : i32
+  %c4096i = arith.constant 4096 : i32
+  %s = scf.for %c = %c0i to %c4096i step %c512i iter_args(%acc = %z) -> (tensor<4x512xf32>) : i32 {
+    %ci = arith.index_cast %c : i32 to index
+    %h = tile.load %X[%c0, %ci] extents[%c4, %c4096] {lens = array<i64: 4, 512>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : !tile.ptr<f16> -> tensor<4x512xf16>
+    %x = tile.convert %h : tensor<4x512xf16> -> tensor<4x512xf32>
+    %col = tile.iota 1 : tensor<4x512xi32>
+    %t = arith.subi %lab, %c : i32
+    %ts = tile.splat %t : tensor<4x512xi32>
+    %eq = arith.cmpi eq, %col, %ts : tensor<4x512xi32>
+    %p = arith.select %eq, %x, %z : tensor<4x512xi1>, tensor<4x512xf32>
+    %n = arith.addf %acc, %p : tensor<4x512xf32>
+    scf.yield %n : tensor<4x512xf32>
+  }
+  %r = tile.rowsum %s : tensor<4x512xf32> -> tensor<4x1xf32>
+  tile.store %r, %Y[%c0, %c0] extents[%c4, %c1] {lens = array<i64: 4, 1>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<4x1xf32>, !tile.ptr<f32>
+  return
+}

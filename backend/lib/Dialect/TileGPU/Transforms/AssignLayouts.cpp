@@ -254,8 +254,22 @@ std::pair<Type, int64_t> loadsBehindReduction(Value v) {
   while (!work.empty()) {
     Value x = work.pop_back_val();
     if (!seen.insert(x).second) continue;
+    // Through a loop's carried value (a per-element sum reduced after the loop: layer_norm.ph,
+    // cross-entropy's picked logit) to what the body yields and what it starts from.
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()); loop && arg.getArgNumber() > 0) {
+        unsigned i = arg.getArgNumber() - 1;
+        work.push_back(loop.getInitArgs()[i]);
+        work.push_back(loop.getBody()->getTerminator()->getOperand(i));
+      }
+      continue;
+    }
     Operation *def = x.getDefiningOp();
-    if (!def) continue;
+    if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      unsigned i = cast<OpResult>(x).getResultNumber();
+      work.push_back(loop.getRegionIterArgs()[i]);
+      continue;
+    }
     if (isa<tile::DotOp>(def)) return {Type(), 16};
     auto rt = dyn_cast<RankedTensorType>(x.getType());
     if (auto ld = dyn_cast<tile::LoadOp>(def)) {
@@ -603,12 +617,16 @@ Value Assigner::convertTo(Value v, Attribute want, OpBuilder &b) {
 }
 
 Value Assigner::convertAt(Value v, Attribute want, OpBuilder &b) {
-  // A splat constant is remade in the wanted layout rather than converted.
+  // A splat constant is remade in the wanted layout rather than converted; so is a splat of a
+  // scalar (one zero tile that starts a loop's carried sum and fills a `where`: the two may
+  // want different layouts, and going through shared memory for a constant costs a barrier).
   if (auto c = v.getDefiningOp<arith::ConstantOp>())
     if (auto dense = dyn_cast<SplatElementsAttr>(c.getValue())) {
       auto t = withLayout(v.getType(), want);
       return arith::ConstantOp::create(b, c.getLoc(), t, SplatElementsAttr::get(t, dense.getSplatValue<Attribute>()));
     }
+  if (auto sp = v.getDefiningOp<tile::SplatOp>())
+    return tile::SplatOp::create(b, sp.getLoc(), withLayout(v.getType(), want), sp.getValue());
   return ConvertLayoutOp::create(b, v.getLoc(), withLayout(v.getType(), want), v);
 }
 
