@@ -4,7 +4,7 @@ examples/decode_attention.ph) through `ph-run --bench`, next to PyTorch's
 scaled_dot_product_attention with each backend forced, in microseconds and GB/s
 against the read bandwidth measured in the same run.
 
-usage: bench_decode.py PH_RUN DIR[,DIR...] [--labels v0,v1] [--iters 30] [--out LOG.jsonl]
+usage: bench_decode.py PH_RUN DIR[,DIR...] [--labels v0,v1] [--iters 30] [--out LOG.jsonl] [--where S=8]
 
 Each DIR is `ph build examples/decode_attention.ph -o DIR` (both kernels, one
 manifest). Shapes: B=32, H=32, KV heads 32 (G=1) and 8 (G=4, grouped-query),
@@ -37,6 +37,7 @@ TOL = 2e-3
 # The kernels benched: examples/decode_attention.ph's, or --kernels decode_split_tc,decode_combine_tc
 # (examples/decode_attention_tc.ph: GQA on the tensor cores, padded query rows).
 KERNELS = ["decode_split", "decode_combine"]
+WHERE = {}  # --where: the split configurations timed
 
 
 def read_bandwidth(iters):
@@ -104,7 +105,7 @@ def bench_ph(ph_run, d, hk, n, iters, tmp, scale):
     lens = os.path.join(tmp, "lens.npy"); np.save(lens, np.full(B, n, np.int32))
     best = None
     for c in configs(d, KERNELS[0]):
-        if c.get("G") != g or c.get("D") != D:
+        if c.get("G") != g or c.get("D") != D or any(c.get(k) != v for k, v in WHERE.items()):
             continue
         out = ph(ph_run, d, KERNELS[0], ["--config", cfg_text(c), "--size", f"B={B}", "--size", f"H={H}",
                                              "--size", f"HK={hk}", "--size", f"N={n}",
@@ -178,7 +179,12 @@ def main():
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--kernels", default=None, help="split,combine kernel names (default decode_split,decode_combine)")
     ap.add_argument("--backends", default=None, help="SDPA backends to time (default: all four)")
+    ap.add_argument("--where", default=None,
+                    help="K=V,...: time only the split configurations with these values (each is a process "
+                         "that draws its own inputs: at N=32768 seconds apiece)")
     a = ap.parse_args()
+    if a.where:
+        WHERE.update((k, int(v)) for k, v in (x.split("=") for x in a.where.split(",")))
     if a.kernels:
         KERNELS[:] = a.kernels.split(",")
     dirs = a.dirs.split(",")

@@ -14,6 +14,8 @@
 #   4. prefill (bench_prefill.py, sm_90a): the default against the legacy emitter with the
 #      32-key blocks mha.ph had before, in turns;
 #   5. the memory-bound rows (membound_device.sh: the default and cross-entropy's split loop).
+# DD_DECODE_SHAPES sets the decode shapes (default 8:4096,8:32768: KV heads and cache length).
+# DD_DECODE_WHERE (e.g. S=8) times only those split configurations.
 # DD_STEPS picks the steps (default "examples kvcache decode prefill membound"), so that the
 # run fits calls of ten minutes: the whole is some 11.
 set -u
@@ -44,7 +46,7 @@ build)
       PH_GPU_LOWERING=legacy "$ph" build "$out/mha-bc32.ph" --kernel $k --target sm_90a --no-cache -o "$out/pre/legacy/$k" \
         > /dev/null 2>&1 || { echo "FAIL build prefill $k"; exit 1; }
   done
-  MEMBOUND_VARIANTS="${MEMBOUND_VARIANTS:-new split pe splitpe}" sh "$root/bench/gpu/membound_device.sh" build "$ph" "$out/mb" > "$out/mb.log" 2>&1 ||
+  MEMBOUND_VARIANTS="${MEMBOUND_VARIANTS:-new masked}" sh "$root/bench/gpu/membound_device.sh" build "$ph" "$out/mb" > "$out/mb.log" 2>&1 ||
     { echo "FAIL build membound"; tail -5 "$out/mb.log"; exit 1; }
   # An sm_80 cubin does not load on a Hopper card (a cubin runs on its own major architecture):
   # the sm_80 variants travel as their PTX in the cubin's place, which the driver compiles when
@@ -79,7 +81,7 @@ run)
   done
   want kvcache && { step kvcache 90 "sh '$T/check_kvcache.sh' run '$R' '$T/kv'"; tail -2 "$logs/kvcache.log"; }
   want decode && step decode-tc 200 "cd '$T' && python3 bench_decode.py '$R' '$T/dtc/new,$T/dtc/legacy' --labels new,legacy \
-    --kernels decode_split_tc,decode_combine_tc --shapes 8:4096,8:32768 --backends cudnn,flash --iters 20 --out '$logs/decode-tc.jsonl'"
+    --kernels decode_split_tc,decode_combine_tc --shapes ${DD_DECODE_SHAPES:-8:4096,8:32768} --backends cudnn,flash --iters 20 ${DD_DECODE_WHERE:+--where $DD_DECODE_WHERE} --out '$logs/decode-tc.jsonl'"
   want decode && grep -vE '^   |Warning|f = lambda' "$logs/decode-tc.log" | tail -14
   want prefill && step prefill 120 "cd '$T' && for v in new legacy new legacy; do echo \"== \$v\"; python3 bench_prefill.py '$R' pre/\$v --iters 10 \
     --out '$logs/prefill-\$v.jsonl' | tail -6; done"

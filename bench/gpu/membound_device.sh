@@ -17,10 +17,8 @@
 #            anywhere, 4-element runs per lane (the vectors before row-load-vectors)
 #   pf       the whole space, PH_TILEGPU_PREFETCH_LOADS=1: each row loop reads its next block
 #            while this one is reduced (tilegpu-prefetch-loads; the default since 2026-12-06)
-#   split    bench/gpu/variants/K.split.ph where there is one (cross-entropy: full blocks
-#            without the column mask, then the ragged last block); other kernels are skipped
-#   NAME     any other name: bench/gpu/variants/K.NAME.ph where there is one (cross-entropy's
-#            `pe`: the label's logit summed per element, reduced after the loop; `splitpe`: both)
+#   NAME     any other name: bench/gpu/variants/K.NAME.ph where there is one, other kernels
+#            skipped (cross-entropy's `masked`: one loop, every block masked, as before 2026-12-06)
 # MEMBOUND_VARIANTS overrides the list. MEMBOUND_SECONDS (default 225) bounds the run; the bench
 # takes some 30 s a kernel and variant (torch.compile's first compile of each kernel included).
 set -u

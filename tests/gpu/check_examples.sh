@@ -44,6 +44,8 @@ layer_norm|--size N=13 --size C=300
 rms_norm|--size N=13 --size C=300
 swiglu|--size N=13 --size C=300
 cross_entropy|--size N=13 --size V=300
+cross_entropy|--size N=13 --size V=4104
+cross_entropy|--size N=5 --size V=4096
 sliding_window_attention|--size N=77
 alibi_attention|--size N=77
 softcap_attention|--size Nq=128 --size Nk=77

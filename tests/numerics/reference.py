@@ -389,6 +389,14 @@ CASES = {
                                   "L": (np.int32, (13, 1), lambda rng, n: rng.integers(0, 300, size=(n, 1)))},
                           args={}, outputs={"Loss": F32},
                           ref=lambda i: {"Loss": cross_entropy(i["X"], i["L"])}),
+    # Full blocks of columns and a ragged last one (2056 = 2 x 1024 + 8), and full blocks alone:
+    # cross_entropy.ph's two loops (the unmasked one, then the masked remainder, if any).
+    **{name: dict(file="examples/cross_entropy.ph", kernel="cross_entropy",
+                  inputs={"X": (F16, (5, v)),
+                          "L": (np.int32, (5, 1), lambda rng, n, v=v: rng.integers(0, v, size=(n, 1)))},
+                  args={}, outputs={"Loss": F32},
+                  ref=lambda i: {"Loss": cross_entropy(i["X"], i["L"])})
+       for name, v in (("cross_entropy_blocks", 2056), ("cross_entropy_full", 2048))},
     "argmax": dict(file="examples/argmax.ph", kernel="argmax", inputs={"X": (F16, (13, 300))}, args={},
                    outputs={"Out": np.int32}, ref=lambda i: {"Out": np.argmax(i["X"], axis=1)[:, None]}),
     "causal_diagonal": attn_case("examples/causal_diagonal.ph", "causal_diagonal", 150, 150, 64, F16,
