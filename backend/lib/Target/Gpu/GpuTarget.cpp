@@ -31,6 +31,7 @@
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "ph/Dialect/TileGPU/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -282,8 +283,20 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     g.addPass(createConvertNVGPUToNVVMPass());
     // NVVM ops that lower to PTX text (wgmma.mma_async, fence.proxy forms).
     g.addPass(createConvertNVVMToLLVMPass());
-    g.addPass(createConvertVectorToLLVMPass());
-    g.addPass(createConvertGpuOpsToNVVMOps(o));
+    // MLIR's vector lowering without its greedy pre-pass where the conversion takes every op
+    // (tilegpu-direct-vector-to-llvm: a third of this pipeline on TileGPU's mma.sync variants);
+    // PH_GPU_VECTOR_LOWERING=upstream keeps MLIR's pass, for A/B measurements.
+    if (const char *v = std::getenv("PH_GPU_VECTOR_LOWERING"); v && std::string(v) == "upstream")
+      g.addPass(createConvertVectorToLLVMPass());
+    else
+      g.addPass(tilegpu::createDirectVectorToLLVM());
+    // convert-gpu-to-nvvm with its in-dialect rewrites on the ops they rewrite only
+    // (tilegpu-gpu-to-nvvm: its whole-module greedy step was a tenth of a variant's compile);
+    // PH_GPU_NVVM_LOWERING=upstream keeps MLIR's pass, for A/B measurements.
+    if (const char *v = std::getenv("PH_GPU_NVVM_LOWERING"); v && std::string(v) == "upstream")
+      g.addPass(createConvertGpuOpsToNVVMOps(o));
+    else
+      g.addPass(tilegpu::createGpuOpsToNVVM(tilegpu::GpuOpsToNVVMOptions{64}));
     // No canonicalizer here: LLVM's IR pipeline does the same folding, and without it the
     // PTX of all 404 variants of examples/, bench/gpu/ and tests/gpu/Inputs/ (sm_90a, sm_90,
     // sm_80) is the same bytes while this pipeline costs 13 % less (docs/compile.md). CSE

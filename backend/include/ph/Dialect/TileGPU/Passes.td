@@ -265,4 +265,43 @@ def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
 }
 
+def DirectVectorToLLVM : Pass<"tilegpu-direct-vector-to-llvm"> {
+  let summary = "convert-vector-to-llvm without its greedy pre-pass where the conversion takes every vector op";
+  let description = [{
+    MLIR's convert-vector-to-llvm first runs a greedy driver over the whole module
+    (vector canonicalizations, progressive lowering of contractions, transposes,
+    masks, n-D transfers), then the conversion. The GPU lowerings make only the
+    vector ops nvgpu.mma.sync's operands need (vector.from_elements, extract,
+    insert, bitcast, rank 1 or 2), which the conversion patterns take directly; on
+    a TileGPU mma.sync variant the greedy step was a third of `to-nvvm`
+    (docs/compile.md). This pass erases the ops nobody uses (what the greedy
+    driver's DCE did: left in, they cost the later conversions and CSE more than
+    the step saved), then converts with the upstream pass's patterns and default
+    options. A module with any other vector op takes the upstream greedy step
+    first, as before.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def GpuOpsToNVVM : Pass<"tilegpu-gpu-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "convert-gpu-to-nvvm with its in-dialect rewrites applied to the ops they rewrite only";
+  let description = [{
+    MLIR's convert-gpu-to-nvvm (LLVM 22) first runs a greedy driver over the whole
+    gpu.module for a few in-dialect rewrites (gpu.all_reduce, gpu.global_id, 64-bit
+    gpu.shuffle, n-D vector.from_elements unrolled to 1-D), which folds, erases and
+    simplifies the regions of every op on the way: on a TileGPU mma.sync variant that
+    module holds thousands of ops already lowered to LLVM and the step was a tenth of
+    the whole compile (docs/compile.md). This pass applies those same patterns to the
+    ops they match only (and what they create), then runs the same conversion as the
+    upstream pass: the same type converter, patterns, benefits and legality.
+  }];
+  let options = [
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
+           "Bitwidth of the index type">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect"];
+}
+
 #endif // PH_DIALECT_TILEGPU_PASSES_TD
