@@ -2,8 +2,8 @@
 """The memory-bound examples (softmax, layer norm, RMSNorm, SwiGLU, cross-entropy) through
 `ph-run --bench`, next to eager PyTorch and torch.compile on the same tensors in the same run,
 in GB/s and as a fraction of the copy bandwidth measured here (`y.copy_(x)` of 1 GiB); and the
-attention variants (sliding window, ALiBi, soft-cap, document mask) next to FlexAttention with
-the same score_mod / mask_mod.
+attention variants (sliding window, ALiBi, soft-cap, document mask, GQA prefill with 8 query heads
+over 2 key-value heads) next to FlexAttention with the same score_mod / mask_mod.
 
 usage: bench_memory_bound.py PH PH_RUN [--iters 50] [--out LOG.jsonl] [--only softmax,...]
                              [--prebuilt [LABEL=]DIR ...] [--configs N]
@@ -86,6 +86,14 @@ def attention_cases():
     sc = eval(f"lambda s, b, h, i, j: {cap!r} * torch.tanh(s * {1.0 / cap!r})", {"torch": torch})
     out.append(("softcap_attention", {"Q": q16, "K": k16, "V": v16}, {"scale": scale, "cap": cap},
                 lambda: fl(q16[None, None], k16[None, None], v16[None, None], score_mod=sc, scale=scale)[0, 0], "O"))
+    # GQA prefill (examples/gqa_prefill.ph: Q [H, N, D] over K, V [HK, N, D], causal): FlexAttention
+    # shares each key-value head among its H / HK query heads itself (enable_gqa=True).
+    h, hk = 8, 2
+    qg, kg, vg = rand(h, n, d), rand(hk, n, d), rand(hk, n, d)
+    bm = create_block_mask(causal, 1, 1, n, n, device="cuda")
+    fl = torch.compile(flex_attention)
+    out.append(("gqa_prefill", {"Q": qg, "K": kg, "V": vg}, {"scale": scale},
+                lambda: fl(qg[None], kg[None], vg[None], block_mask=bm, scale=scale, enable_gqa=True)[0], "O"))
     return out, n, d
 
 
@@ -178,7 +186,8 @@ def main():
                 print(json.dumps(row), flush=True)
                 if log:
                     log.write(json.dumps(row) + "\n")
-        attention = {"sliding_window_attention", "alibi_attention", "document_attention", "softcap_attention"}
+        attention = {"sliding_window_attention", "alibi_attention", "document_attention", "softcap_attention",
+                     "gqa_prefill"}
         try:
             if only and not only & attention:
                 raise RuntimeError("not asked for (--only)")

@@ -10,7 +10,8 @@
 set -u
 mode=$1; shift
 # kernel|sizes: sizes that leave a partial last block (masked loads and stores)
-# and sizes that tile exactly.
+# and sizes that tile exactly. @OUT@ is OUT: inputs that random data would not make valid
+# (document_attention's sequence starts, written by `build`).
 cases="
 flash_attention|--size Nq=128 --size Nk=200
 flash_attention|--size Nq=64 --size Nk=1
@@ -50,6 +51,8 @@ sliding_window_attention|--size N=77
 alibi_attention|--size N=77
 softcap_attention|--size Nq=128 --size Nk=77
 gqa_prefill|--size H=4 --size HK=2 --size N=77
+document_attention|--size N=77 --in Start=@OUT@/document_starts_77.npy
+document_attention|--size N=200 --in Start=@OUT@/document_starts_200.npy
 argmax|--size N=13 --size V=300
 causal_diagonal|--size N=150
 causal_diagonal|--size N=128
@@ -88,10 +91,15 @@ build() {
   done
   # Issue 16's examples (examples/*.ph, one kernel each, named as the file).
   for k in softmax layer_norm rms_norm swiglu cross_entropy sliding_window_attention alibi_attention \
-           softcap_attention gqa_prefill argmax causal_diagonal fp8_quantize fp8_dequantize; do
+           softcap_attention gqa_prefill document_attention argmax causal_diagonal fp8_quantize fp8_dequantize; do
     "$ph" build "$examples/$k.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
+  # document_attention's `Start` (i32 [N, 1]): packed sequences whose boundaries fall inside
+  # the 64-query and 32-key blocks, one of length 1 (random i32 inputs, [0, 8), are no starts).
+  python3 "$here/sequence_starts.py" "$out/document_starts_77.npy" 5,30,1,41 &&
+    python3 "$here/sequence_starts.py" "$out/document_starts_200.npy" 64,3,90,1,42 || {
+      echo "FAIL document_attention's sequence starts"; return 1; }
   for k in $pending; do
     "$ph" build "$examples/$k.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 ||
       echo "pending $k (issue 16): $(tail -1 "$out/$k.build.log")"
@@ -101,7 +109,7 @@ build() {
     "$ph" build "$examples/gemm.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
-  echo "built 33 kernels into $out"
+  echo "built 34 kernels into $out"
 }
 run() {
   phrun=$1 out=$2
@@ -109,6 +117,7 @@ run() {
   fails=0 n=0
   echo "$cases" | while IFS='|' read -r k sizes; do
     [ -z "$k" ] && continue
+    sizes=$(echo "$sizes" | sed "s|@OUT@|$out|g")
     if [ ! -f "$out/$k/manifest.json" ] && echo " $pending " | grep -q " $k "; then
       echo "skip $k $sizes: not built (pending, issue 16)"; continue
     fi

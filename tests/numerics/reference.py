@@ -17,6 +17,7 @@ targets are also compared with each other. Exit status: 0 pass, 1 fail, 77 skip
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -259,6 +260,14 @@ def reductions_ref(i):
             "T": np.trunc(x * np.float32(10.0)).astype(np.float64)}
 
 
+def functions_ref(i):
+    """tests/numerics/kernels/functions.ph, from numpy and math (erf), in float64."""
+    a, w = i["A"], i["W"]
+    a2 = a * 2.0  # exact in f32
+    return {"E": np.vectorize(math.erf)(a), "T": np.tanh(a2), "F": np.floor(a2),
+            "S": np.sin(w), "C": np.cos(w), "G": 1.0 / (1.0 + np.exp(-w)), "L": np.log2(i["P"])}
+
+
 def argmax_ties_ref(i):
     x = np.floor(i["X"].astype(np.float32) * np.float32(2.0)).astype(np.float64)
     q = np.arange(x.shape[0])[:, None]
@@ -435,6 +444,14 @@ CASES = {
                        inputs={"X": (F32, (37, 64)), "CS": (F32, (3, 64)), "CM": (F32, (3, 64))}, args={},
                        outputs={"RM": F32, "RA": np.int32, "CS": F32, "CM": F32, "H": F32, "T": np.int32},
                        ref=reductions_ref),
+    # erf, tanh, floor, sin, cos, sigmoid and log2, each over a range that exercises it (log2's
+    # inputs spread over (2^-10, 100], so its results go negative); 37 rows: a masked last block.
+    "functions": dict(file="tests/numerics/kernels/functions.ph", kernel="functions",
+                      inputs={"A": (F32, (37, 32), lambda rng, n: rng.uniform(-3.0, 3.0, size=(n, 32))),
+                              "W": (F32, (37, 32), lambda rng, n: rng.uniform(-10.0, 10.0, size=(n, 32))),
+                              "P": (F32, (37, 32), lambda rng, n: 2.0 ** rng.uniform(-10.0, math.log2(100.0),
+                                                                                   size=(n, 32)))},
+                      args={}, outputs={k: F32 for k in "ETFSCGL"}, ref=functions_ref),
     # Extents that are not powers of two (24, 48 columns, 12 rows, 3 warps), parts of tiles.
     "odd_extents": dict(file="tests/numerics/kernels/odd_extents.ph", kernel="odd_extents",
                         inputs={"X": (F32, (37, 24)), "C": (F32, (3, 24))}, args={"n": 10},

@@ -325,7 +325,17 @@ TEST(Interpreter, UnaryOps) {
     double x, want;
   } cases[] = {{Op::Neg, 2, -2},           {Op::Exp, 1, std::exp(1.0)}, {Op::Exp2, 3, 8},
                {Op::Log, std::exp(2.0), 2}, {Op::Sqrt, 9, 3},           {Op::Rsqrt, 4, 0.5},
-               {Op::Abs, -3, 3}};
+               {Op::Abs, -3, 3},
+               // Issue 16's functions, against <cmath>: log2 of a non-power of two, tanh and erf
+               // off their linear part, sin and cos past pi, floor of negative non-integers (not
+               // truncation). sigmoid is no kir op: the elaborator writes 1 / (1 + exp(-x))
+               // (builtins-elementwise.test); its values are numerics' `functions` case.
+               {Op::Log2, 8, 3},            {Op::Log2, 100, std::log2(100.0)},
+               {Op::Tanh, 0.5, std::tanh(0.5)}, {Op::Tanh, -2, std::tanh(-2.0)},
+               {Op::Erf, 1, std::erf(1.0)}, {Op::Erf, -0.3, std::erf(-0.3)},
+               {Op::Sin, 4, std::sin(4.0)}, {Op::Sin, -0.5, std::sin(-0.5)},
+               {Op::Cos, 4, std::cos(4.0)}, {Op::Cos, 0.5, std::cos(0.5)},
+               {Op::Floor, -2.5, -3},       {Op::Floor, 2.75, 2},  {Op::Floor, -0.25, -1}};
   for (const Case &c : cases) {
     Kernel k;
     k.name = "u";
