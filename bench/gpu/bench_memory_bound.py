@@ -72,13 +72,13 @@ def attention_cases():
         inputs = {"Q": q, "K": k, "V": v}
         if name == "document_attention":
             inputs["Start"] = starts
-        fl = torch.compile(flex_attention)
+        fl = torch.compile(flex_attention, dynamic=False)  # one compile per shape: a recompile would turn dynamic
         fn = lambda bm=bm, sm=score_mod: fl(q[None, None], k[None, None], v[None, None], score_mod=sm, block_mask=bm,
                                             scale=scale)[0, 0]
         out.append((name, inputs, dict(args, scale=scale), fn, "O"))
     # The soft-cap kernel has no mask.
     q16, k16, v16 = q, k, v
-    fl = torch.compile(flex_attention)
+    fl = torch.compile(flex_attention, dynamic=False)  # one compile per shape: a recompile would turn dynamic
     # The cap as a literal of the score_mod's code: captured from the enclosing scope, torch.compile
     # lifted the float to a 0-d float64 CPU tensor, and Inductor's lowering of FlexAttention failed
     # on it (docs/results/lang-gpu-2026-12-02b.log: "unbacked_bindings"). A constant in the
@@ -91,7 +91,7 @@ def attention_cases():
     h, hk = 8, 2
     qg, kg, vg = rand(h, n, d), rand(hk, n, d), rand(hk, n, d)
     bm = create_block_mask(causal, 1, 1, n, n, device="cuda")
-    fl = torch.compile(flex_attention)
+    fl = torch.compile(flex_attention, dynamic=False)  # one compile per shape: a recompile would turn dynamic
     out.append(("gqa_prefill", {"Q": qg, "K": kg, "V": vg}, {"scale": scale},
                 lambda: fl(qg[None], kg[None], vg[None], block_mask=bm, scale=scale, enable_gqa=True)[0], "O"))
     return out, n, d
