@@ -13,10 +13,12 @@
 #      against PH_GPU_LOWERING=legacy, cache 4,096 and 32,768 (bench_decode.py, with PyTorch);
 #   4. prefill (bench_prefill.py, sm_90a): the default against the legacy emitter with the
 #      32-key blocks mha.ph had before, in turns;
-#   5. the memory-bound rows (membound_device.sh: the default and cross-entropy's split loop).
+#   5. the memory-bound rows (membound_device.sh: the default and cross-entropy's one-loop form);
+#   6. the attention variants (sliding window, ALiBi, document mask, soft-cap, GQA prefill) next
+#      to FlexAttention (bench_memory_bound.py's attention cases).
 # DD_DECODE_SHAPES sets the decode shapes (default 8:4096,8:32768: KV heads and cache length).
 # DD_DECODE_WHERE (e.g. S=8) times only those split configurations.
-# DD_STEPS picks the steps (default "examples kvcache decode prefill membound"), so that the
+# DD_STEPS picks the steps (default "examples kvcache decode prefill membound attention"), so that the
 # run fits calls of ten minutes: the whole is some 11.
 set -u
 mode=$1; shift
@@ -46,6 +48,11 @@ build)
       PH_GPU_LOWERING=legacy "$ph" build "$out/mha-bc32.ph" --kernel $k --target sm_90a --no-cache -o "$out/pre/legacy/$k" \
         > /dev/null 2>&1 || { echo "FAIL build prefill $k"; exit 1; }
   done
+  # The attention variants next to FlexAttention (bench_memory_bound.py's attention cases).
+  for k in sliding_window_attention alibi_attention document_attention softcap_attention gqa_prefill; do
+    "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a -o "$out/attn/$k" > "$out/attn-$k.log" 2>&1 ||
+      { echo "FAIL build $k"; tail -5 "$out/attn-$k.log"; exit 1; }
+  done
   MEMBOUND_VARIANTS="${MEMBOUND_VARIANTS:-new masked}" sh "$root/bench/gpu/membound_device.sh" build "$ph" "$out/mb" > "$out/mb.log" 2>&1 ||
     { echo "FAIL build membound"; tail -5 "$out/mb.log"; exit 1; }
   # An sm_80 cubin does not load on a Hopper card (a cubin runs on its own major architecture):
@@ -66,7 +73,7 @@ run)
   mkdir -p "$logs"
   "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
   t0=$(date +%s) fails=0
-  steps=${DD_STEPS:-examples kvcache decode prefill membound}
+  steps=${DD_STEPS:-examples kvcache decode prefill membound attention}
   want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
   step() { # LABEL LIMIT COMMAND: one step, its output in LOGS/LABEL.log
     s=$(date +%s)
@@ -88,6 +95,9 @@ run)
   want prefill && grep -A5 '^== ' "$logs/prefill.log" | head -26
   want membound && step membound 250 "MEMBOUND_SECONDS=240 sh '$T/mb/membound_device.sh' run '$T/mb' '$logs/mb'"
   want membound && grep -A12 '^kernel ' "$logs/mb/bench.log" 2>/dev/null | head -14
+  want attention && step attention 200 "cd '$T/mb' && python3 bench_memory_bound.py - '$R' --iters 20 --prebuilt '$T/attn' \
+    --only sliding_window_attention,alibi_attention,document_attention,softcap_attention,gqa_prefill --out '$logs/attention.jsonl'"
+  want attention && grep -vE 'Warning|warn' "$logs/attention.log" | tail -12
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
   [ $fails -eq 0 ]
   ;;

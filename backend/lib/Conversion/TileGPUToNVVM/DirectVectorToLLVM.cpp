@@ -88,6 +88,8 @@ void lowerVectorsGreedily(Operation *root) {
   vector::populateVectorStepLoweringPatterns(patterns);
   vector::populateVectorRankReducingFMAPattern(patterns);
   vector::populateVectorGatherLoweringPatterns(patterns);
+  vector::populateVectorFromElementsUnrollPatterns(patterns);
+  vector::populateVectorToElementsUnrollPatterns(patterns);
   (void)applyPatternsGreedily(root, std::move(patterns));
 }
 

@@ -290,13 +290,7 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
       g.addPass(createConvertVectorToLLVMPass());
     else
       g.addPass(tilegpu::createDirectVectorToLLVM());
-    // convert-gpu-to-nvvm with its in-dialect rewrites on the ops they rewrite only
-    // (tilegpu-gpu-to-nvvm: its whole-module greedy step was a tenth of a variant's compile);
-    // PH_GPU_NVVM_LOWERING=upstream keeps MLIR's pass, for A/B measurements.
-    if (const char *v = std::getenv("PH_GPU_NVVM_LOWERING"); v && std::string(v) == "upstream")
-      g.addPass(createConvertGpuOpsToNVVMOps(o));
-    else
-      g.addPass(tilegpu::createGpuOpsToNVVM(tilegpu::GpuOpsToNVVMOptions{64}));
+    g.addPass(createConvertGpuOpsToNVVMOps(o));
     // No canonicalizer here: LLVM's IR pipeline does the same folding, and without it the
     // PTX of all 404 variants of examples/, bench/gpu/ and tests/gpu/Inputs/ (sm_90a, sm_90,
     // sm_80) is the same bytes while this pipeline costs 13 % less (docs/compile.md). CSE

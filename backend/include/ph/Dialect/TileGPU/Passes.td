@@ -284,24 +284,4 @@ def DirectVectorToLLVM : Pass<"tilegpu-direct-vector-to-llvm"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
-def GpuOpsToNVVM : Pass<"tilegpu-gpu-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "convert-gpu-to-nvvm with its in-dialect rewrites applied to the ops they rewrite only";
-  let description = [{
-    MLIR's convert-gpu-to-nvvm (LLVM 22) first runs a greedy driver over the whole
-    gpu.module for a few in-dialect rewrites (gpu.all_reduce, gpu.global_id, 64-bit
-    gpu.shuffle, n-D vector.from_elements unrolled to 1-D), which folds, erases and
-    simplifies the regions of every op on the way: on a TileGPU mma.sync variant that
-    module holds thousands of ops already lowered to LLVM and the step was a tenth of
-    the whole compile (docs/compile.md). This pass applies those same patterns to the
-    ops they match only (and what they create), then runs the same conversion as the
-    upstream pass: the same type converter, patterns, benefits and legality.
-  }];
-  let options = [
-    Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
-           "Bitwidth of the index type">
-  ];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
-                           "::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect"];
-}
-
 #endif // PH_DIALECT_TILEGPU_PASSES_TD
