@@ -53,6 +53,9 @@ build)
     "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a -o "$out/attn/$k" > "$out/attn-$k.log" 2>&1 ||
       { echo "FAIL build $k"; tail -5 "$out/attn-$k.log"; exit 1; }
   done
+  # GQA prefill with its mask on the diagonal blocks only (bench/gpu/variants/gqa_prefill.diag.ph).
+  "$ph" build "$root/bench/gpu/variants/gqa_prefill.diag.ph" --kernel gqa_prefill --target sm_90a -o "$out/attn-diag/gqa_prefill" \
+    > "$out/attn-diag.log" 2>&1 || { echo "FAIL build gqa_prefill.diag"; tail -5 "$out/attn-diag.log"; exit 1; }
   MEMBOUND_VARIANTS="${MEMBOUND_VARIANTS:-new masked}" sh "$root/bench/gpu/membound_device.sh" build "$ph" "$out/mb" > "$out/mb.log" 2>&1 ||
     { echo "FAIL build membound"; tail -5 "$out/mb.log"; exit 1; }
   # An sm_80 cubin does not load on a Hopper card (a cubin runs on its own major architecture):
@@ -95,7 +98,10 @@ run)
   want prefill && grep -A5 '^== ' "$logs/prefill.log" | head -26
   want membound && step membound 250 "MEMBOUND_SECONDS=240 sh '$T/mb/membound_device.sh' run '$T/mb' '$logs/mb'"
   want membound && grep -A12 '^kernel ' "$logs/mb/bench.log" 2>/dev/null | head -14
-  want attention && step attention 200 "cd '$T/mb' && python3 bench_memory_bound.py - '$R' --iters 20 --prebuilt '$T/attn' \
+  want attention && for c in BR=64,BC=32 BR=64,BC=64 BR=128,BC=32 BR=128,BC=64; do
+    step "check-gqa-diag-$c" 30 "'$R' '$T/attn-diag/gqa_prefill' --kernel gqa_prefill --config D=64,$c --size H=4 --size HK=2 --size N=200 --seed 3 --check"
+  done
+  want attention && step attention 200 "cd '$T/mb' && python3 bench_memory_bound.py - '$R' --iters 20 --prebuilt 'new=$T/attn' --prebuilt 'diag=$T/attn-diag' \
     --only sliding_window_attention,alibi_attention,document_attention,softcap_attention,gqa_prefill --out '$logs/attention.jsonl'"
   want attention && grep -vE 'Warning|warn' "$logs/attention.log" | tail -12
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
