@@ -246,6 +246,13 @@ def attention_variants():
             inputs={"Q": (F16, (4, 77, d)), "K": (F16, (2, 77, d)), "V": (F16, (2, 77, d))},
             args={"scale": scale}, outputs={"O": F16},
             ref=lambda x: {"O": gqa(x["Q"], x["K"], x["V"], scale)}),
+        # bench/gpu/variants/gqa_prefill.diag.ph: the mask on the diagonal blocks only, the
+        # blocks of queries last first (a partial last block at N = 77 runs first).
+        "gqa_prefill_diag": dict(
+            file="bench/gpu/variants/gqa_prefill.diag.ph", kernel="gqa_prefill",
+            inputs={"Q": (F16, (4, 77, d)), "K": (F16, (2, 77, d)), "V": (F16, (2, 77, d))},
+            args={"scale": scale}, outputs={"O": F16},
+            ref=lambda x: {"O": gqa(x["Q"], x["K"], x["V"], scale)}),
     }
 def reductions_ref(i):
     x = i["X"].astype(np.float32)
