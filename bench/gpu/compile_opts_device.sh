@@ -18,6 +18,7 @@
 set -u
 mode=$1; shift
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/pack_steps.sh"
 variants=${COMPILE_OPTS_VARIANTS:-base fast noslp}
 knob() { # VARIANT: its environment
   case $1 in
@@ -62,24 +63,12 @@ build)
       END { printf "%s: ours %.0f ms, ptxas %.0f ms CPU over mha.ph'"'"'s 8 variants\n", v, o, p }' >> "$out/compile-times.txt"
   done
   cat "$out/compile-times.txt"
-  find "$out" -name '*.ptx' -delete
-  cp "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/bench_gemm.py" "$root/bench/gpu/bench_memory_bound.py" \
-     "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/compile_opts_device.sh" "$root/tests/gpu/check_examples.sh" "$out/"
-  cp "$(dirname "$ph")/ph-run" "$out/" && strip "$out/ph-run" 2>/dev/null
-  echo "built into $out ($(du -sh "$out" | cut -f1))"
+  finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/bench_gemm.py" \
+    "$root/bench/gpu/bench_memory_bound.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/compile_opts_device.sh" \
+    "$root/tests/gpu/check_examples.sh"
   ;;
 run)
-  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
-  R=$T/ph-run
-  mkdir -p "$logs"
-  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
-  t0=$(date +%s) fails=0
-  step() { # LABEL LIMIT COMMAND
-    s=$(date +%s)
-    timeout "$2" sh -c "$3" > "$logs/$1.log" 2>&1
-    rc=$?; [ $rc -eq 0 ] || fails=$((fails+1))
-    echo "== $1: exit $rc after $(( $(date +%s) - s )) s (at $(( $(date +%s) - t0 )) s)"
-  }
+  start_pack "$@"
   cat "$T/compile-times.txt"
   for v in $variants; do
     [ -d "$T/ex-$v" ] || continue

@@ -23,6 +23,7 @@
 set -u
 mode=$1; shift
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/pack_steps.sh"
 case $mode in
 build)
   ph=$1 out=$2
@@ -64,26 +65,13 @@ build)
   for ptx in "$out"/ex-sm_80/*/*.ptx; do
     [ -f "$ptx" ] && { cat "$ptx"; printf '\000'; } > "${ptx%.ptx}.cubin"
   done
-  find "$out" -name '*.ptx' -delete
-  cp "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/bench_decode.py" "$root/bench/gpu/cuda_timing.py" \
-     "$root/bench/gpu/defaults_device.sh" "$root/tests/gpu/check_examples.sh" "$root/tests/gpu/check_kvcache.sh" "$out/"
-  cp "$(dirname "$ph")/ph-run" "$out/" && strip "$out/ph-run" 2>/dev/null
-  echo "built into $out ($(du -sh "$out" | cut -f1))"
+  finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/bench_decode.py" "$root/bench/gpu/cuda_timing.py" \
+    "$root/bench/gpu/defaults_device.sh" "$root/tests/gpu/check_examples.sh" "$root/tests/gpu/check_kvcache.sh"
   ;;
 run)
-  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
-  R=$T/ph-run
-  mkdir -p "$logs"
-  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
-  t0=$(date +%s) fails=0
+  start_pack "$@"
   steps=${DD_STEPS:-examples kvcache decode prefill membound attention}
   want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
-  step() { # LABEL LIMIT COMMAND: one step, its output in LOGS/LABEL.log
-    s=$(date +%s)
-    timeout "$2" sh -c "$3" > "$logs/$1.log" 2>&1
-    rc=$?; [ $rc -eq 0 ] || fails=$((fails+1))
-    echo "== $1: exit $rc after $(( $(date +%s) - s )) s (at $(( $(date +%s) - t0 )) s)"
-  }
   want examples && for a in sm_90a sm_90 sm_80; do
     step "examples-$a" 90 "sh '$T/check_examples.sh' run '$R' '$T/ex-$a'"
     echo "   $(grep -c '^ok' "$logs/examples-$a.log") ok, $(grep -c '^FAIL' "$logs/examples-$a.log") failed"

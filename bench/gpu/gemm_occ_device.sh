@@ -16,6 +16,7 @@
 set -u
 mode=$1; shift
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/pack_steps.sh"
 variants=${GEMM_OCC_VARIANTS:-gemm occ2 occ3}
 case $mode in
 build)
@@ -33,17 +34,10 @@ build)
         -o "$out/$v/$k" > "$out/$v-$k.log" 2>&1 || { cat "$out/$v-$k.log"; exit 1; }
     done
   done
-  find "$out" -name '*.ptx' -delete
-  cp "$root/bench/gpu/bench_gemm.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/gemm_occ_device.sh" "$out/"
-  cp "$(dirname "$ph")/ph-run" "$out/" && strip "$out/ph-run" 2>/dev/null
-  echo "built into $out ($(du -sh "$out" | cut -f1))"
+  finish_pack "$ph" "$out" "$root/bench/gpu/bench_gemm.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/gemm_occ_device.sh"
   ;;
 run)
-  T=$(cd "$1" && pwd) logs=${2:-$1/logs}
-  R=$T/ph-run
-  mkdir -p "$logs"
-  "$R" --info > /dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
-  fails=0
+  start_pack "$@"
   # Every configuration of each variant against the interpreter first (ragged-free sizes).
   for v in $variants; do
     for d in "$T/$v"/*/; do
