@@ -184,7 +184,10 @@ def main():
                          "that draws its own inputs: at N=32768 seconds apiece)")
     a = ap.parse_args()
     if a.where:
-        WHERE.update((k, int(v)) for k, v in (x.split("=") for x in a.where.split(",")))
+        try:
+            WHERE.update((k, int(v)) for k, v in (x.split("=") for x in a.where.split(",")))
+        except ValueError:
+            sys.exit(f"bench_decode.py: --where takes NAME=INTEGER,... (got {a.where!r})")
     if a.kernels:
         KERNELS[:] = a.kernels.split(",")
     dirs = a.dirs.split(",")

@@ -73,7 +73,7 @@ def attention_cases():
         if name == "document_attention":
             inputs["Start"] = starts
         fl = torch.compile(flex_attention, dynamic=False)  # one compile per shape: a recompile would turn dynamic
-        fn = lambda bm=bm, sm=score_mod: fl(q[None, None], k[None, None], v[None, None], score_mod=sm, block_mask=bm,
+        fn = lambda bm=bm, sm=score_mod, fl=fl: fl(q[None, None], k[None, None], v[None, None], score_mod=sm, block_mask=bm,
                                             scale=scale)[0, 0]
         out.append((name, inputs, dict(args, scale=scale), fn, "O"))
     # The soft-cap kernel has no mask.
@@ -85,7 +85,7 @@ def attention_cases():
     # bytecode is specialised. (Not yet run on a GPU since.)
     sc = eval(f"lambda s, b, h, i, j: {cap!r} * torch.tanh(s * {1.0 / cap!r})", {"torch": torch})
     out.append(("softcap_attention", {"Q": q16, "K": k16, "V": v16}, {"scale": scale, "cap": cap},
-                lambda: fl(q16[None, None], k16[None, None], v16[None, None], score_mod=sc, scale=scale)[0, 0], "O"))
+                lambda fl=fl: fl(q16[None, None], k16[None, None], v16[None, None], score_mod=sc, scale=scale)[0, 0], "O"))
     # GQA prefill (examples/gqa_prefill.ph: Q [H, N, D] over K, V [HK, N, D], causal): FlexAttention
     # shares each key-value head among its H / HK query heads itself (enable_gqa=True).
     h, hk = 8, 2
@@ -93,7 +93,7 @@ def attention_cases():
     bm = create_block_mask(causal, 1, 1, n, n, device="cuda")
     fl = torch.compile(flex_attention, dynamic=False)  # one compile per shape: a recompile would turn dynamic
     out.append(("gqa_prefill", {"Q": qg, "K": kg, "V": vg}, {"scale": scale},
-                lambda: fl(qg[None], kg[None], vg[None], block_mask=bm, scale=scale, enable_gqa=True)[0], "O"))
+                lambda fl=fl, bm=bm: fl(qg[None], kg[None], vg[None], block_mask=bm, scale=scale, enable_gqa=True)[0], "O"))
     return out, n, d
 
 
@@ -167,7 +167,7 @@ def main():
             gbs = lambda ms: nbytes / (ms * 1e-3) / 1e9
             for label, pre in labels:
                 if pre and len(labels) > 1 and not os.path.isdir(os.path.join(pre, name)):
-                    continue  # a variant built for some kernels only (membound_device.sh's split)
+                    continue  # a variant built for some kernels only (membound_device.sh's masked)
                 res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, pre)
                 row = {"kernel": name, "bytes": nbytes, "eager_ms": eager, "compile_ms": comp,
                        "eager_gbs": gbs(eager), "compile_gbs": gbs(comp), "copy_gbs": copy_gbs}

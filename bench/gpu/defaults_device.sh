@@ -4,7 +4,8 @@
 # path"), prefetch loads on, mha.ph's 64-key blocks at D = 64, RMSNorm's 256 threads.
 #
 #   defaults_device.sh build PH OUT    (here; some 3 minutes on 2 cores)
-#   defaults_device.sh run OUT [LOGS]  (on the device; about 8 minutes; exits 77 without a GPU)
+#   defaults_device.sh run OUT [LOGS]  (on the device; some 14 minutes in all, more than one call:
+#                                      DD_STEPS; exits 77 without a GPU)
 #
 # run, in order, each step under its own time limit (its log in LOGS as it runs):
 #   1. every example check (tests/gpu/check_examples.sh) on sm_90a, sm_90 and sm_80 builds;
@@ -19,7 +20,7 @@
 # DD_DECODE_SHAPES sets the decode shapes (default 8:4096,8:32768: KV heads and cache length).
 # DD_DECODE_WHERE (e.g. S=8) times only those split configurations.
 # DD_STEPS picks the steps (default "examples kvcache decode prefill membound attention"), so that the
-# run fits calls of ten minutes: the whole is some 11.
+# run fits calls of ten minutes.
 set -u
 mode=$1; shift
 root=$(cd "$(dirname "$0")/../.." && pwd)

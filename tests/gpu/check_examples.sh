@@ -44,9 +44,9 @@ softmax|--size N=64 --size C=1024
 layer_norm|--size N=13 --size C=300
 rms_norm|--size N=13 --size C=300
 swiglu|--size N=13 --size C=300
-cross_entropy|--size N=13 --size V=300
-cross_entropy|--size N=13 --size V=4104
-cross_entropy|--size N=5 --size V=4096
+cross_entropy|--size N=13 --size V=300 --in L=@OUT@/ce_labels_300.npy
+cross_entropy|--size N=13 --size V=4104 --in L=@OUT@/ce_labels_4104.npy
+cross_entropy|--size N=5 --size V=4096 --in L=@OUT@/ce_labels_4096.npy
 sliding_window_attention|--size N=77
 alibi_attention|--size N=77
 softcap_attention|--size Nq=128 --size Nk=77
@@ -97,6 +97,12 @@ build() {
   done
   # document_attention's `Start` (i32 [N, 1]): packed sequences whose boundaries fall inside
   # the 64-query and 32-key blocks, one of length 1 (random i32 inputs, [0, 8), are no starts).
+  # cross_entropy's labels: the last column, the first of the ragged tail, the last of the full
+  # blocks, block boundaries (BC = 1024, 2048), column 0 (random i32 inputs lie in [0, 8)).
+  python3 "$here/int_column.py" "$out/ce_labels_300.npy" 299,0,150,298,1,255,256,100,200,2,3,4,5 &&
+    python3 "$here/int_column.py" "$out/ce_labels_4104.npy" 4103,4096,4095,4097,0,1023,1024,2047,2048,4102,7,3000,4100 &&
+    python3 "$here/int_column.py" "$out/ce_labels_4096.npy" 4095,0,1024,2048,4094 || {
+      echo "FAIL cross_entropy's labels"; return 1; }
   python3 "$here/sequence_starts.py" "$out/document_starts_77.npy" 5,30,1,41 &&
     python3 "$here/sequence_starts.py" "$out/document_starts_200.npy" 64,3,90,1,42 || {
       echo "FAIL document_attention's sequence starts"; return 1; }

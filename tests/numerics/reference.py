@@ -179,6 +179,14 @@ def rms_norm(x, w, eps):
     return x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps) * w
 
 
+def labels(rng, n, v, first):
+    """Labels of cross_entropy's rows: `first` (the last column, the ragged tail's first, the last
+    of the full blocks, a block boundary), then random ones."""
+    out = rng.integers(0, v, size=(n, 1))
+    out[:len(first), 0] = first
+    return out
+
+
 def cross_entropy(x, labels):
     m = x.max(axis=1, keepdims=True)
     lse = m + np.log(np.exp(x - m).sum(axis=1, keepdims=True))
@@ -402,14 +410,15 @@ CASES = {
                    ref=lambda i: {"Y": i["G"] / (1.0 + np.exp(-i["G"])) * i["U"]}),
     "cross_entropy": dict(file="examples/cross_entropy.ph", kernel="cross_entropy",
                           inputs={"X": (F16, (13, 300)),
-                                  "L": (np.int32, (13, 1), lambda rng, n: rng.integers(0, 300, size=(n, 1)))},
+                                  "L": (np.int32, (13, 1), lambda rng, n: labels(rng, n, 300, [299, 298, 0]))},
                           args={}, outputs={"Loss": F32},
                           ref=lambda i: {"Loss": cross_entropy(i["X"], i["L"])}),
     # Full blocks of columns and a ragged last one (2056 = 2 x 1024 + 8), and full blocks alone:
     # cross_entropy.ph's two loops (the unmasked one, then the masked remainder, if any).
     **{name: dict(file="examples/cross_entropy.ph", kernel="cross_entropy",
                   inputs={"X": (F16, (5, v)),
-                          "L": (np.int32, (5, 1), lambda rng, n, v=v: rng.integers(0, v, size=(n, 1)))},
+                          "L": (np.int32, (5, 1),
+                                lambda rng, n, v=v: labels(rng, n, v, [v - 1, (v - 1) // 1024 * 1024, (v - 1) // 1024 * 1024 - 1, 1024]))},
                   args={}, outputs={"Loss": F32},
                   ref=lambda i: {"Loss": cross_entropy(i["X"], i["L"])})
        for name, v in (("cross_entropy_blocks", 2056), ("cross_entropy_full", 2048))},

@@ -33,31 +33,33 @@ using namespace mlir;
 namespace ph::tilegpu {
 namespace {
 
-/// Whether the conversion patterns alone take every vector op of `root`: the ops the GPU
-/// lowerings make, on vectors of rank 1 or 2 (an n-D vector is an array of 1-D ones in LLVM).
-bool conversionTakesAll(Operation *root) {
+/// Whether every vector op of `root` is one the GPU lowerings make and the conversion takes:
+/// vector.extract and vector.insert on vectors of rank 1 or 2 (an n-D vector is an array of 1-D
+/// ones in LLVM), vector.bitcast of rank 1, and vector.from_elements, whose rank-2 results
+/// (mma.sync's A and B fragments, vector<4x2xf16>) go to `unroll` first: the conversion takes
+/// only 1-D ones. Scalable vectors and any other vector op: false.
+bool directlyConvertible(Operation *root, SmallVectorImpl<Operation *> &unroll) {
   bool all = true;
   root->walk([&](Operation *op) {
     if (!isa<vector::VectorDialect>(op->getDialect())) return WalkResult::advance();
-    if (!isa<vector::ExtractOp, vector::InsertOp, vector::FromElementsOp, vector::BitCastOp>(op)) {
-      all = false;
-      return WalkResult::interrupt();
-    }
+    int64_t maxRank = isa<vector::BitCastOp>(op) ? 1 : 2;
+    if (!isa<vector::ExtractOp, vector::InsertOp, vector::FromElementsOp, vector::BitCastOp>(op)) all = false;
     for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-      if (auto v = dyn_cast<VectorType>(t); v && (v.getRank() > 2 || v.isScalable())) {
-        all = false;
-        return WalkResult::interrupt();
-      }
+      if (auto v = dyn_cast<VectorType>(t); v && (v.getRank() > maxRank || v.isScalable())) all = false;
+    if (!all) return WalkResult::interrupt();
+    if (auto fe = dyn_cast<vector::FromElementsOp>(op); fe && fe.getType().getRank() > 1) unroll.push_back(op);
     return WalkResult::advance();
   });
   return all;
 }
 
-/// Erases every op without uses or side effects, and what that leaves unused, bottom-up.
+/// Erases every op without uses, side effects or regions, and what that leaves unused, bottom-up.
+/// (An op with regions is left alone: erasing it would free ops still on the worklist.)
 void eraseDeadOps(Operation *root) {
   llvm::SetVector<Operation *> work;
+  auto dead = [](Operation *op) { return op->getNumRegions() == 0 && isOpTriviallyDead(op); };
   root->walk([&](Operation *op) {
-    if (op != root && isOpTriviallyDead(op)) work.insert(op);
+    if (op != root && dead(op)) work.insert(op);
   });
   while (!work.empty()) {
     Operation *op = work.pop_back_val();
@@ -66,8 +68,19 @@ void eraseDeadOps(Operation *root) {
       if (Operation *d = v.getDefiningOp()) defs.push_back(d);
     op->erase();
     for (Operation *d : defs)
-      if (isOpTriviallyDead(d)) work.insert(d);
+      if (dead(d)) work.insert(d);
   }
+}
+
+/// vector.from_elements of rank 2 as rank-1 ones inserted into the result (what the upstream
+/// greedy step's unroll patterns do), on those ops only.
+LogicalResult unrollFromElements(ArrayRef<Operation *> ops) {
+  if (ops.empty()) return success();
+  RewritePatternSet patterns(ops.front()->getContext());
+  vector::populateVectorFromElementsUnrollPatterns(patterns);
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  return applyOpPatternsGreedily(ops, std::move(patterns), config);
 }
 
 /// The upstream pass's greedy step (ConvertVectorToLLVMPass.cpp, LLVM 22), for a module with
@@ -97,8 +110,14 @@ struct DirectVectorToLLVMPass : impl::DirectVectorToLLVMBase<DirectVectorToLLVMP
   void runOnOperation() override {
     Operation *root = getOperation();
     MLIRContext *ctx = root->getContext();
-    if (conversionTakesAll(root)) eraseDeadOps(root);
-    else lowerVectorsGreedily(root);
+    SmallVector<Operation *> unroll;
+    if (directlyConvertible(root, unroll)) {
+      // Unrolled first: the erasure may free ops of `unroll`.
+      if (failed(unrollFromElements(unroll))) return signalPassFailure();
+      eraseDeadOps(root);
+    } else {
+      lowerVectorsGreedily(root);
+    }
     // The upstream pass's conversion step, with its default options.
     LowerToLLVMOptions options(ctx);
     LLVMTypeConverter converter(ctx, options);

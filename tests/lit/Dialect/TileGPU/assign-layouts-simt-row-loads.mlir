@@ -97,3 +97,45 @@ func.func @carried_sum(%X: !tile.ptr<f16>, %Y: !tile.ptr<f32>, %lab: i32) attrib
   tile.store %r, %Y[%c0, %c0] extents[%c4, %c1] {lens = array<i64: 4, 1>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<4x1xf32>, !tile.ptr<f32>
   return
 }
+
+// -----
+
+// One zero splat wanted in two layouts: it starts a sum carried through the loop and reduced by
+// rows after it (the loads' 8-element rows) and fills a `where` whose result is reduced by
+// columns (the column layout). It is made once in each layout, not converted.
+// CHECK-LABEL: func.func @splat_two_layouts
+// CHECK: %[[Z0:.*]] = tile.splat %{{.*}} : tensor<4x512xf32, #[[L0:.*]]>
+// CHECK: %[[Z1:.*]] = tile.splat %{{.*}} : tensor<4x512xf32, #[[L1:.*]]>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z0]])
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[Z1]] : tensor<4x512xi1, #[[L1]]>, tensor<4x512xf32, #[[L1]]>
+// CHECK: tile.colsum %{{.*}} : tensor<4x512xf32, #[[L1]]>
+func.func @splat_two_layouts(%X: !tile.ptr<f16>, %Y: !tile.ptr<f32>, %Z: !tile.ptr<f32>, %lab: i32) attributes {tile.threads = 128 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c512 = arith.constant 512 : index
+  %c4096 = arith.constant 4096 : index
+  %c0f = arith.constant 0.0 : f32
+  %z = tile.splat %c0f : tensor<4x512xf32>
+  %c0i = arith.constant 0 : i32
+  %c512i = arith.constant 512 : i32
+  %c4096i = arith.constant 4096 : i32
+  %s = scf.for %c = %c0i to %c4096i step %c512i iter_args(%acc = %z) -> (tensor<4x512xf32>) : i32 {
+    %ci = arith.index_cast %c : i32 to index
+    %h = tile.load %X[%c0, %ci] extents[%c4, %c4096] {lens = array<i64: 4, 512>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : !tile.ptr<f16> -> tensor<4x512xf16>
+    %x = tile.convert %h : tensor<4x512xf16> -> tensor<4x512xf32>
+    %n = arith.addf %acc, %x : tensor<4x512xf32>
+    scf.yield %n : tensor<4x512xf32>
+  }
+  %r = tile.rowsum %s : tensor<4x512xf32> -> tensor<4x1xf32>
+  tile.store %r, %Y[%c0, %c0] extents[%c4, %c1] {lens = array<i64: 4, 1>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<4x1xf32>, !tile.ptr<f32>
+  %h2 = tile.load %X[%c0, %c0] extents[%c4, %c4096] {lens = array<i64: 4, 512>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : !tile.ptr<f16> -> tensor<4x512xf16>
+  %x2 = tile.convert %h2 : tensor<4x512xf16> -> tensor<4x512xf32>
+  %col = tile.iota 1 : tensor<4x512xi32>
+  %ls = tile.splat %lab : tensor<4x512xi32>
+  %eq = arith.cmpi eq, %col, %ls : tensor<4x512xi32>
+  %p = arith.select %eq, %x2, %z : tensor<4x512xi1>, tensor<4x512xf32>
+  %cs = tile.colsum %p : tensor<4x512xf32> -> tensor<1x512xf32>
+  tile.store %cs, %Z[%c0, %c0] extents[%c1, %c512] {lens = array<i64: 1, 512>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<1x512xf32>, !tile.ptr<f32>
+  return
+}

@@ -271,14 +271,15 @@ def DirectVectorToLLVM : Pass<"tilegpu-direct-vector-to-llvm"> {
     MLIR's convert-vector-to-llvm first runs a greedy driver over the whole module
     (vector canonicalizations, progressive lowering of contractions, transposes,
     masks, n-D transfers), then the conversion. The GPU lowerings make only the
-    vector ops nvgpu.mma.sync's operands need (vector.from_elements, extract,
-    insert, bitcast, rank 1 or 2), which the conversion patterns take directly; on
-    a TileGPU mma.sync variant the greedy step was a third of `to-nvvm`
-    (docs/compile.md). This pass erases the ops nobody uses (what the greedy
-    driver's DCE did: left in, they cost the later conversions and CSE more than
-    the step saved), then converts with the upstream pass's patterns and default
-    options. A module with any other vector op takes the upstream greedy step
-    first, as before.
+    vector ops nvgpu.mma.sync's operands need: vector.from_elements (rank 2 for
+    the A and B fragments, which this pass unrolls into rank-1 ones on those ops
+    only), vector.extract and insert (rank 1 or 2) and vector.bitcast (rank 1),
+    which the conversion patterns then take; on a TileGPU mma.sync variant the
+    greedy step was a third of `to-nvvm` (docs/compile.md). This pass erases the
+    ops nobody uses and that hold no region (what the greedy driver's DCE did:
+    left in, they cost the later conversions and CSE more than the step saved),
+    then converts with the upstream pass's patterns and default options. A module
+    with any other vector op takes the upstream greedy step first, as before.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];
