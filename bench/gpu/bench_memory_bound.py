@@ -154,6 +154,31 @@ def main():
     del big, dst
     print(f"copy bandwidth: {copy_gbs:.0f} GB/s (1 GiB f16 copy, {copy_ms:.3f} ms)")
     rows, ok = [], True
+
+    def time_builds(name, inputs, args, ref, oname, base, fill):
+        """Ph's `name` in each --prebuilt folder that holds it (a variant folder may hold some
+        kernels only: membound_device.sh's `masked`), checked against `ref`: a row each, `base`
+        with the folder's label and `fill(result)`, or the error."""
+        nonlocal ok
+        for label, pre in labels:
+            if pre and len(labels) > 1 and not os.path.isdir(os.path.join(pre, name)):
+                continue
+            res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, pre)
+            row = dict(base)
+            if label:
+                row["variant"] = label
+            if res is None:
+                row["error"] = why
+                ok = False
+            else:
+                tol = 2e-3 if ref.dtype == torch.float16 else 1e-4
+                ok = ok and res["err"] <= tol
+                row.update(fill(res))
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if log:
+                log.write(json.dumps(row) + "\n")
+
     with tempfile.TemporaryDirectory() as tmp:
         for name, inputs, args, fn, oname, nbytes in memory_cases():
             if only and name not in only:
@@ -165,27 +190,12 @@ def main():
             compiled(*ts)
             comp = time_cuda(lambda: compiled(*ts), a.iters)
             gbs = lambda ms: nbytes / (ms * 1e-3) / 1e9
-            for label, pre in labels:
-                if pre and len(labels) > 1 and not os.path.isdir(os.path.join(pre, name)):
-                    continue  # a variant built for some kernels only (membound_device.sh's masked)
-                res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, pre)
-                row = {"kernel": name, "bytes": nbytes, "eager_ms": eager, "compile_ms": comp,
-                       "eager_gbs": gbs(eager), "compile_gbs": gbs(comp), "copy_gbs": copy_gbs}
-                if label:
-                    row["variant"] = label
-                if res is None:
-                    row["error"] = why
-                    ok = False
-                else:
-                    tol = 2e-3 if ref.dtype == torch.float16 else 1e-4
-                    ok = ok and res["err"] <= tol
-                    row.update(ph_ms=res["ms"], ph_gbs=gbs(res["ms"]), ph_of_copy=gbs(res["ms"]) / copy_gbs,
-                               err=res["err"], config=res["config"],
-                               fastest=[[c, round(gbs(ms))] for c, ms in res["ranked"][:a.configs]])
-                rows.append(row)
-                print(json.dumps(row), flush=True)
-                if log:
-                    log.write(json.dumps(row) + "\n")
+            time_builds(name, inputs, args, ref, oname,
+                        {"kernel": name, "bytes": nbytes, "eager_ms": eager, "compile_ms": comp,
+                         "eager_gbs": gbs(eager), "compile_gbs": gbs(comp), "copy_gbs": copy_gbs},
+                        lambda res: dict(ph_ms=res["ms"], ph_gbs=gbs(res["ms"]), ph_of_copy=gbs(res["ms"]) / copy_gbs,
+                                         err=res["err"], config=res["config"],
+                                         fastest=[[c, round(gbs(ms))] for c, ms in res["ranked"][:a.configs]]))
         attention = {"sliding_window_attention", "alibi_attention", "document_attention", "softcap_attention",
                      "gqa_prefill"}
         try:
@@ -200,23 +210,9 @@ def main():
                 continue
             ref = fn()
             flex = time_cuda(fn, a.iters)
-            # Each --prebuilt folder that holds this kernel (a variant folder may hold only some).
-            for label, pre in labels:
-                if pre and len(labels) > 1 and not os.path.isdir(os.path.join(pre, name)):
-                    continue
-                res, why = ph_bench(a.ph, a.ph_run, tmp, name, inputs, args, {oname: ref}, a.iters, pre)
-                row = {"kernel": name, "variant": label, "N": n, "D": d, "flex_ms": flex}
-                if res is None:
-                    row["error"] = why
-                    ok = False
-                else:
-                    tol = 2e-3 if ref.dtype == torch.float16 else 1e-4
-                    ok = ok and res["err"] <= tol
-                    row.update(ph_ms=res["ms"], ph_over_flex=res["ms"] / flex, err=res["err"], config=res["config"])
-                rows.append(row)
-                print(json.dumps(row), flush=True)
-                if log:
-                    log.write(json.dumps(row) + "\n")
+            time_builds(name, inputs, args, ref, oname, {"kernel": name, "N": n, "D": d, "flex_ms": flex},
+                        lambda res: dict(ph_ms=res["ms"], ph_over_flex=res["ms"] / flex, err=res["err"],
+                                         config=res["config"]))
     print()
     print(f"memory-bound, [N, C] = [{N}, {C}] f16 (cross-entropy [{N // 4}, {V}]); copy {copy_gbs:.0f} GB/s")
     print(f"{'kernel':26} {'Ph GB/s':>8} {'of copy':>8} {'compile':>8} {'eager':>8} {'err':>8}   "
