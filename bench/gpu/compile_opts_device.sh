@@ -39,24 +39,24 @@ build)
     e=$(knob "$v") || exit 2
     s=$(date +%s.%N)
     for k in mha_f16 mha_causal_f16; do
-      env $e "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a --no-cache -j 1 --time \
-        -o "$out/pre-$v/$k" > "$out/pre-$v-$k.log" 2>&1 || { echo "FAIL build $v $k"; tail -5 "$out/pre-$v-$k.log"; exit 1; }
+      build_into "$out/pre-$v-$k.log" env $e "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a --no-cache \
+        -j 1 --time -o "$out/pre-$v/$k"
     done
     echo "$v: mha.ph's mha_f16 + mha_causal_f16 (8 variants, -j 1, --no-cache): $(awk "BEGIN { printf \"%.2f\", $(date +%s.%N) - $s }") s wall" >> "$out/compile-times.txt"
     for a in sm_90a sm_90; do
       for k in gemm_relu_f16 gemm_relu_f16_w8; do
-        env $e "$ph" build "$root/examples/gemm.ph" --kernel $k --target $a --no-cache -o "$out/gemm$a-$v/$k" \
-          > "$out/gemm$a-$v-$k.log" 2>&1 || { echo "FAIL build $v $a $k"; tail -5 "$out/gemm$a-$v-$k.log"; exit 1; }
+        build_into "$out/gemm$a-$v-$k.log" env $e "$ph" build "$root/examples/gemm.ph" --kernel $k --target $a --no-cache \
+          -o "$out/gemm$a-$v/$k"
       done
     done
     for k in softmax layer_norm rms_norm swiglu cross_entropy; do
-      env $e "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a --no-cache -o "$out/mb-$v/$k" \
-        > "$out/mb-$v-$k.log" 2>&1 || { echo "FAIL build $v $k"; tail -5 "$out/mb-$v-$k.log"; exit 1; }
+      build_into "$out/mb-$v-$k.log" env $e "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a --no-cache \
+        -o "$out/mb-$v/$k"
     done
     if [ "$v" != base ]; then
       mkdir -p "$out/ex-$v"
-      env $e PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex-$v" \
-        > "$out/ex-$v.log" 2>&1 || { echo "FAIL build examples $v"; tail -5 "$out/ex-$v.log"; exit 1; }
+      build_into "$out/ex-$v.log" env $e PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" \
+        "$root/examples" "$out/ex-$v"
     fi
   done
   # Our own time and ptxas's per variant, from the --time lines (CPU ms summed).

@@ -31,35 +31,32 @@ build)
   mkdir -p "$out"
   for a in sm_90a sm_90 sm_80; do
     rm -rf "$out/ex-$a"; mkdir -p "$out/ex-$a"
-    PH_GPU_ARCH=$a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex-$a" > "$out/ex-$a.log" 2>&1 ||
-      { echo "FAIL build examples $a"; tail -5 "$out/ex-$a.log"; exit 1; }
+    build_into "$out/ex-$a.log" env PH_GPU_ARCH=$a sh "$root/tests/gpu/check_examples.sh" build "$ph" "$root/examples" "$out/ex-$a"
   done
   rm -rf "$out/kv"; mkdir -p "$out/kv"
-  PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv" > "$out/kv.log" 2>&1 ||
-    { echo "FAIL build kvcache"; tail -5 "$out/kv.log"; exit 1; }
+  build_into "$out/kv.log" env PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv"
   for v in new legacy; do
     lowering=; [ $v = legacy ] && lowering=legacy
-    PH_GPU_LOWERING=$lowering "$ph" build "$root/examples/decode_attention_tc.ph" --target sm_90a --no-cache \
-      -o "$out/dtc/$v" > "$out/dtc-$v.log" 2>&1 || { echo "FAIL build decode_attention_tc $v"; tail -5 "$out/dtc-$v.log"; exit 1; }
+    build_into "$out/dtc-$v.log" env PH_GPU_LOWERING=$lowering "$ph" build "$root/examples/decode_attention_tc.ph" \
+      --target sm_90a --no-cache -o "$out/dtc/$v"
   done
   # mha.ph as it was before its 64-key blocks, for the legacy emitter's side.
   sed 's/^@autotune(D in \[64, 128\], BR in \[64, 128\], BC in \[32, 64\], where D \* BC == 4096)$/@autotune(D in [64, 128], BR in [64, 128], BC in [32])/' \
     "$root/examples/mha.ph" > "$out/mha-bc32.ph"
   for k in mha_f16 mha_causal_f16; do
-    "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a --no-cache -o "$out/pre/new/$k" > /dev/null 2>&1 &&
-      PH_GPU_LOWERING=legacy "$ph" build "$out/mha-bc32.ph" --kernel $k --target sm_90a --no-cache -o "$out/pre/legacy/$k" \
-        > /dev/null 2>&1 || { echo "FAIL build prefill $k"; exit 1; }
+    build_into "$out/pre-new-$k.log" "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a --no-cache -o "$out/pre/new/$k"
+    build_into "$out/pre-legacy-$k.log" env PH_GPU_LOWERING=legacy "$ph" build "$out/mha-bc32.ph" --kernel $k --target sm_90a \
+      --no-cache -o "$out/pre/legacy/$k"
   done
   # The attention variants next to FlexAttention (bench_memory_bound.py's attention cases).
   for k in sliding_window_attention alibi_attention document_attention softcap_attention gqa_prefill; do
-    "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a -o "$out/attn/$k" > "$out/attn-$k.log" 2>&1 ||
-      { echo "FAIL build $k"; tail -5 "$out/attn-$k.log"; exit 1; }
+    build_into "$out/attn-$k.log" "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a -o "$out/attn/$k"
   done
   # GQA prefill with its mask on the diagonal blocks only (bench/gpu/variants/gqa_prefill.diag.ph).
-  "$ph" build "$root/bench/gpu/variants/gqa_prefill.diag.ph" --kernel gqa_prefill --target sm_90a -o "$out/attn-diag/gqa_prefill" \
-    > "$out/attn-diag.log" 2>&1 || { echo "FAIL build gqa_prefill.diag"; tail -5 "$out/attn-diag.log"; exit 1; }
-  MEMBOUND_VARIANTS="${MEMBOUND_VARIANTS:-new masked}" sh "$root/bench/gpu/membound_device.sh" build "$ph" "$out/mb" > "$out/mb.log" 2>&1 ||
-    { echo "FAIL build membound"; tail -5 "$out/mb.log"; exit 1; }
+  build_into "$out/attn-diag.log" "$ph" build "$root/bench/gpu/variants/gqa_prefill.diag.ph" --kernel gqa_prefill \
+    --target sm_90a -o "$out/attn-diag/gqa_prefill"
+  build_into "$out/mb.log" env MEMBOUND_VARIANTS="${MEMBOUND_VARIANTS:-new masked}" sh "$root/bench/gpu/membound_device.sh" \
+    build "$ph" "$out/mb"
   # An sm_80 cubin does not load on a Hopper card (a cubin runs on its own major architecture):
   # the sm_80 variants travel as their PTX in the cubin's place, which the driver compiles when
   # it loads it (NUL-terminated, as tests/differential/gpu.py's ptx_in_place does).

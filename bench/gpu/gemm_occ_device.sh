@@ -30,8 +30,8 @@ build)
       *) echo "unknown variant $v"; exit 2 ;;
     esac
     for k in $ks; do
-      PH_TILEGPU_MIN_CTAS=$n "$ph" build "$root/examples/gemm.ph" --kernel $k --target sm_90 --no-cache \
-        -o "$out/$v/$k" > "$out/$v-$k.log" 2>&1 || { cat "$out/$v-$k.log"; exit 1; }
+      build_into "$out/$v-$k.log" env PH_TILEGPU_MIN_CTAS=$n "$ph" build "$root/examples/gemm.ph" --kernel $k \
+        --target sm_90 --no-cache -o "$out/$v/$k"
     done
   done
   finish_pack "$ph" "$out" "$root/bench/gpu/bench_gemm.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/gemm_occ_device.sh"

@@ -24,3 +24,8 @@ step() { # LABEL LIMIT COMMAND: one step, its output in LOGS/LABEL.log, a line o
   rc=$?; [ $rc -eq 0 ] || fails=$((fails+1))
   echo "== $1: exit $rc after $(( $(date +%s) - s )) s (at $(( $(date +%s) - t0 )) s)"
 }
+
+build_into() { # LOG COMMAND...: COMMAND's output into LOG; if it fails, its tail, and the build stops
+  log=$1; shift
+  "$@" > "$log" 2>&1 || { echo "FAIL build: $*"; tail -5 "$log"; exit 1; }
+}
