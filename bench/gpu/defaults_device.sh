@@ -52,9 +52,9 @@ build)
   for k in sliding_window_attention alibi_attention document_attention softcap_attention gqa_prefill; do
     build_into "$out/attn-$k.log" "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a -o "$out/attn/$k"
   done
-  # GQA prefill with its mask on the diagonal blocks only (bench/gpu/variants/gqa_prefill.diag.ph).
-  build_into "$out/attn-diag.log" "$ph" build "$root/bench/gpu/variants/gqa_prefill.diag.ph" --kernel gqa_prefill \
-    --target sm_90a -o "$out/attn-diag/gqa_prefill"
+  # GQA prefill's first form, every key block masked (bench/gpu/variants/gqa_prefill.masked.ph).
+  build_into "$out/attn-masked.log" "$ph" build "$root/bench/gpu/variants/gqa_prefill.masked.ph" --kernel gqa_prefill \
+    --target sm_90a -o "$out/attn-masked/gqa_prefill"
   build_into "$out/mb.log" env MEMBOUND_VARIANTS="${MEMBOUND_VARIANTS:-new masked}" sh "$root/bench/gpu/membound_device.sh" \
     build "$ph" "$out/mb"
   # An sm_80 cubin does not load on a Hopper card (a cubin runs on its own major architecture):
@@ -84,10 +84,11 @@ run)
   want prefill && grep -A5 '^== ' "$logs/prefill.log" | head -26
   want membound && step membound 250 "MEMBOUND_SECONDS=240 sh '$T/mb/membound_device.sh' run '$T/mb' '$logs/mb'"
   want membound && grep -A12 '^kernel ' "$logs/mb/bench.log" 2>/dev/null | head -14
-  want attention && for c in BR=64,BC=32 BR=64,BC=64 BR=128,BC=32 BR=128,BC=64; do
-    step "check-gqa-diag-$c" 30 "'$R' '$T/attn-diag/gqa_prefill' --kernel gqa_prefill --config D=64,$c --size H=4 --size HK=2 --size N=200 --seed 3 --check"
+  want attention && for c in 64,32 64,64 128,32 128,64; do
+    step "check-gqa-br${c%,*}-bc${c#*,}" 30 "'$R' '$T/attn/gqa_prefill' --kernel gqa_prefill --config D=64,BR=${c%,*},BC=${c#*,} \
+      --size H=4 --size HK=2 --size N=200 --seed 3 --check"
   done
-  want attention && step attention 200 "cd '$T/mb' && python3 bench_memory_bound.py - '$R' --iters 20 --prebuilt 'new=$T/attn' --prebuilt 'diag=$T/attn-diag' \
+  want attention && step attention 200 "cd '$T/mb' && python3 bench_memory_bound.py - '$R' --iters 20 --prebuilt 'new=$T/attn' --prebuilt 'masked=$T/attn-masked' \
     --only sliding_window_attention,alibi_attention,document_attention,softcap_attention,gqa_prefill --out '$logs/attention.jsonl'"
   want attention && grep -vE 'Warning|warn' "$logs/attention.log" | tail -12
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"

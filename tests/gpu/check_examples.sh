@@ -51,6 +51,8 @@ sliding_window_attention|--size N=77
 alibi_attention|--size N=77
 softcap_attention|--size Nq=128 --size Nk=77
 gqa_prefill|--size H=4 --size HK=2 --size N=77
+gqa_prefill|--size H=4 --size HK=2 --size N=200 --config D=64,BR=128,BC=64
+gqa_prefill|--size H=4 --size HK=2 --size N=77 --config D=64,BR=64,BC=64
 document_attention|--size N=77 --in Start=@OUT@/document_starts_77.npy
 document_attention|--size N=200 --in Start=@OUT@/document_starts_200.npy
 argmax|--size N=13 --size V=300

@@ -249,15 +249,17 @@ def attention_variants():
             args={"scale": scale}, outputs={"O": F16},
             ref=lambda x: {"O": masked_attention(x["Q"], x["K"], x["V"], scale,
                                                  (j <= i) & (j >= x["Start"].astype(np.int64)))}),
+        # The mask on the diagonal blocks only, the blocks of queries last first (a partial
+        # last block at N = 77 runs first).
         "gqa_prefill": dict(
             file="examples/gqa_prefill.ph", kernel="gqa_prefill",
             inputs={"Q": (F16, (4, 77, d)), "K": (F16, (2, 77, d)), "V": (F16, (2, 77, d))},
             args={"scale": scale}, outputs={"O": F16},
             ref=lambda x: {"O": gqa(x["Q"], x["K"], x["V"], scale)}),
-        # bench/gpu/variants/gqa_prefill.diag.ph: the mask on the diagonal blocks only, the
-        # blocks of queries last first (a partial last block at N = 77 runs first).
-        "gqa_prefill_diag": dict(
-            file="bench/gpu/variants/gqa_prefill.diag.ph", kernel="gqa_prefill",
+        # bench/gpu/variants/gqa_prefill.masked.ph: the example's first form, every key block
+        # masked, the blocks of queries in launch order.
+        "gqa_prefill_masked": dict(
+            file="bench/gpu/variants/gqa_prefill.masked.ph", kernel="gqa_prefill",
             inputs={"Q": (F16, (4, 77, d)), "K": (F16, (2, 77, d)), "V": (F16, (2, 77, d))},
             args={"scale": scale}, outputs={"O": F16},
             ref=lambda x: {"O": gqa(x["Q"], x["K"], x["V"], scale)}),
