@@ -1,0 +1,94 @@
+#!/bin/sh
+# decode_simt_device.sh - why the TileGPU SIMT policy's flash-decoding is 0.95x the legacy SIMT
+# emitter (issue 14: the last figure that keeps the legacy emitters), in one device call.
+# examples/decode_attention.ph's decode_split on sm_90a: legacy (PH_GPU_LOWERING=legacy: 16-byte
+# loads into registers, 127 registers, 36 KiB shared, 4 CTAs an SM) against the policy
+# (PH_GPU_LOWERING=tilegpu: a cp.async ring read in place by the FMA dots, 50 registers, 70 KiB
+# shared, 3 CTAs an SM), with the ring's depth and the key block varied.
+#
+#   decode_simt_device.sh build PH OUT    (here)
+#   decode_simt_device.sh run OUT [LOGS]  (on the device; about 4 minutes; exits 77 without a GPU)
+#
+# run: each variant checked against the interpreter (G = 1 and 4, a ragged cache), then timed
+# side by side (bench_decode.py: B = 32, H = 32, D = 128, cache 4,096, MHA and GQA 4:1, next to
+# cuDNN), then Nsight Compute on decode_split G = 1 of legacy and tg at the MHA shape (memory
+# throughput, occupancy, the stall reasons side by side) and the SASS's instruction mix.
+set -u
+mode=$1; shift
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/pack_steps.sh"
+variants="legacy tg tg_s1 tg_s3 tg_bc32"
+knob() { # VARIANT: its environment
+  case $1 in
+  legacy) echo "PH_GPU_LOWERING=legacy" ;;
+  tg) echo "PH_GPU_LOWERING=tilegpu" ;;
+  tg_s1) echo "PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=1" ;;
+  tg_s3) echo "PH_GPU_LOWERING=tilegpu PH_TILEGPU_STAGES=3" ;;
+  tg_bc32) echo "PH_GPU_LOWERING=tilegpu" ;;
+  esac
+}
+case $mode in
+build)
+  ph=$1 out=$2
+  mkdir -p "$out"
+  # Key blocks of 32 (a copy of the example): half the ring, six CTAs an SM by shared memory.
+  sed 's/BC in \[64\]/BC in [32]/' "$root/examples/decode_attention.ph" > "$out/decode_bc32.ph"
+  grep -q 'BC in \[32\]' "$out/decode_bc32.ph" || { echo "decode_bc32.ph: the autotune line changed"; exit 1; }
+  for v in $variants; do
+    src=$root/examples/decode_attention.ph
+    [ "$v" = tg_bc32 ] && src=$out/decode_bc32.ph
+    # shellcheck disable=SC2046
+    (cd "$root" && build_into "$out/build-$v.log" env $(knob $v) "$ph" build "$src" --target sm_90a --no-cache -o "$out/$v")
+    grep -h ' -> ' "$out/build-$v.log" | sed 's/ -> .*//'
+  done
+  /usr/bin/python3 - "$out" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1] + "/"
+rng = np.random.default_rng()
+b, hk, n, D = 3, 8, 600, 128
+for g in (1, 4):
+    np.save(d + f"q{g}.npy", rng.uniform(-1, 1, (b, hk * g, D)).astype(np.float16))
+np.save(d + "k.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
+np.save(d + "v.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
+np.save(d + "lens.npy", np.array([1, 517, 600], dtype=np.int32))
+np.save(d + "lens_full.npy", np.full(32, 4096, dtype=np.int32))
+PY
+  finish_pack "$ph" "$out" "$root/bench/gpu/bench_decode.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/ncu_stalls.py" \
+    "$root/bench/gpu/decode_simt_device.sh"
+  ;;
+run)
+  start_pack "$@"
+  for v in $variants; do
+    bc=64; [ "$v" = tg_bc32 ] && bc=32
+    for g in 1 4; do
+      step "check-$v-g$g" 40 "'$R' '$T/$v' --kernel decode_split --config D=128,G=$g,BC=$bc,S=8 --in Q='$T/q$g.npy' \
+        --in K='$T/k.npy' --in V='$T/v.npy' --in Lens='$T/lens.npy' --check"
+    done
+  done
+  dirs="" labels=""
+  for v in $variants; do dirs="$dirs${dirs:+,}$T/$v" labels="$labels${labels:+,}$v"; done
+  step decode 200 "cd '$T' && python3 bench_decode.py '$R' '$dirs' --labels '$labels' --shapes 32:4096,8:4096 \
+    --backends cudnn --iters 20 --out '$logs/decode.jsonl'"
+  grep -vE '^   |Warning|f = lambda' "$logs/decode.log" | tail -24
+  if command -v ncu > /dev/null; then
+    for v in legacy tg; do
+      step "ncu-$v" 90 "ncu --clock-control none --set full --import-source no -f -k regex:decode_split -c 1 -o '$logs/ncu-$v' \
+        '$R' '$T/$v' --kernel decode_split --config D=128,G=1,BC=64,S=16 --size B=32 --size H=32 --size HK=32 --size N=4096 \
+        --in Lens='$T/lens_full.npy' --iters 1 --warmup 0 && ncu --import '$logs/ncu-$v.ncu-rep' --page details > '$logs/ncu-$v.txt' \
+        && ncu --import '$logs/ncu-$v.ncu-rep' --page raw --csv > '$logs/ncu-$v.raw.csv'"
+      echo "-- $v"
+      grep -E 'DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Waves Per SM|Issued Ipc|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued' \
+        "$logs/ncu-$v.txt" | head -20
+      cuobjdump -sass "$T/$v/decode_split.D128_G1_BC64_S16.cubin" > "$logs/sass-$v.txt" 2>&1
+      echo "   SASS: $(grep -cE '^\s+/\*[0-9a-f]+\*/' "$logs/sass-$v.txt") instructions, $(grep -c 'LDGSTS' "$logs/sass-$v.txt") LDGSTS, $(grep -c 'LDG\.' "$logs/sass-$v.txt") LDG, $(grep -c 'LDS' "$logs/sass-$v.txt") LDS, $(grep -c 'FFMA' "$logs/sass-$v.txt") FFMA, $(grep -c 'BAR' "$logs/sass-$v.txt") BAR, $(grep -c 'SHFL' "$logs/sass-$v.txt") SHFL"
+    done
+    python3 "$T/ncu_stalls.py" "legacy=$logs/ncu-legacy.raw.csv" "tg=$logs/ncu-tg.raw.csv" 2>&1 | head -30
+  else
+    echo "no ncu: the profiles skipped"
+  fi
+  echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
+  [ $fails -eq 0 ]
+  ;;
+*) echo "usage: decode_simt_device.sh build PH OUT | run OUT [LOGS]"; exit 2 ;;
+esac
