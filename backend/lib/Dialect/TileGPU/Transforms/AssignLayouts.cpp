@@ -15,6 +15,7 @@
 #include "ph/Dialect/TileGPU/Layouts.h"
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "CopyChunks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -401,11 +402,14 @@ bool Assigner::chooseWgmma() {
     sameN = sameN && n == n0;
     maxN = std::max(maxN, n);
     auto ldB = d.getB().getDefiningOp<tile::LoadOp>();
-    if (!ldB || !d.getB().hasOneUse() || ldB->getBlock() != d->getBlock()) ok = false;
+    // The operands wgmma reads from shared memory get there by cp.async (or TMA), which moves
+    // whole aligned 16-byte chunks: rows of an unaligned extent (a GEMM's K without `@aligned`)
+    // go to mma.sync, whose operands can pass through registers.
+    if (!ldB || !d.getB().hasOneUse() || ldB->getBlock() != d->getBlock() || !copiesInChunks(ldB)) ok = false;
     bool aShared = false;
     if (auto ldA = d.getA().getDefiningOp<tile::LoadOp>()) {
       aShared = true;
-      if (!d.getA().hasOneUse() || !ldA->getBlock()->findAncestorOpInBlock(*d)) ok = false;
+      if (!d.getA().hasOneUse() || !ldA->getBlock()->findAncestorOpInBlock(*d) || !copiesInChunks(ldA)) ok = false;
     } else if (!fromDotResult(d.getA())) {
       ok = false;
     }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "CopyChunks.h"
 #include "LoopFacts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,25 +31,7 @@ using namespace mlir;
 
 namespace ph::tilegpu {
 
-/// LayoutIndexing.cpp (convert-tilegpu-to-nvvm's): the power of two an index is known to be
-/// a multiple of, from constants, `tile.divisibility` arguments and loop variables.
-int64_t divisibility(Value v);
-
 namespace {
-
-/// Whether cp.async can move the load's rows as whole, aligned 16-byte chunks (all that
-/// AsyncCopyPattern lowers): the last dimension kept, its length a multiple of a chunk, its
-/// start and the tensor's row length known multiples of one. A dot operand that cannot
-/// (`X[r :+ 64, k :+ 16]` of a bf16 `[M, K]` tensor, K a size without `@aligned`) stays a
-/// register load, and tilegpu-through-shared stores it for ldmatrix; as a cp.async it failed
-/// to legalize (docs/reliability.md, differential bug 8).
-bool copiesInChunks(tile::LoadOp ld) {
-  auto rt = cast<RankedTensorType>(ld.getType());
-  size_t d = ld.getLens().size() - 1;
-  int64_t vec = 16 / std::max<int64_t>(1, (rt.getElementTypeBitWidth() + 7) / 8);
-  return !ld.getSqueezed()[d] && ld.getLens()[d] % vec == 0 &&
-         std::min(divisibility(ld.getOffsets()[d]), divisibility(ld.getExtents()[d])) % vec == 0;
-}
 
 /// A load the pipeline moves into shared memory: a tensor-core operand (with the
 /// conversion to its dot-operand layout, which becomes the read of the ring), or
