@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace ph::lsp;
 using namespace std::chrono_literals;
@@ -326,7 +327,7 @@ exit 1)");
   std::ofstream("/tmp/ph-lsp-server-test/k.ph") << kKernel;
   Client c;
   c.initialize({{"textDocument", {{"publishDiagnostics", {{"relatedInformation", true}}}}}},
-               {{"path", driver}, {"outputDir", "/tmp/ph-lsp-server-test/.ph-build"}});
+               {{"path", driver}, {"outputDir", "/tmp/ph-lsp-server-test/.ph-build-" + std::to_string(getpid())}});
   open(c, kKernel);
   c.notify("textDocument/didSave", {{"textDocument", {{"uri", kFile}}}});
   json d = c.waitFor([](const json &m) {
@@ -377,7 +378,7 @@ EOF
   fs::create_directories("/tmp/ph-lsp-server-test");
   std::ofstream("/tmp/ph-lsp-server-test/k.ph") << kKernel;
   Client c;
-  c.initialize(json::object(), {{"path", driver}, {"outputDir", "/tmp/ph-lsp-server-test/.ph-build"}});
+  c.initialize(json::object(), {{"path", driver}, {"outputDir", "/tmp/ph-lsp-server-test/.ph-build-" + std::to_string(getpid())}});
   open(c, kKernel);
   json r = c.request("workspace/executeCommand", {{"command", "ph.compile"}, {"arguments", {{{"uri", kFile}}}}});
   ASSERT_TRUE(r.contains("result")) << r;
