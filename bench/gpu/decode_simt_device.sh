@@ -31,6 +31,7 @@ case $mode in
 build)
   ph=$1 out=$2
   mkdir -p "$out"
+  out=$(cd "$out" && pwd)
   # Key blocks of 32 (a copy of the example): half the ring, six CTAs an SM by shared memory.
   sed 's/BC in \[64\]/BC in [32]/' "$root/examples/decode_attention.ph" > "$out/decode_bc32.ph"
   grep -q 'BC in \[32\]' "$out/decode_bc32.ph" || { echo "decode_bc32.ph: the autotune line changed"; exit 1; }
@@ -38,7 +39,7 @@ build)
     src=$root/examples/decode_attention.ph
     [ "$v" = tg_bc32 ] && src=$out/decode_bc32.ph
     # shellcheck disable=SC2046
-    (cd "$root" && build_into "$out/build-$v.log" env $(knob $v) "$ph" build "$src" --target sm_90a --no-cache -o "$out/$v")
+    (cd "$root" && build_into "$out/build-$v.log" env $(knob $v) "$ph" build "$src" --target sm_90a --no-cache -o "$out/$v") || exit 1
     grep -h ' -> ' "$out/build-$v.log" | sed 's/ -> .*//'
   done
   /usr/bin/python3 - "$out" <<'PY'
