@@ -10,10 +10,13 @@
 # run, in order, each step under its own time limit (its log in LOGS as it runs):
 #   1. every example check (tests/gpu/check_examples.sh) on sm_90a, sm_90 and sm_80 builds;
 #   2. the kv-cache checks (tests/gpu/check_kvcache.sh, sm_90a);
-#   3. GQA decode on the tensor cores (examples/decode_attention_tc.ph), the default (TileGPU)
-#      against PH_GPU_LOWERING=legacy, cache 4,096 and 32,768 (bench_decode.py, with PyTorch);
-#   4. prefill (bench_prefill.py, sm_90a): the default against the legacy emitter with the
-#      32-key blocks mha.ph had before, in turns;
+#   3. GQA decode on the tensor cores (examples/decode_attention_tc.ph), cache 4,096 and 32,768
+#      (bench_decode.py, with PyTorch);
+#   4. prefill (bench_prefill.py, sm_90a, examples/mha.ph), two rounds; and the D = 128,
+#      128-key-block variants of bench/gpu/attention_tc.ph that the deleted legacy tensor-core
+#      emitter took (2-stage rings on TileGPU since), checked against the interpreter (sm_90;
+#      sm_80 as PTX). (PH_GPU_LOWERING=legacy no longer changes a @tensorcore kernel: the legacy
+#      columns this pack had are gone with the emitter.)
 #   5. the memory-bound rows (membound_device.sh: the default and cross-entropy's one-loop form);
 #   6. the attention variants (sliding window, ALiBi, document mask, soft-cap, GQA prefill) next
 #      to FlexAttention (bench_memory_bound.py's attention cases).
@@ -35,18 +38,18 @@ build)
   done
   rm -rf "$out/kv"; mkdir -p "$out/kv"
   build_into "$out/kv.log" env PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_kvcache.sh" build "$ph" "$out/kv"
-  for v in new legacy; do
-    lowering=; [ $v = legacy ] && lowering=legacy
-    build_into "$out/dtc-$v.log" env PH_GPU_LOWERING=$lowering "$ph" build "$root/examples/decode_attention_tc.ph" \
-      --target sm_90a --no-cache -o "$out/dtc/$v"
-  done
-  # mha.ph as it was before its 64-key blocks, for the legacy emitter's side.
-  sed 's/^@autotune(D in \[64, 128\], BR in \[64, 128\], BC in \[32, 64\], where D \* BC == 4096)$/@autotune(D in [64, 128], BR in [64, 128], BC in [32])/' \
-    "$root/examples/mha.ph" > "$out/mha-bc32.ph"
+  build_into "$out/dtc-new.log" "$ph" build "$root/examples/decode_attention_tc.ph" --target sm_90a --no-cache -o "$out/dtc/new"
   for k in mha_f16 mha_causal_f16; do
     build_into "$out/pre-new-$k.log" "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a --no-cache -o "$out/pre/new/$k"
-    build_into "$out/pre-legacy-$k.log" env PH_GPU_LOWERING=legacy "$ph" build "$out/mha-bc32.ph" --kernel $k --target sm_90a \
-      --no-cache -o "$out/pre/legacy/$k"
+  done
+  # attention_tc.ph's variants the legacy tensor-core emitter took (docs/tilegpu.md, "Not done yet").
+  for k in attn_w4 attn_w8 causal_w4 causal_w8; do
+    build_into "$out/fit-$k.log" "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --config D=128,BR=128,BC=128 \
+      --target sm_90 --no-cache -o "$out/fit/sm_90/$k"
+  done
+  for k in attn_w4 causal_w4; do
+    build_into "$out/fit80-$k.log" "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --config D=128,BR=64,BC=128 \
+      --target sm_80 --no-cache -o "$out/fit/sm_80/$k"
   done
   # The attention variants next to FlexAttention (bench_memory_bound.py's attention cases).
   for k in sliding_window_attention alibi_attention document_attention softcap_attention gqa_prefill; do
@@ -60,7 +63,7 @@ build)
   # An sm_80 cubin does not load on a Hopper card (a cubin runs on its own major architecture):
   # the sm_80 variants travel as their PTX in the cubin's place, which the driver compiles when
   # it loads it (NUL-terminated, as tests/differential/gpu.py's ptx_in_place does).
-  for ptx in "$out"/ex-sm_80/*/*.ptx; do
+  for ptx in "$out"/ex-sm_80/*/*.ptx "$out"/fit/sm_80/*/*.ptx; do
     [ -f "$ptx" ] && { cat "$ptx"; printf '\000'; } > "${ptx%.ptx}.cubin"
   done
   finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/bench_decode.py" "$root/bench/gpu/cuda_timing.py" \
@@ -76,12 +79,18 @@ run)
     grep -A3 '^FAIL' "$logs/examples-$a.log" | head -12
   done
   want kvcache && { step kvcache 90 "sh '$T/check_kvcache.sh' run '$R' '$T/kv'"; tail -2 "$logs/kvcache.log"; }
-  want decode && step decode-tc 200 "cd '$T' && python3 bench_decode.py '$R' '$T/dtc/new,$T/dtc/legacy' --labels new,legacy \
+  want decode && step decode-tc 200 "cd '$T' && python3 bench_decode.py '$R' '$T/dtc/new' --labels new \
     --kernels decode_split_tc,decode_combine_tc --shapes ${DD_DECODE_SHAPES:-8:4096,8:32768} --backends cudnn,flash --iters 20 ${DD_DECODE_WHERE:+--where $DD_DECODE_WHERE} --out '$logs/decode-tc.jsonl'"
   want decode && grep -vE '^   |Warning|f = lambda' "$logs/decode-tc.log" | tail -14
-  want prefill && step prefill 120 "cd '$T' && for v in new legacy new legacy; do echo \"== \$v\"; python3 bench_prefill.py '$R' pre/\$v --iters 10 \
+  want prefill && step prefill 120 "cd '$T' && for v in new new; do echo \"== \$v\"; python3 bench_prefill.py '$R' pre/\$v --iters 10 \
     --out '$logs/prefill-\$v.jsonl' | tail -6; done"
   want prefill && grep -A5 '^== ' "$logs/prefill.log" | head -26
+  want prefill && for a in sm_90 sm_80; do
+    for d in "$T"/fit/$a/*; do
+      k=$(basename "$d")
+      step "fit-$a-$k" 60 "'$R' '$d' --kernel $k --size B=1 --size H=2 --size N=256 --seed 5 --check"
+    done
+  done
   want membound && step membound 250 "MEMBOUND_SECONDS=240 sh '$T/mb/membound_device.sh' run '$T/mb' '$logs/mb'"
   want membound && grep -A12 '^kernel ' "$logs/mb/bench.log" 2>/dev/null | head -14
   want attention && for c in 64,32 64,64 128,32 128,64; do

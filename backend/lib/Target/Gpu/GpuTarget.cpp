@@ -16,7 +16,6 @@
 #include "PreciseSqrt.h"
 #include "ScratchDir.h"
 
-#include "Conversion/TileToGPU/MmaCodegen.h"
 #include "Conversion/TileToGPU/TileToGPU.h"
 #include "TileGpuPipeline.h"
 #include "ph/Conversion/Passes.h"
@@ -124,20 +123,16 @@ int threadsOf(ModuleOp m, const kir::Kernel *k) {
   return threads;
 }
 
-/// Tile module -> gpu.module (in place): a `@tensorcore` kernel through the
-/// tensor-core lowering when its tiles fit the register layout (`tc` says
-/// which, or why not), everything else through the SIMT lowering.
-bool toSimt(ModuleOp m, int threads, const std::string &arch, simt::SimtResult &res, std::string &err,
-            simt::MmaReport *tc = nullptr, bool *usedTc = nullptr) {
+/// Tile module -> gpu.module (in place) through the legacy SIMT emitter, for the kernels the
+/// TileGPU path does not take (a SIMT dot: flash-decoding's split kernel is 0.96x on the SIMT
+/// policy; docs/tilegpu.md, "Flash-decoding on the SIMT policy, profiled").
+bool toSimt(ModuleOp m, int threads, const std::string &arch, simt::SimtResult &res, std::string &err) {
   prepareContext(*m.getContext());
   simt::SimtOptions so;
   so.threads = threads;
   so.arch = arch;
   so.sharedLimit = sharedMemoryLimit(arch);
-  simt::MmaReport local;
-  bool mma = simt::convertTileToMma(m, so, res, tc ? *tc : local);
-  if (usedTc) *usedTc = mma;
-  return mma || simt::convertTileToSimt(m, so, res, err);
+  return simt::convertTileToSimt(m, so, res, err);
 }
 
 /// `m` takes the body and attributes of `lowered`, a lowered clone of it.
@@ -167,18 +162,19 @@ bool fp8ToBits(ModuleOp m, std::string &err) {
 
 /// The TileGPU path for a @tensorcore kernel, in place: `used` when it took the
 /// kernel (the module is then a gpu.module), else `why` says why not and the
-/// module is unchanged for the legacy emitters. False only when
-/// PH_GPU_LOWERING=tilegpu forbids the fallback.
+/// module is unchanged for the SIMT lowerings (W0501). False only when
+/// PH_GPU_LOWERING=tilegpu forbids the fallback. TileGPU is the only tensor-core
+/// lowering (the legacy mma.sync emitter, MmaCodegen.cpp, was deleted on 2026-12-06 once
+/// no kernel reached it: docs/tilegpu.md), so PH_GPU_LOWERING=legacy does not change it.
 bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileGpuResult &tg, bool &used,
                 std::string &why, std::string &err) {
   used = false;
   GpuLowering lowering = gpuLowering();
-  if (!k.tensorcore || lowering == GpuLowering::Legacy) return true;
+  if (!k.tensorcore) return true;
   // Attention, which reduces rows, takes the TileGPU path on mma.sync too since it overtook
   // the legacy emitter there (H100, same run, [4,16,4096,D] f16, sm_90: D = 128 1.03-1.04x;
   // D = 64 with examples/mha.ph's 64-key blocks 1.07-1.10x the legacy emitter's 32-key ones,
   // 0.97-0.99x the legacy emitter at 64; docs/tilegpu.md, "Attention on the TileGPU path").
-  // PH_GPU_LOWERING=legacy keeps the legacy emitters.
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
   std::string tgErr;
   bool lowered = runTileGpu(*copy, arch, /*lower=*/true, tg, tgErr);
@@ -572,10 +568,8 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   clock.mark("kir-to-tile");
   if (!m || !fp8ToBits(*m, err)) return false;
   simt::SimtResult res;
-  simt::MmaReport tc;
-  bool usedTc = false;
   // The TileGPU path (layouts as attributes, passes, one pattern per op family)
-  // takes @tensorcore kernels it can place; the legacy emitters take the rest.
+  // takes @tensorcore kernels it can place; the SIMT lowerings take the rest.
   TileGpuResult tg;
   std::string tileGpuWhy;
   bool usedTileGpu = false;
@@ -588,14 +582,13 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   OwningOpRef<ModuleOp> tileIr = usedTileGpu ? OwningOpRef<ModuleOp>() : OwningOpRef<ModuleOp>(cast<ModuleOp>((*m)->clone()));
   // PH_GPU_LOWERING=tilegpu takes every kernel to TileGPU, the SIMT ones to its SIMT policy.
   bool tileGpuOnly = gpuLowering() == GpuLowering::TileGpu && !k.tensorcore;
-  bool lowered = usedTileGpu || (!tileGpuOnly && toSimt(*m, k.threads, arch, res, err, &tc, &usedTc));
+  bool lowered = usedTileGpu || (!tileGpuOnly && toSimt(*m, k.threads, arch, res, err));
   std::string legacyErr = err;
   std::vector<LoweringDiag> fallbackDiags;
   if (!lowered && !res.sharedExceeded && tileIr && simtFallback(*tileIr, arch, tg, err, &fallbackDiags)) {
     // The legacy SIMT emitter cannot lower it (index tiles, boolean tiles): the TileGPU SIMT policy can.
     m = std::move(tileIr);
     lowered = usedTileGpu = true;
-    tc.why.clear();
   }
   clock.mark("lower");
   if (usedTileGpu) {
@@ -609,26 +602,17 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
                              (mma ? std::string(tg.instruction()) + ")" : "SIMT policy)"));
     for (const std::string &p : tg.placements) out.meta.notes.push_back("tile " + p);
     out.meta.tiles = tg.tiles;
-  } else if (usedTc) {
-    out.meta.unit = "tensorcore";
-    // The first note is the summary `ph build` prints; then one per tile.
-    out.meta.notes.push_back("tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
-                             std::to_string(tc.sharedTiles) + " in shared memory");
-    for (const std::string &p : tc.placements) out.meta.notes.push_back("tile " + p);
-    for (const simt::MmaReport::Tile &t : tc.tiles)
-      out.meta.tiles.push_back({t.type, {t.at.file, t.at.line, t.at.col, t.at.endLine, t.at.endCol},
-                                t.registers ? "registers" : "shared memory", ""});
-    if (!tileGpuWhy.empty()) out.meta.notes.push_back("legacy tensor-core lowering; TileGPU: " + tileGpuWhy);
   } else if (k.tensorcore) {
     out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
     if (!tileGpuWhy.empty()) {
       // At the tile the policy could not place, when its reason has a range.
       const LoweringDiag *at = firstLocated(tg.diags, opts.sources, /*warnings=*/true);
-      SourceRange r = at ? rangeOf(at->at, opts.sources).value_or(k.loc) : k.loc;
-      out.diagnostics.back().notes.push_back({r, "the TileGPU mma policy: " + tileGpuWhy});
+      std::optional<SourceRange> located = at ? rangeOf(at->at, opts.sources) : std::nullopt;
+      // A located note carries the policy's message without the `file:line:col: ` its text starts with.
+      out.diagnostics.back().notes.push_back(
+          {located.value_or(k.loc), "the TileGPU mma policy: " + (located ? at->message : tileGpuWhy)});
     }
-    if (!tc.why.empty()) out.diagnostics.back().notes.push_back({k.loc, "the tensor-core lowering cannot take " + tc.why});
-    out.meta.notes.push_back(out.diagnostics.back().message + (tc.why.empty() ? "" : " (" + tc.why + ")"));
+    out.meta.notes.push_back(out.diagnostics.back().message + (tileGpuWhy.empty() ? "" : " (" + tileGpuWhy + ")"));
   }
   if (!lowered) {
     if (res.sharedExceeded) {
@@ -774,13 +758,12 @@ void registerGpuStages(StageRegistry &r) {
   };
   // The GPU stages lower the way `ph build` does: TileGPU when it takes the kernel, else the legacy
   // emitters; a failure leaves in `why` what compileForGpu turns into its diagnostic.
-  auto lower = [](ModuleOp m, const kir::Kernel &k, const std::string &arch, simt::SimtResult &res, simt::MmaReport &tc,
-                  bool &usedTc, TileGpuResult &tg, bool &usedTileGpu, StageFailure &why, std::string &err) {
+  auto lower = [](ModuleOp m, const kir::Kernel &k, const std::string &arch, simt::SimtResult &res, std::string &notTaken,
+                  TileGpuResult &tg, bool &usedTileGpu, StageFailure &why, std::string &err) {
     if (!isSupportedGpuArch(arch)) {
       err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
       return false;
     }
-    std::string notTaken;
     if (!fp8ToBits(m, err)) return false;
     if (!tryTileGpu(m, k, arch, tg, usedTileGpu, notTaken, err)) {
       why = {tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the legacy emitters may not take it instead"};
@@ -790,14 +773,13 @@ void registerGpuStages(StageRegistry &r) {
       res.sharedBytes = tg.sharedBytes;
       return true;
     }
-    if (!notTaken.empty()) tc.why = notTaken;
     if (simtFirst(m, k, arch, tg)) {
       usedTileGpu = true;
       res.sharedBytes = tg.sharedBytes;
       return true;
     }
     OwningOpRef<ModuleOp> tileIr = cast<ModuleOp>(m->clone());
-    if (toSimt(m, threadsOf(m, &k), arch, res, err, &tc, &usedTc)) return true;
+    if (toSimt(m, threadsOf(m, &k), arch, res, err)) return true;
     std::string legacyErr = err;
     if (res.sharedExceeded) return false;
     if (!simtFallback(*tileIr, arch, tg, err, &why.diags)) {
@@ -812,11 +794,11 @@ void registerGpuStages(StageRegistry &r) {
   r[Stage::Gpu] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
     simt::SimtResult res;
     std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-    simt::MmaReport tc;
+    std::string notTaken;
     TileGpuResult tg;
     StageFailure why;
-    bool usedTc = false, usedTileGpu = false;
-    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, why, err)) {
+    bool usedTileGpu = false;
+    if (!lower(m, k, arch, res, notTaken, tg, usedTileGpu, why, err)) {
       if (res.sharedExceeded) err = sharedExceededDiagnostic(k, res, arch, opts.sources).message;
       stageFailed(opts, k, res, arch, why);
       return false;
@@ -828,9 +810,7 @@ void registerGpuStages(StageRegistry &r) {
                                           : std::string("// simt (TileGPU, SIMT policy): ")) +
              std::to_string(tg.registerTiles) + " tiles in registers, " + std::to_string(tg.sharedTiles) +
              " in shared memory\n";
-    else if (usedTc) out += "// tensorcore: " + std::to_string(tc.registerTiles) + " tiles in registers, " +
-                       std::to_string(tc.sharedTiles) + " in shared memory\n";
-    else if (!tc.why.empty()) out += "// SIMT: the tensor-core lowering cannot take " + tc.why + "\n";
+    else if (!notTaken.empty()) out += "// SIMT: the tensor-core lowering cannot take " + notTaken + "\n";
     appendOp(out, m, opts);
     return true;
   };
@@ -838,11 +818,11 @@ void registerGpuStages(StageRegistry &r) {
                               std::string &err) {
     simt::SimtResult res;
     std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-    simt::MmaReport tc;
+    std::string notTaken;
     TileGpuResult tg;
     StageFailure why;
-    bool usedTc = false, usedTileGpu = false;
-    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, why, err) || !toNvvm(m, arch, err, nullptr, &why.diags)) {
+    bool usedTileGpu = false;
+    if (!lower(m, k, arch, res, notTaken, tg, usedTileGpu, why, err) || !toNvvm(m, arch, err, nullptr, &why.diags)) {
       stageFailed(opts, k, res, arch, why);
       return false;
     }
@@ -852,11 +832,11 @@ void registerGpuStages(StageRegistry &r) {
   r[Stage::Ptx] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
     simt::SimtResult res;
     std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-    simt::MmaReport tc;
+    std::string notTaken;
     TileGpuResult tg;
     StageFailure why;
-    bool usedTc = false, usedTileGpu = false;
-    if (!lower(m, k, arch, res, tc, usedTc, tg, usedTileGpu, why, err) || !toNvvm(m, arch, err, nullptr, &why.diags) ||
+    bool usedTileGpu = false;
+    if (!lower(m, k, arch, res, notTaken, tg, usedTileGpu, why, err) || !toNvvm(m, arch, err, nullptr, &why.diags) ||
         !toPtx(m, out, err, nullptr, &why.diags)) {
       stageFailed(opts, k, res, arch, why);
       return false;

@@ -216,6 +216,8 @@ private:
   bool mbarriers_, warpSpecialize_;
   int64_t consumerRegs_, producerRegs_;
   int64_t chainedStages_, sharedPerSM_, sharedPerBlock_;
+  /// The shared memory of the operands staged once (attention's Q), beside the loops' rings.
+  int64_t onceBytes_ = 0;
   WarpSpecializeOp ws_;
   /// Loops whose copies run stages - 2 ahead: their wgmma dots wait for one group less.
   DenseSet<Operation *> asyncLoops_;
@@ -237,6 +239,14 @@ int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) con
     return bytes;
   };
   if (!wgmma) {
+    // A ring as deep as the CTA's shared memory holds, down to 2 stages: D = 128 attention with
+    // 128 x 128 blocks needs 244 KiB at 3 stages on mma.sync, 174 KiB at 2 (the legacy emitter,
+    // deleted since, ran those at 2; docs/tilegpu.md).
+    if (sharedPerBlock_ > 0 && stages_ > 2) {
+      int64_t perStage = stageBytes(), S = stages_;
+      while (S > 2 && S * perStage + onceBytes_ > sharedPerBlock_) --S;
+      if (S < stages_) return S;
+    }
     if (chainedStages_ <= stages_ || sharedPerSM_ <= 0 || stages_ < 2 || !chainsAccumulator(loop)) return stages_;
     int64_t perStage = stageBytes();
     // The CTAs per SM the ring's shared memory allows (1 KiB of each CTA's shared memory is the system's).
@@ -610,6 +620,8 @@ void Pipeliner::run() {
     else if (operand)
       single.push_back({ld, cvt});
   });
+  for (Staged &s : single)
+    onceBytes_ += bufferType(s.load, 1, s.wgmma()).getStageBytes(unsigned(s.load.getType().getRank()));
   for (Staged s : single) stageOnce(s, s.load->getParentOfType<scf::ForOp>() != nullptr);
   for (auto &[loop, loads] : byLoop) pipelineLoop(cast<scf::ForOp>(loop), loads);
   toWarpgroupDots();
