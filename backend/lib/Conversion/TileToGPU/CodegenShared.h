@@ -1,7 +1,8 @@
 //===- CodegenShared.h - What both GPU lowerings emit alike -*- C++ -*-===//
 //
-// Private to backend/lib/Conversion/TileToGPU: the pieces the SIMT and the
-// tensor-core lowering share, so that a tile op means the same on both paths:
+// The pieces the legacy SIMT emitter and the TileGPU conversion patterns share (the legacy
+// tensor-core emitter shared them too until its deletion), so that a tile op means the same on
+// every path:
 // element sizes, the spelling of types and source locations in their messages and
 // placement notes (E0501's largest tile, W0501's reason, "`tensor<64x32xf32>` at
 // f.ph:3:5: registers"), tile.convert's element rules, and how a slice access
