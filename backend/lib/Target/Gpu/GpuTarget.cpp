@@ -178,6 +178,19 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
   std::string tgErr;
   bool lowered = runTileGpu(*copy, arch, /*lower=*/true, tg, tgErr);
+  // Rings deeper than the CTA's shared memory holds (several loops, an operand loaded once, a
+  // buffer through-shared adds): the same kernel with every ring at 2 stages, which the deleted
+  // legacy tensor-core emitter used, before the SIMT fallback (lit gpu/tilegpu-compact-rings.ph).
+  if (lowered && tg.tensorCores() && tg.sharedBytes > sharedMemoryLimit(arch)) {
+    OwningOpRef<ModuleOp> compact = cast<ModuleOp>(m->clone());
+    TileGpuResult small;
+    std::string smallErr;
+    if (runTileGpu(*compact, arch, /*lower=*/true, small, smallErr, /*lowerSimt=*/false, /*compactRings=*/true) &&
+        small.tensorCores() && small.sharedBytes <= sharedMemoryLimit(arch)) {
+      copy = std::move(compact);
+      tg = std::move(small);
+    }
+  }
   if (lowered && tg.tensorCores() && tg.sharedBytes <= sharedMemoryLimit(arch)) {
     // The lowered copy replaces the module's body.
     takeLowered(m, *copy);
@@ -186,7 +199,8 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   }
   why = !tgErr.empty() ? tgErr
         : !tg.warnings().empty() ? tg.warnings().front()
-        : tg.tensorCores() ? "it needs " + std::to_string(tg.sharedBytes) + " bytes of shared memory"
+        : tg.tensorCores() ? "its buffers need " + std::to_string(tg.sharedBytes) + " bytes of shared memory, more than the " +
+                                 std::to_string(sharedMemoryLimit(arch)) + " that " + arch + " allows"
                              : "the SIMT policy took it";
   if (lowering == GpuLowering::TileGpu) {
     err = "PH_GPU_LOWERING=tilegpu: the TileGPU lowering cannot take `" + k.name + "`: " + why;
@@ -195,7 +209,7 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   return true;
 }
 
-/// The TileGPU path with any policy, for a kernel the legacy emitters refused;
+/// The TileGPU path with any policy, for a kernel the legacy SIMT emitter refused;
 /// `err` keeps the legacy error when it fails too.
 bool simtFallback(ModuleOp m, const std::string &arch, TileGpuResult &tg, std::string &err,
                   std::vector<LoweringDiag> *diags = nullptr) {
@@ -223,9 +237,9 @@ bool simtFirst(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileGp
   bool hasDot = false;
   m.walk([&](tile::DotOp) { hasDot = true; });
   // A `@tensorcore` kernel without a dot has nothing for the tensor cores: the policy takes it
-  // like any dot-less kernel (the legacy tensor-core route left a `ctx.block.y` read inside a
-  // loop unlowered: differential bug 15, seed 303809). One with a dot the mma policy declined
-  // keeps the legacy route.
+  // like any dot-less kernel (the legacy tensor-core emitter, deleted since, left a `ctx.block.y`
+  // read inside a loop unlowered: differential bug 15, seed 303809). One with a dot the mma
+  // policy declined goes to the legacy SIMT emitter (W0501).
   if (k.tensorcore && hasDot) return false;
   // A SIMT dot (flash-decoding's split kernel) ran at 0.95x of the legacy emitter's speed
   // on the policy (MHA decode, 4,128 against 4,350 GB/s): those kernels keep the legacy
@@ -275,7 +289,7 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     ConvertGpuOpsToNVVMOpsOptions o;
     o.indexBitwidth = 64;
     OpPassManager &g = pm.nest<::mlir::gpu::GPUModuleOp>();
-    // The TileGPU lowering's nvgpu.mma.sync and vector packing (no-ops for the legacy emitters' modules).
+    // The TileGPU lowering's nvgpu.mma.sync and vector packing (no-ops for the legacy SIMT emitter's modules).
     g.addPass(createConvertNVGPUToNVVMPass());
     // NVVM ops that lower to PTX text (wgmma.mma_async, fence.proxy forms).
     g.addPass(createConvertNVVMToLLVMPass());
@@ -575,7 +589,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   bool usedTileGpu = false;
   if (!tryTileGpu(*m, k, arch, tg, usedTileGpu, tileGpuWhy, err)) {
     loweringFailed(out, tg.diags, k, opts.sources, /*warnings=*/true,
-                   "PH_GPU_LOWERING=tilegpu: the legacy emitters may not take it instead");
+                   "PH_GPU_LOWERING=tilegpu: the legacy SIMT emitter may not take it instead");
     return false;
   }
   if (!usedTileGpu && simtFirst(*m, k, arch, tg)) usedTileGpu = true;
@@ -608,9 +622,10 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
       // At the tile the policy could not place, when its reason has a range.
       const LoweringDiag *at = firstLocated(tg.diags, opts.sources, /*warnings=*/true);
       std::optional<SourceRange> located = at ? rangeOf(at->at, opts.sources) : std::nullopt;
-      // A located note carries the policy's message without the `file:line:col: ` its text starts with.
-      out.diagnostics.back().notes.push_back(
-          {located.value_or(k.loc), "the TileGPU mma policy: " + (located ? at->message : tileGpuWhy)});
+      // A located note carries the policy's message without the `file:line:col: ` its text starts with;
+      // the manifest's note gives the same reason.
+      if (located) tileGpuWhy = at->message;
+      out.diagnostics.back().notes.push_back({located.value_or(k.loc), "the TileGPU mma policy: " + tileGpuWhy});
     }
     out.meta.notes.push_back(out.diagnostics.back().message + (tileGpuWhy.empty() ? "" : " (" + tileGpuWhy + ")"));
   }
@@ -766,7 +781,7 @@ void registerGpuStages(StageRegistry &r) {
     }
     if (!fp8ToBits(m, err)) return false;
     if (!tryTileGpu(m, k, arch, tg, usedTileGpu, notTaken, err)) {
-      why = {tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the legacy emitters may not take it instead"};
+      why = {tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the legacy SIMT emitter may not take it instead"};
       return false;
     }
     if (usedTileGpu) {
@@ -810,7 +825,7 @@ void registerGpuStages(StageRegistry &r) {
                                           : std::string("// simt (TileGPU, SIMT policy): ")) +
              std::to_string(tg.registerTiles) + " tiles in registers, " + std::to_string(tg.sharedTiles) +
              " in shared memory\n";
-    else if (!notTaken.empty()) out += "// SIMT: the tensor-core lowering cannot take " + notTaken + "\n";
+    else if (!notTaken.empty()) out += "// SIMT: the tensor-core lowering cannot take it: " + notTaken + "\n";
     appendOp(out, m, opts);
     return true;
   };

@@ -123,7 +123,7 @@ GpuLowering gpuLowering() {
 }
 
 bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err,
-                bool lowerSimt) {
+                bool lowerSimt, bool compactRings) {
   MLIRContext *ctx = m.getContext();
   ctx->getOrLoadDialect<tilegpu::TileGPUDialect>();
   // The policy's reasons are warnings at the tile that could not be placed; the passes'
@@ -199,6 +199,11 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   if (const char *e = std::getenv("PH_TILEGPU_CHAINED_STAGES")) po.chainedStages = std::atoi(e);
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_STAGES")) po.wgmmaStages = std::max(2, std::atoi(e));
+  if (compactRings) {
+    po.stages = 2;
+    po.wgmmaStages = 2;
+    po.chainedStages = 0;
+  }
   // Rings on mbarriers: measured on the H200 (docs/tilegpu.md), +18 % for D = 128 attention on
   // mma.sync, nothing yet on wgmma (whose warpgroups still wait for every wgmma);
   // PH_TILEGPU_MBARRIERS=0|1 overrides.

@@ -2,9 +2,9 @@
 //
 // Private to backend/lib/Target/Gpu. tile -> layouts (a policy per
 // architecture) -> shared buffers and cp.async pipelines -> offsets -> a
-// gpu.func of NVVM/nvgpu/LLVM ops; the legacy emitters (TileToGPU/) take what
-// this path does not yet (PH_GPU_LOWERING=legacy forces them, =tilegpu
-// refuses to fall back).
+// gpu.func of NVVM/nvgpu/LLVM ops; the legacy SIMT emitter (TileToGPU/) takes the kernels
+// without @tensorcore this path does not take by default (PH_GPU_LOWERING=legacy: all of
+// them; =tilegpu refuses to fall back to it).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -45,7 +45,9 @@ struct TileGpuResult {
 /// which policy took the kernel.
 /// `lowerSimt`: also lower a kernel the SIMT policy took (blocked layouts: the
 /// fallback for what the legacy SIMT emitter cannot lower, e.g. index tiles).
+/// `compactRings`: every ring at 2 stages, none deepened (a retry for a kernel whose
+/// default rings do not fit the CTA's shared memory).
 bool runTileGpu(mlir::ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err,
-                bool lowerSimt = false);
+                bool lowerSimt = false, bool compactRings = false);
 
 } // namespace ph::backend
