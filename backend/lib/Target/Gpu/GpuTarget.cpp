@@ -10,6 +10,7 @@
 #include "ph/Backend/Arch.h"
 
 #include "PtxasDiagnostics.h"
+#include "Target/LlvmPipelineScope.h"
 #include "Target/LoweringDiagnostics.h"
 #include "NvptxCodegen.h"
 #include "FullRangeDivision.h"
@@ -29,7 +30,6 @@
 #include "ph/Source.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/Passes.h"
@@ -279,8 +279,9 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     ConvertGpuOpsToNVVMOpsOptions o;
     o.indexBitwidth = 64;
     OpPassManager &g = pm.nest<::mlir::gpu::GPUModuleOp>();
-    // The TileGPU lowering's nvgpu.mma.sync and vector packing (no-ops for the legacy emitters' modules).
-    g.addPass(createConvertNVGPUToNVVMPass());
+    // No convert-nvgpu-to-nvvm: no lowering makes nvgpu ops (TileGPU's mma.sync goes to
+    // nvvm.mma.sync directly, the legacy emitters write NVVM and LLVM ops), and the pass's walk
+    // over the module cost about 1 ms a variant.
     // NVVM ops that lower to PTX text (wgmma.mma_async, fence.proxy forms).
     g.addPass(createConvertNVVMToLLVMPass());
     // MLIR's vector lowering without its greedy pre-pass where the conversion takes every op
@@ -387,6 +388,8 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing =
     });
     return ok;
   }
+  // MLIR's pass runs LLVM's IR pipeline too: the same global options as ours.
+  LlvmPipelineScope llvmOptions(LlvmPipelineKind::Gpu);
   if (!runPipeline(m, [](OpPassManager &pm) {
         GpuModuleToBinaryPassOptions o;
         o.compilationTarget = "isa";

@@ -2,7 +2,7 @@
 //
 // Private to backend/lib/Target/Gpu. tile -> layouts (a policy per
 // architecture) -> shared buffers and cp.async pipelines -> offsets -> a
-// gpu.func of NVVM/nvgpu/LLVM ops; the legacy emitters (TileToGPU/) take what
+// gpu.func of NVVM and LLVM ops; the legacy emitters (TileToGPU/) take what
 // this path does not yet (PH_GPU_LOWERING=legacy forces them, =tilegpu
 // refuses to fall back).
 //
