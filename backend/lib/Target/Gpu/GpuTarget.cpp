@@ -298,6 +298,13 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     // stays: without it some SIMT kernels' PTX differs.
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
+    // Measuring knob, off: a loop-carried tile as a phi per register instead of a struct phi
+    // (LLVM's SCCP, SLP and instruction selection pay per struct element for each insertvalue;
+    // -11 % of our time on mha_f16 D=128 BR=128) gives the same instructions with the registers
+    // in another order, which only a GPU run can accept (docs/compile.md, "2026-12-06, fourth
+    // session").
+    if (const char *e = std::getenv("PH_GPU_SCALAR_CARRIES"); e && std::string(e) == "1")
+      g.addPass(tilegpu::createScalarCarries());
   }, err, timing, diags) && externDynamicShared(m);
   if (ok) {
     usePreciseSqrt(m);
