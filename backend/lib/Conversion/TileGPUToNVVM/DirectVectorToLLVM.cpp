@@ -38,10 +38,11 @@ namespace {
 /// ones in LLVM), vector.bitcast of rank 1, and vector.from_elements, whose rank-2 results
 /// (mma.sync's A and B fragments, vector<4x2xf16>) go to `unroll` first: the conversion takes
 /// only 1-D ones. Scalable vectors and any other vector op: false.
-bool directlyConvertible(Operation *root, SmallVectorImpl<Operation *> &unroll) {
+bool directlyConvertible(Operation *root, SmallVectorImpl<Operation *> &unroll, bool &any) {
   bool all = true;
   root->walk([&](Operation *op) {
     if (!isa<vector::VectorDialect>(op->getDialect())) return WalkResult::advance();
+    any = true;
     int64_t maxRank = isa<vector::BitCastOp>(op) ? 1 : 2;
     if (!isa<vector::ExtractOp, vector::InsertOp, vector::FromElementsOp, vector::BitCastOp>(op)) all = false;
     for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
@@ -111,10 +112,14 @@ struct DirectVectorToLLVMPass : impl::DirectVectorToLLVMBase<DirectVectorToLLVMP
     Operation *root = getOperation();
     MLIRContext *ctx = root->getContext();
     SmallVector<Operation *> unroll;
-    if (directlyConvertible(root, unroll)) {
+    bool any = false;
+    if (directlyConvertible(root, unroll, any)) {
       // Unrolled first: the erasure may free ops of `unroll`.
       if (failed(unrollFromElements(unroll))) return signalPassFailure();
       eraseDeadOps(root);
+      // No vector op at all (every GPU lowering's module since TileGPU's mma.sync went straight
+      // to NVVM): the conversion would walk the module for nothing.
+      if (!any) return;
     } else {
       lowerVectorsGreedily(root);
     }

@@ -26,8 +26,38 @@ TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *ctx) {
   addTargetMaterialization(cast);
 }
 
+namespace {
+
+/// The elements `pack` inserted into `s`, or nothing when `s` is not such a chain
+/// (a loop's carried struct, a call's result).
+SmallVector<Value> packedElements(Value s, size_t n) {
+  SmallVector<Value> out(n);
+  size_t found = 0;
+  for (Operation *def = s.getDefiningOp(); def; def = def->getOperand(0).getDefiningOp()) {
+    if (isa<LLVM::UndefOp>(def)) break;
+    auto ins = dyn_cast<LLVM::InsertValueOp>(def);
+    if (!ins || ins.getPosition().size() != 1) return {};
+    int64_t i = ins.getPosition()[0];
+    // The last insertion into a position is the one the struct holds.
+    if (!out[i]) {
+      out[i] = ins.getValue();
+      ++found;
+    }
+  }
+  if (found != n) return {};
+  return out;
+}
+
+} // namespace
+
 SmallVector<Value> unpack(OpBuilder &b, Location loc, Value s) {
   auto st = cast<LLVM::LLVMStructType>(s.getType());
+  // A struct another pattern just packed: its elements themselves. The extractvalue ops
+  // would fold into them in to-nvvm anyway (convert-gpu-to-nvvm's greedy step), but each of
+  // those folds walks the insertvalue chain: on a 128-register tile, every element an op
+  // reads cost a walk of up to 128 ops, and the dead ops a pass of their own
+  // (docs/compile.md, "2026-12-06, fourth session").
+  if (SmallVector<Value> direct = packedElements(s, st.getBody().size()); !direct.empty()) return direct;
   SmallVector<Value> out;
   for (int64_t i = 0, n = st.getBody().size(); i < n; ++i) out.push_back(LLVM::ExtractValueOp::create(b, loc, s, i));
   return out;
@@ -37,6 +67,42 @@ Value pack(OpBuilder &b, Location loc, Type type, ValueRange elems) {
   Value s = LLVM::UndefOp::create(b, loc, type);
   for (auto [i, e] : llvm::enumerate(elems)) s = LLVM::InsertValueOp::create(b, loc, s, e, int64_t(i));
   return s;
+}
+
+namespace {
+
+/// The constant an index operand holds (arith.constant or llvm.mlir.constant), else -1.
+int64_t constantIndex(Value v) {
+  IntegerAttr c;
+  if (auto k = v.getDefiningOp<arith::ConstantOp>()) c = dyn_cast<IntegerAttr>(k.getValue());
+  else if (auto k = v.getDefiningOp<LLVM::ConstantOp>()) c = dyn_cast<IntegerAttr>(k.getValue());
+  return c ? c.getInt() : -1;
+}
+
+/// The vector of `type` whose elements `elems` extract in order, if they do (an ldmatrix
+/// register's two halves, going back into an mma.sync fragment).
+Value extractedFrom(ValueRange elems, VectorType type) {
+  Value src;
+  for (auto [i, e] : llvm::enumerate(elems)) {
+    auto x = e.getDefiningOp<LLVM::ExtractElementOp>();
+    if (!x || (src && x.getVector() != src) || constantIndex(x.getPosition()) != int64_t(i)) return {};
+    src = x.getVector();
+  }
+  return src.getType() == type ? src : Value();
+}
+
+} // namespace
+
+Value vectorOf(OpBuilder &b, Location loc, ValueRange elems) {
+  auto type = VectorType::get({int64_t(elems.size())}, elems.front().getType());
+  // LLVM's InstCombine would fold the round trip; not making it spares to-nvvm and LLVM both.
+  if (Value src = extractedFrom(elems, type)) return src;
+  Value v = LLVM::PoisonOp::create(b, loc, type);
+  for (auto [i, e] : llvm::enumerate(elems)) {
+    Value at = LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(int64_t(i)));
+    v = LLVM::InsertElementOp::create(b, loc, type, v, e, at);
+  }
+  return v;
 }
 
 Value cIndex(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }

@@ -30,6 +30,11 @@ llvm::SmallVector<mlir::Value> unpack(mlir::OpBuilder &b, mlir::Location loc, ml
 /// A struct of `type` from its elements.
 mlir::Value pack(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type, mlir::ValueRange elems);
 
+/// A 1-D vector of `elems` (mma.sync's and wgmma's 16-bit pairs) as LLVM ops: poison, then an
+/// llvm.insertelement per element at an i64 index, what vector.from_elements lowers to. Built
+/// so here, the fragments skip the vector dialect and its conversion in to-nvvm.
+mlir::Value vectorOf(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange elems);
+
 mlir::Value cIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
 

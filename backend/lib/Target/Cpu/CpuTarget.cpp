@@ -9,6 +9,7 @@
 #include "ph/Backend/CpuTarget.h"
 
 #include "Emit/Stages.h"
+#include "Target/LlvmPipelineScope.h"
 #include "Target/LoweringDiagnostics.h"
 #include "ph/Conversion/Passes.h"
 
@@ -187,6 +188,8 @@ std::function<llvm::Error(llvm::Module *)> ph::backend::cpuTransformer(unsigned 
   return [optimize](llvm::Module *mod) -> llvm::Error {
     for (llvm::Function &f : *mod)
       if (!f.isDeclaration()) f.addFnAttr("target-features", features);
+    // LLVM's global pass options at the CPU's values (the GPU's differ: LlvmPipelineScope.h).
+    LlvmPipelineScope scope(LlvmPipelineKind::Cpu);
     return optimize(mod);
   };
 }

@@ -10,6 +10,7 @@
 #include "ph/Backend/Arch.h"
 
 #include "PtxasDiagnostics.h"
+#include "Target/LlvmPipelineScope.h"
 #include "Target/LoweringDiagnostics.h"
 #include "NvptxCodegen.h"
 #include "FullRangeDivision.h"
@@ -28,7 +29,6 @@
 #include "ph/Source.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/Passes.h"
@@ -289,8 +289,9 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     ConvertGpuOpsToNVVMOpsOptions o;
     o.indexBitwidth = 64;
     OpPassManager &g = pm.nest<::mlir::gpu::GPUModuleOp>();
-    // The TileGPU lowering's nvgpu.mma.sync and vector packing (no-ops for the legacy SIMT emitter's modules).
-    g.addPass(createConvertNVGPUToNVVMPass());
+    // No convert-nvgpu-to-nvvm: no lowering makes nvgpu ops (TileGPU's mma.sync goes to
+    // nvvm.mma.sync directly, the legacy SIMT emitter writes NVVM and LLVM ops), and the pass's walk
+    // over the module cost about 1 ms a variant.
     // NVVM ops that lower to PTX text (wgmma.mma_async, fence.proxy forms).
     g.addPass(createConvertNVVMToLLVMPass());
     // MLIR's vector lowering without its greedy pre-pass where the conversion takes every op
@@ -307,6 +308,13 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     // stays: without it some SIMT kernels' PTX differs.
     g.addPass(createCSEPass());
     g.addPass(createReconcileUnrealizedCastsPass());
+    // Measuring knob, off: a loop-carried tile as a phi per register instead of a struct phi
+    // (LLVM's SCCP, SLP and instruction selection pay per struct element for each insertvalue;
+    // -11 % of our time on mha_f16 D=128 BR=128) gives the same instructions with the registers
+    // in another order, which only a GPU run can accept (docs/compile.md, "2026-12-06, fourth
+    // session").
+    if (const char *e = std::getenv("PH_GPU_SCALAR_CARRIES"); e && std::string(e) == "1")
+      g.addPass(tilegpu::createScalarCarries());
   }, err, timing, diags) && externDynamicShared(m);
   if (ok) {
     usePreciseSqrt(m);
@@ -397,6 +405,8 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing =
     });
     return ok;
   }
+  // MLIR's pass runs LLVM's IR pipeline too: the same global options as ours.
+  LlvmPipelineScope llvmOptions(LlvmPipelineKind::Gpu);
   if (!runPipeline(m, [](OpPassManager &pm) {
         GpuModuleToBinaryPassOptions o;
         o.compilationTarget = "isa";

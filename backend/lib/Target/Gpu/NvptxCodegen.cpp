@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "NvptxCodegen.h"
+#include "Emit/Stages.h"
+#include "Target/LlvmPipelineScope.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
@@ -40,6 +42,28 @@ namespace {
 const char *env(const char *name) {
   const char *v = std::getenv(name);
   return v && *v ? v : nullptr;
+}
+
+/// Experiment: LLVM's own options for the IR pipeline and codegen, PH_GPU_LLVM_OPTS="-name=value
+/// ..." (as `opt` and `llc` take them). Process-wide: set once, before any worker's first
+/// variant. An option LLVM does not have, or a value it does not take, is an error.
+bool applyLlvmOptions(std::string &err) {
+  static const std::string failure = [] {
+    const char *e = env("PH_GPU_LLVM_OPTS");
+    if (!e) return std::string();
+    auto &opts = llvm::cl::getRegisteredOptions();
+    llvm::SmallVector<llvm::StringRef> words;
+    llvm::StringRef(e).split(words, ' ', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef w : words) {
+      auto [name, value] = w.ltrim('-').split('=');
+      auto it = opts.find(name);
+      if (it == opts.end()) return "PH_GPU_LLVM_OPTS: LLVM has no option -" + name.str();
+      if (it->second->addOccurrence(0, name, value)) return "PH_GPU_LLVM_OPTS: -" + w.ltrim('-').str() + " was not taken";
+    }
+    return std::string();
+  }();
+  if (!failure.empty()) err = failure;
+  return failure.empty();
 }
 
 /// One per thread and (architecture, features): a target machine is not safe to
@@ -78,10 +102,13 @@ llvm::TargetMachine *targetMachine(const NvptxOptions &o, unsigned level, std::s
 }
 
 /// LLVM's IR pipeline over the module: by default makeOptimizingTransformer at
-/// PH_GPU_OPT_LEVEL (what ModuleToObject::optimizeModule runs); PH_GPU_SLP=0
+/// PH_GPU_OPT_LEVEL (what ModuleToObject::optimizeModule runs), its SLP vectorizer
+/// not searching for horizontal reductions (PH_GPU_SLP=hor: it does); PH_GPU_SLP=0
 /// turns the SLP vectorizer off, PH_GPU_PASSES replaces the pipeline (text, as
 /// `opt -passes=`), both for experiments.
 llvm::Error optimize(llvm::Module &m, llvm::TargetMachine *tm, unsigned level) {
+  // The SLP vectorizer without its search for horizontal reductions (LlvmPipelineScope.h).
+  LlvmPipelineScope scope(LlvmPipelineKind::Gpu);
   const char *slp = env("PH_GPU_SLP");
   const char *passes = env("PH_GPU_PASSES");
   if (!passes && !(slp && std::string(slp) == "0")) return mlir::makeOptimizingTransformer(level, 0, tm)(&m);
@@ -155,11 +182,15 @@ bool gpuModuleToPtx(mlir::Operation *gpuModule, const NvptxOptions &opts, std::s
   // failed: the caller's LoweringCapture (toPtx) records them, with their ranges, and their
   // text in `err`. A handler of its own here would take them first and drop the locations
   // ("LLVM Translation failed for operation: ..." was E0502 at the kernel).
+  if (!applyLlvmOptions(err)) return false;
   unsigned level = gpuOptLevel();
   llvm::TargetMachine *tm = targetMachine(opts, level, err);
   if (!tm) return false;
   llvm::LLVMContext llvmCtx;
-  std::unique_ptr<llvm::Module> m = mlir::translateModuleToLLVMIR(gpuModule, llvmCtx);
+  // LLVM's verifier on the translation, as MLIR's verifier after each pass: in builds with
+  // assertions or with PH_VERIFY_EACH_PASS=1 (toPtx verified the module it translates).
+  std::unique_ptr<llvm::Module> m =
+      mlir::translateModuleToLLVMIR(gpuModule, llvmCtx, "LLVMDialectModule", /*disableVerification=*/!verifyEachPass());
   if (!m) {
     if (err.empty()) err = "cannot translate the GPU module to LLVM IR";
     return false;

@@ -2,7 +2,7 @@
 //
 // Private to backend/lib/Target/Gpu. tile -> layouts (a policy per
 // architecture) -> shared buffers and cp.async pipelines -> offsets -> a
-// gpu.func of NVVM/nvgpu/LLVM ops; the legacy SIMT emitter (TileToGPU/) takes the kernels
+// gpu.func of NVVM and LLVM ops; the legacy SIMT emitter (TileToGPU/) takes the kernels
 // without @tensorcore this path does not take by default (PH_GPU_LOWERING=legacy: all of
 // them; =tilegpu refuses to fall back to it).
 //

@@ -10,7 +10,7 @@
 // CHECK-NOT: ldmatrix
 // CHECK-NOT: gpu.shuffle
 // CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
-// CHECK: nvgpu.mma.sync
+// CHECK: nvvm.mma.sync
 func.func @p_to_a(%x: !tile.ptr<f16>, %y: !tile.ptr<f32>) attributes {tile.threads = 128 : i32} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index

@@ -10,8 +10,17 @@
 // CHECK: gpu.func @add(%[[X:.*]]: !llvm.ptr<1>, %[[Y:.*]]: !llvm.ptr<1>, %{{.*}}: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 32, 1, 1>
 // CHECK: %[[A:.*]] = llvm.load {{.*}} : !llvm.ptr<1> -> vector<2xf32>
-// CHECK-COUNT-2: arith.addf %{{.*}}, %{{.*}} : f32
-// CHECK-COUNT-2: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[A0:.*]] = llvm.extractelement %[[A]]
+// CHECK: %[[A1:.*]] = llvm.extractelement %[[A]]
+// An op reads the elements the op before it packed, not extractvalue ops of the struct (which
+// to-nvvm would fold, walking the insertvalue chain each time).
+// CHECK-NOT: llvm.extractvalue
+// CHECK: %[[S0:.*]] = arith.addf %[[A0]], %[[A0]] : f32
+// CHECK: %[[S1:.*]] = arith.addf %[[A1]], %[[A1]] : f32
+// CHECK-NOT: llvm.extractvalue
+// CHECK: arith.mulf %[[S0]], %{{.*}} : f32
+// CHECK: arith.mulf %[[S1]], %{{.*}} : f32
+// CHECK-NOT: llvm.extractvalue
 // CHECK: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>
 // CHECK-NOT: tile.
 // CHECK-NOT: tensor<

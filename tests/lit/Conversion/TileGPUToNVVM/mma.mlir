@@ -3,7 +3,9 @@
 // REQUIRES: mlir
 // A [64, 32] x [32, 64] dot on mma.sync with 2x2 warps, operands through shared memory:
 // cp.async of 16-byte chunks, ldmatrix (.trans for B stored [K, N]), and per warp
-// (32x32 of C) 2 K blocks x 2 row blocks x 4 column blocks = 16 nvgpu.mma.sync.
+// (32x32 of C) 2 K blocks x 2 row blocks x 4 column blocks = 16 nvvm.mma.sync, made directly:
+// the fragments are ldmatrix's registers as <2 x half> (no vector dialect op, no nvgpu op
+// for to-nvvm to convert), the accumulator four f32 in and out.
 
 #mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
 #opA = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
@@ -17,9 +19,13 @@
 // CHECK: gpu.barrier
 // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32
 // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32
-// CHECK: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// COUNT-COUNT-16: nvgpu.mma.sync
-// COUNT-NOT: nvgpu.mma.sync
+// CHECK-NOT: vector.
+// CHECK: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]  B[%{{.*}}, %{{.*}}]  C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: llvm.extractvalue %{{.*}}[0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: vector.
+// CHECK-NOT: nvgpu.
+// COUNT-COUNT-16: nvvm.mma.sync
+// COUNT-NOT: nvvm.mma.sync
 func.func @dot(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %C: !tile.ptr<f32>) attributes {tile.threads = 128 : i32} {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index

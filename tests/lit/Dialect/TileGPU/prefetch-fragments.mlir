@@ -48,17 +48,17 @@
 // NVVM-NEXT: gpu.barrier
 // NVVM-COUNT-8: nvvm.ldmatrix
 // NVVM: scf.for
-// NVVM-NOT: nvgpu.mma.sync
+// NVVM-NOT: nvvm.mma.sync
 // NVVM-COUNT-8: nvvm.ldmatrix
 // NVVM-NOT: nvvm.ldmatrix
-// NVVM-COUNT-32: nvgpu.mma.sync
-// NVVM-NOT: nvgpu.mma.sync
+// NVVM-COUNT-32: nvvm.mma.sync
+// NVVM-NOT: nvvm.mma.sync
 // NVVM: nvvm.cp.async.wait.group
 // NVVM-NEXT: gpu.barrier
-// NVVM-NOT: nvgpu.mma.sync
+// NVVM-NOT: nvvm.mma.sync
 // NVVM-COUNT-8: nvvm.ldmatrix
 // NVVM-NOT: nvvm.ldmatrix
-// NVVM-COUNT-32: nvgpu.mma.sync
+// NVVM-COUNT-32: nvvm.mma.sync
 // NVVM-NOT: nvvm.ldmatrix
 // NVVM: scf.yield
 func.func @gemm(%A: !tile.ptr<f16>, %B: !tile.ptr<f16>, %m: i32, %k: i32, %n: i32) -> tensor<128x128xf32, #mma> attributes {tile.divisibility = array<i64: 1, 1, 32, 32, 32>} {

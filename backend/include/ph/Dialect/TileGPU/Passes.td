@@ -270,8 +270,9 @@ def DirectVectorToLLVM : Pass<"tilegpu-direct-vector-to-llvm"> {
   let description = [{
     MLIR's convert-vector-to-llvm first runs a greedy driver over the whole module
     (vector canonicalizations, progressive lowering of contractions, transposes,
-    masks, n-D transfers), then the conversion. The GPU lowerings make only the
-    vector ops nvgpu.mma.sync's operands need: vector.from_elements (rank 2 for
+    masks, n-D transfers), then the conversion. The GPU lowerings made only the
+    vector ops nvgpu.mma.sync's operands need (and none since mma.sync goes to
+    nvvm.mma.sync directly: then the pass only erases the dead ops): vector.from_elements (rank 2 for
     the A and B fragments, which this pass unrolls into rank-1 ones on those ops
     only), vector.extract and insert (rank 1 or 2) and vector.bitcast (rank 1),
     which the conversion patterns then take; on a TileGPU mma.sync variant the
@@ -283,6 +284,22 @@ def DirectVectorToLLVM : Pass<"tilegpu-direct-vector-to-llvm"> {
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def ScalarCarries : Pass<"tilegpu-scalar-carries"> {
+  let summary = "A block argument of LLVM struct type read only by extractvalue becomes one argument per element";
+  let description = [{
+    A tile a loop carries reaches LLVM as a phi of an LLVM struct (a register per element),
+    built each iteration by a chain of insertvalue ops and read by extractvalue ops. LLVM
+    keeps the struct phi and pays for it in several places: SCCP's lattice per struct
+    element on each insertvalue, the SLP vectorizer's build-aggregate attempts, and the
+    NVPTX instruction selector, which makes a node of all the elements for each insertvalue
+    of the chain. This pass gives such an argument one argument per element: each
+    predecessor passes the elements (those an insertvalue chain inserted, a constant's, or
+    extractvalue ops of any other struct), each extractvalue of the argument becomes the
+    element's argument, and the chains nobody reads any more are erased.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // PH_DIALECT_TILEGPU_PASSES_TD

@@ -140,8 +140,7 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
       la = layoutOfType(aReg);
     }
     auto pair = [&](Value lo, Value hi) {
-      Value v = vector::FromElementsOp::create(rw, loc, VectorType::get({2}, in), ValueRange{lo, hi});
-      return LLVM::BitcastOp::create(rw, loc, rw.getI32Type(), v).getResult();
+      return LLVM::BitcastOp::create(rw, loc, rw.getI32Type(), vectorOf(rw, loc, ValueRange{lo, hi})).getResult();
     };
     bool transB = op.getTransB();
 

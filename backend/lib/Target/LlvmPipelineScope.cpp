@@ -1,0 +1,67 @@
+//===- LlvmPipelineScope.cpp - LLVM's global pass options, per kind of pipeline ---===//
+#include "Target/LlvmPipelineScope.h"
+
+#include "llvm/Support/CommandLine.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+namespace ph::backend {
+namespace {
+
+std::mutex mutex;
+std::condition_variable changed;
+int active = 0;               // scopes alive, all of kind `current`
+int waiting[2] = {0, 0};      // scopes waiting to start, per kind
+LlvmPipelineKind current = LlvmPipelineKind::Cpu;
+
+/// -slp-vectorize-hor, and the value it had before any scope (LLVM's default, or what the
+/// command line of a tool set).
+llvm::cl::opt<bool> *slpHorizontal() {
+  static llvm::cl::opt<bool> *opt = [] {
+    auto &opts = llvm::cl::getRegisteredOptions();
+    auto it = opts.find("slp-vectorize-hor");
+    return it == opts.end() ? nullptr : static_cast<llvm::cl::opt<bool> *>(it->second);
+  }();
+  return opt;
+}
+
+void apply(LlvmPipelineKind kind) {
+  static const bool cpuValue = slpHorizontal() ? bool(*slpHorizontal()) : true;
+  if (llvm::cl::opt<bool> *o = slpHorizontal())
+    o->setValue(kind == LlvmPipelineKind::Gpu ? gpuSlpHorizontalReductions() : cpuValue);
+}
+
+int index(LlvmPipelineKind k) { return k == LlvmPipelineKind::Cpu ? 0 : 1; }
+
+} // namespace
+
+bool gpuSlpHorizontalReductions() {
+  static const bool on = [] {
+    const char *e = std::getenv("PH_GPU_SLP");
+    return e && std::string(e) == "hor";
+  }();
+  return on;
+}
+
+LlvmPipelineScope::LlvmPipelineScope(LlvmPipelineKind kind) : kind_(kind) {
+  std::unique_lock<std::mutex> lock(mutex);
+  int other = 1 - index(kind);
+  ++waiting[index(kind)];
+  changed.wait(lock, [&] { return active == 0 || (current == kind && waiting[other] == 0); });
+  --waiting[index(kind)];
+  if (active == 0) {
+    current = kind;
+    apply(kind);
+  }
+  ++active;
+}
+
+LlvmPipelineScope::~LlvmPipelineScope() {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (--active == 0) changed.notify_all();
+}
+
+} // namespace ph::backend

@@ -1,0 +1,56 @@
+//===- LlvmPipelineScopeTest.cpp - LLVM's global options per kind of pipeline ---===//
+#include "Target/LlvmPipelineScope.h"
+
+#include "llvm/Support/CommandLine.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <thread>
+
+using namespace ph::backend;
+
+namespace {
+
+/// What LLVM's SLP vectorizer reads while it runs.
+bool slpHorizontal() {
+  auto &opts = llvm::cl::getRegisteredOptions();
+  auto it = opts.find("slp-vectorize-hor");
+  EXPECT_NE(it, opts.end()) << "LLVM has no -slp-vectorize-hor any more: LlvmPipelineScope sets nothing";
+  return it != opts.end() && bool(*static_cast<llvm::cl::opt<bool> *>(it->second));
+}
+
+} // namespace
+
+TEST(LlvmPipelineScope, TheGpuPipelineSearchesNoHorizontalReductionsTheCpuOneDoes) {
+  ASSERT_FALSE(gpuSlpHorizontalReductions()) << "run without PH_GPU_SLP=hor";
+  {
+    LlvmPipelineScope gpu(LlvmPipelineKind::Gpu);
+    EXPECT_FALSE(slpHorizontal());
+    // Another GPU worker runs beside it.
+    LlvmPipelineScope second(LlvmPipelineKind::Gpu);
+    EXPECT_FALSE(slpHorizontal());
+  }
+  LlvmPipelineScope cpu(LlvmPipelineKind::Cpu);
+  EXPECT_TRUE(slpHorizontal()) << "LLVM's default";
+}
+
+TEST(LlvmPipelineScope, ACpuPipelineWaitsUntilTheGpuOnesAreDone) {
+  std::atomic<bool> started{false};
+  bool seen = false;
+  std::optional<LlvmPipelineScope> gpu(std::in_place, LlvmPipelineKind::Gpu);
+  std::thread cpu([&] {
+    LlvmPipelineScope scope(LlvmPipelineKind::Cpu);
+    started = true;
+    seen = slpHorizontal();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(started) << "the CPU pipeline ran with the GPU's options";
+  EXPECT_FALSE(slpHorizontal());
+  gpu.reset();
+  cpu.join();
+  EXPECT_TRUE(started);
+  EXPECT_TRUE(seen);
+}
