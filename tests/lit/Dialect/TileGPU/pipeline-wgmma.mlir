@@ -3,6 +3,9 @@
 // RUN: ph-opt %s --tilegpu-pipeline --tilegpu-allocate-shared | %FileCheck %s --check-prefix=ALLOC
 // RUN: ph-opt %s --tilegpu-pipeline="wgmma-stages=2" | %FileCheck %s --check-prefix=SYNC
 // RUN: ph-opt %s --tilegpu-pipeline="ring-bytes=49152" | %FileCheck %s --check-prefix=FIT
+// The mma.sync rings' fit to shared-per-block (pipeline-fit-shared.mlir) leaves wgmma's alone:
+// its depth is wgmma-stages within ring-bytes.
+// RUN: ph-opt %s --tilegpu-pipeline="shared-per-block=40000" | %FileCheck %s
 // REQUIRES: mlir
 // Operands of a wgmma dot (mma version 3) go to rings of swizzled buffers
 // (no padding: rows of 64 bytes for A's K = 32, a 64-byte swizzle; B's rows
