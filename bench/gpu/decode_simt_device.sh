@@ -42,19 +42,7 @@ build)
     (cd "$root" && build_into "$out/build-$v.log" env $(knob $v) "$ph" build "$src" --target sm_90a --no-cache -o "$out/$v") || exit 1
     grep -h ' -> ' "$out/build-$v.log" | sed 's/ -> .*//'
   done
-  /usr/bin/python3 - "$out" <<'PY'
-import sys
-import numpy as np
-d = sys.argv[1] + "/"
-rng = np.random.default_rng()
-b, hk, n, D = 3, 8, 600, 128
-for g in (1, 4):
-    np.save(d + f"q{g}.npy", rng.uniform(-1, 1, (b, hk * g, D)).astype(np.float16))
-np.save(d + "k.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
-np.save(d + "v.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
-np.save(d + "lens.npy", np.array([1, 517, 600], dtype=np.int32))
-np.save(d + "lens_full.npy", np.full(32, 4096, dtype=np.int32))
-PY
+  /usr/bin/python3 "$root/tests/gpu/decode_inputs.py" "$out" || exit 1
   finish_pack "$ph" "$out" "$root/bench/gpu/bench_decode.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/ncu_stalls.py" \
     "$root/bench/gpu/decode_simt_device.sh"
   ;;

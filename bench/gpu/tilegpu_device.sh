@@ -384,18 +384,7 @@ build-simt)
   done
   cp "$root/bench/gpu/bench_memory_bound.py" "$out/"
   cp "$root/bench/gpu/bench_decode.py" "$out/"
-  /usr/bin/python3 - "$out/dec" <<'PY'
-import sys
-import numpy as np
-d = sys.argv[1] + "/"
-rng = np.random.default_rng()
-b, hk, n, D = 3, 8, 600, 128
-for g in (1, 4):
-    np.save(d + f"q{g}.npy", rng.uniform(-1, 1, (b, hk * g, D)).astype(np.float16))
-np.save(d + "k.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
-np.save(d + "v.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
-np.save(d + "lens.npy", np.array([1, 517, 600], dtype=np.int32))
-PY
+  /usr/bin/python3 "$root/tests/gpu/decode_inputs.py" "$out/dec" || exit 1
   copy_tools "$ph" "$root" "$out"
   ;;
 run-simt)
