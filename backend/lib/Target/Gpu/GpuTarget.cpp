@@ -178,20 +178,21 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
   std::string tgErr;
   bool lowered = runTileGpu(*copy, arch, /*lower=*/true, tg, tgErr);
+  auto fits = [&](const TileGpuResult &r) { return r.tensorCores() && r.sharedBytes <= sharedMemoryLimit(arch); };
   // Rings deeper than the CTA's shared memory holds (several loops, an operand loaded once, a
   // buffer through-shared adds): the same kernel with every ring at 2 stages, which the deleted
   // legacy tensor-core emitter used, before the SIMT fallback (lit gpu/tilegpu-compact-rings.ph).
-  if (lowered && tg.tensorCores() && tg.sharedBytes > sharedMemoryLimit(arch)) {
+  if (lowered && tg.tensorCores() && !fits(tg)) {
     OwningOpRef<ModuleOp> compact = cast<ModuleOp>(m->clone());
     TileGpuResult small;
     std::string smallErr;
     if (runTileGpu(*compact, arch, /*lower=*/true, small, smallErr, /*lowerSimt=*/false, /*compactRings=*/true) &&
-        small.tensorCores() && small.sharedBytes <= sharedMemoryLimit(arch)) {
+        fits(small)) {
       copy = std::move(compact);
       tg = std::move(small);
     }
   }
-  if (lowered && tg.tensorCores() && tg.sharedBytes <= sharedMemoryLimit(arch)) {
+  if (lowered && fits(tg)) {
     // The lowered copy replaces the module's body.
     takeLowered(m, *copy);
     used = true;

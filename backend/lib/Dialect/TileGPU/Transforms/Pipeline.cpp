@@ -239,16 +239,16 @@ int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) con
     return bytes;
   };
   if (!wgmma) {
+    int64_t perStage = stageBytes();
     // A ring as deep as the CTA's shared memory holds, down to 2 stages: D = 128 attention with
     // 128 x 128 blocks needs 244 KiB at 3 stages on mma.sync, 174 KiB at 2 (the legacy emitter,
     // deleted since, ran those at 2; docs/tilegpu.md).
     if (sharedPerBlock_ > 0 && stages_ > 2) {
-      int64_t perStage = stageBytes(), S = stages_;
+      int64_t S = stages_;
       while (S > 2 && S * perStage + onceBytes_ > sharedPerBlock_) --S;
       if (S < stages_) return S;
     }
     if (chainedStages_ <= stages_ || sharedPerSM_ <= 0 || stages_ < 2 || !chainsAccumulator(loop)) return stages_;
-    int64_t perStage = stageBytes();
     // The CTAs per SM the ring's shared memory allows (1 KiB of each CTA's shared memory is the system's).
     auto ctas = [&](int64_t S) { return sharedPerSM_ / (S * perStage + 1024); };
     int64_t S = stages_;
