@@ -7,7 +7,9 @@
 #   fast    PH_PTXAS_FAST_COMPILE=mid (ptxas --Ofast-compile=mid: -20 % of ptxas's time on mha.ph's
 #           attention variants, -25 % on the largest);
 #   noslp   PH_GPU_SLP=0 (LLVM's SLP vectorizer off: a third of the IR pipeline; 144 of 551 PTX
-#           files change, the GEMMs' and the row kernels').
+#           files change, the GEMMs' and the row kernels');
+#   scalar  PH_GPU_SCALAR_CARRIES=1 (a loop's carried tiles as one phi a register instead of a
+#           struct: -4-14 % of our own time; 385 of 563 PTX files change).
 #
 #   compile_opts_device.sh build PH OUT    (here: every variant built, with its compile time)
 #   compile_opts_device.sh run OUT [LOGS]  (on the device; its steps' limits add up to 580 s, one
@@ -27,6 +29,7 @@ knob() { # VARIANT: its environment
   base) echo "PH_NONE=1" ;;
   fast) echo "PH_PTXAS_FAST_COMPILE=mid" ;;
   noslp) echo "PH_GPU_SLP=0" ;;
+  scalar) echo "PH_GPU_SCALAR_CARRIES=1" ;;
   *) echo "unknown variant $1" >&2; exit 2 ;;
   esac
 }

@@ -198,6 +198,10 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   }
   if (const char *e = std::getenv("PH_TILEGPU_CHAINED_STAGES")) po.chainedStages = std::atoi(e);
   if (const char *e = std::getenv("PH_TILEGPU_STAGES")) po.stages = std::max(1, std::atoi(e));
+  // The SIMT policy's FMA-dot operands as register loads a block ahead instead of rings
+  // (measuring: PH_TILEGPU_FMA_RINGS=0).
+  const char *fmaRings = std::getenv("PH_TILEGPU_FMA_RINGS");
+  po.fmaRings = !(fmaRings && std::string(fmaRings) == "0");
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_STAGES")) po.wgmmaStages = std::max(2, std::atoi(e));
   if (compactRings) {
     po.stages = 2;
@@ -243,6 +247,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   if (const char *e = std::getenv("PH_TILEGPU_PREFETCH_LOADS"); !e || std::string(e) != "0") {
     tilegpu::TileGPUPrefetchLoadsOptions plo;
     if (int n = e ? std::atoi(e) : 0; n > 1) plo.maxRegs = n;
+    plo.fmaDots = !po.fmaRings;
     lowerPm.addPass(tilegpu::createTileGPUPrefetchLoads(plo));
   }
   // mma.sync K loops read their fragments a step ahead; PH_TILEGPU_PREFETCH=0 for A/B measurements.

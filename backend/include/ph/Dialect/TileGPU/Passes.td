@@ -54,6 +54,9 @@ def TileGPUPrefetchLoads : Pass<"tilegpu-prefetch-loads", "::mlir::ModuleOp"> {
   let options = [
     Option<"maxRegs", "max-regs", "int", /*default=*/"32",
            "32-bit registers a thread may carry across the loop for prefetched blocks">,
+    Option<"fmaDots", "fma-dots", "bool", /*default=*/"false",
+           "also loops with FMA dots (blocked layouts): their operands, left as register loads by "
+           "tilegpu-pipeline's fma-rings=false, read a block ahead">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
@@ -110,6 +113,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"stages", "stages", "int", /*default=*/"3", "buffers in the ring of a pipelined loop (2 or more)">,
+    Option<"fmaRings", "fma-rings", "bool", /*default=*/"true",
+           "the SIMT policy's FMA-dot operands go through rings (false: they stay register loads, which "
+           "tilegpu-prefetch-loads with fma-dots may read a block ahead)">,
     Option<"wgmmaStages", "wgmma-stages", "int", /*default=*/"4",
            "buffers in the ring of a loop whose dots are wgmmas (3 or more keeps one wgmma group in flight)">,
     Option<"ringBytes", "ring-bytes", "int64_t", /*default=*/"196608",

@@ -171,10 +171,10 @@ void readFromRing(Staged s, Value buf, Value stage) {
 
 class Pipeliner {
 public:
-  Pipeliner(func::FuncOp f, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
+  Pipeliner(func::FuncOp f, bool fmaRings, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
             bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs, int64_t chainedStages,
             int64_t sharedPerSM, int64_t sharedPerBlock, bool tma)
-      : tma_(tma), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
+      : tma_(tma), fmaRings_(fmaRings), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
         warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs),
         chainedStages_(chainedStages), sharedPerSM_(sharedPerSM), sharedPerBlock_(sharedPerBlock) {}
   void run();
@@ -209,6 +209,7 @@ private:
   Value tmaMap(tile::LoadOp ld, MemDescType ring);
 
   bool tma_;
+  bool fmaRings_;
   /// The kernel's TMA map arguments so far (`tilegpu.tma`), one per tensor, box and swizzle.
   SmallVector<Attribute> tmaMaps_;
   func::FuncOp f_;
@@ -609,7 +610,7 @@ void Pipeliner::run() {
     bool operand = cvt && isa<DotOperandEncodingAttr>(layoutOf(cvt.getType())) && cvt->getBlock() == ld->getBlock();
     // The SIMT policy's dot operands: in a loop, copied ahead into a ring that
     // the FMA dot reads (tilegpu-through-shared); outside one, stored once.
-    bool fma = !operand && feedsOnlyFmaDots(ld.getResult());
+    bool fma = fmaRings_ && !operand && feedsOnlyFmaDots(ld.getResult());
     if (!operand && !fma) return;
     if (fma) cvt = {};
     if (!(operand && forWgmma(cvt.getType())) && !copiesInChunks(ld)) return;
@@ -701,7 +702,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
       getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma).run(); });
   }
 };
 

@@ -44,12 +44,20 @@ using namespace mlir;
 namespace ph::tilegpu {
 namespace {
 
+/// An FMA dot (the SIMT policy's: a blocked result), which reads its operands through
+/// shared memory that tilegpu-through-shared adds after this pass.
+bool isFmaDot(Operation *op) {
+  auto d = dyn_cast<DotOp>(op);
+  return d && isa_and_nonnull<BlockedEncodingAttr>(layoutOf(d.getResult().getType()));
+}
+
 /// Whether the loop's body may have its loads read an iteration early.
-bool eligible(scf::ForOp loop) {
+bool eligible(scf::ForOp loop, bool fmaDots) {
   bool ok = true;
   loop.getBody()->walk([&](Operation *op) {
     // A layout conversion goes through shared memory only; every other TileGPU op belongs to
     // a ring, a dot or a barrier protocol this pass does not reason about.
+    if (fmaDots && isFmaDot(op)) return WalkResult::advance();
     if (isa<tile::StoreOp, tile::DotOp, scf::ForOp, scf::WhileOp>(op) ||
         (isa_and_nonnull<TileGPUDialect>(op->getDialect()) && !isa<ConvertLayoutOp>(op)))
       ok = false;
@@ -83,8 +91,8 @@ Value cloneAt(OpBuilder &b, ArrayRef<Operation *> ops, tile::LoadOp ld, Value lo
   return b.clone(*ld.getOperation(), map)->getResult(0);
 }
 
-void prefetch(scf::ForOp loop, int64_t maxRegs) {
-  if (!eligible(loop)) return;
+void prefetch(scf::ForOp loop, int64_t maxRegs, bool fmaDots) {
+  if (!eligible(loop, fmaDots)) return;
   SmallVector<tile::LoadOp> loads;
   llvm::SetVector<Operation *> slice;
   int64_t regs = 0;
@@ -153,7 +161,25 @@ void prefetch(scf::ForOp loop, int64_t maxRegs) {
         }
         return ahead;
       });
-  (void)grown;
+  // An FMA dot's operand goes to shared memory at its layout conversion (tilegpu-through-shared):
+  // the carried block's conversions open the iteration, before the next block's reads, so its
+  // registers are free before those reads land in others (the legacy SIMT emitter's order: store
+  // the block, then read the next one).
+  if (fmaDots) {
+    auto newLoop = cast<scf::ForOp>(*grown);
+    Block *nb = newLoop.getBody();
+    Operation *front = &nb->front();
+    unsigned n = unsigned(loads.size());
+    for (BlockArgument arg : nb->getArguments().take_back(n)) {
+      Value v = arg;
+      while (v.hasOneUse()) {
+        Operation *u = *v.getUsers().begin();
+        if (!isa<tile::ConvertOp, ConvertLayoutOp>(u) || u->getBlock() != nb) break;
+        u->moveBefore(front);
+        v = u->getResult(0);
+      }
+    }
+  }
   // The slice's originals that only the moved loads used (the block's offset casts).
   for (Operation *op : llvm::reverse(ordered))
     if (op->use_empty()) op->erase();
@@ -164,7 +190,7 @@ struct PrefetchLoadsPass : impl::TileGPUPrefetchLoadsBase<PrefetchLoadsPass> {
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp l) { loops.push_back(l); });
-    for (scf::ForOp l : loops) prefetch(l, maxRegs);
+    for (scf::ForOp l : loops) prefetch(l, maxRegs, fmaDots);
   }
 };
 
