@@ -10,6 +10,8 @@
 #   attn64_device.sh run OUT [LOGS]   (on the device: about 2 minutes; exits 77 without a GPU)
 #
 # ATTN64_ROUNDS (default 3) sets the rounds; ATTN64_VARIANTS overrides the list: legacy mma nombar st2 st4 atuse0 bc64 legacy_bc64.
+# (Since 2026-12-06 both legacy emitters are deleted and PH_GPU_LOWERING=legacy reads as auto: a
+# `legacy` variant here builds what the default builds; its figures in docs/ are history.)
 set -u
 mode=$1; shift
 variants=${ATTN64_VARIANTS:-legacy mma nombar st2 st4 atuse0 bc64 legacy_bc64}

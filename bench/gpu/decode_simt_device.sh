@@ -20,6 +20,8 @@
 # side by side (bench_decode.py: B = 32, H = 32, D = 128, cache 4,096, MHA and GQA 4:1, next to
 # cuDNN), then Nsight Compute on decode_split G = 1 of legacy and tg at the MHA shape (memory
 # throughput, occupancy, the stall reasons side by side) and the SASS's instruction mix.
+# (Since 2026-12-06 both legacy emitters are deleted and PH_GPU_LOWERING=legacy reads as auto: a
+# `legacy` variant here builds what the default builds; its figures in docs/ are history.)
 set -u
 mode=$1; shift
 root=$(cd "$(dirname "$0")/../.." && pwd)

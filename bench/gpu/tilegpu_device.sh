@@ -65,6 +65,8 @@
 #                                         (bench_decode.py), then every mha configuration, the
 #                                         examples (sm_90, sm_80) and kvcache with everything on
 #                                         TileGPU, the GEMMs, sanitizers (PARITY_BENCH=0: checks only)
+# (Since 2026-12-06 both legacy emitters are deleted and PH_GPU_LOWERING=legacy reads as auto: a
+# `legacy` variant here builds what the default builds; its figures in docs/ are history.)
 set -u
 mode=$1; shift
 

@@ -64,8 +64,6 @@ gemm_relu_f16_ragged|--size M=200 --size N=136 --size K=72
 fp8_quantize|--size N=13 --size C=300
 fp8_dequantize|--size N=13 --size C=300
 "
-# Issue 16's kernels with index tiles and conditions: the legacy SIMT emitter refuses them
-# and they take the TileGPU SIMT policy (FMA dots, conversions through shared memory).
 # A kernel listed here would be built when it can be and its cases skipped when not.
 pending=""
 here=$(cd "$(dirname "$0")" && pwd)

@@ -3,7 +3,8 @@
 # every kernel of tests/lit/run/Inputs/conversions.ph (f16 <-> bf16 stores, f32 -> f16/bf16
 # rounding and overflow, 16-bit -> f32/i32, i32 -> float, explicit casts, chains of 16-bit
 # arithmetic, f32 a * b + a) and tests/gpu/conversions/gemm.ph (the same after a tensor-core
-# GEMM), built for sm_80 and sm_90a with each lowering (PH_GPU_LOWERING auto, legacy, tilegpu),
+# GEMM), built for sm_80 and sm_90a with each lowering setting (PH_GPU_LOWERING auto, tilegpu; the
+# legacy SIMT emitter was deleted on 2026-12-06),
 # run on inputs full of the table's special values (tests/gpu/conversions/inputs.py: ties,
 # overflow, +-inf, NaN, subnormals, +-0, the ends of i32), and compared with the fp64
 # interpreter twice: `ph-run --check` (ph-run has the interpreter: within --check's tolerance,
@@ -29,10 +30,8 @@ SEED=2026   # inputs.py's seed
 
 # Every build: ARCH LOWERING.
 builds="sm_80 auto
-sm_80 legacy
 sm_80 tilegpu
 sm_90a auto
-sm_90a legacy
 sm_90a tilegpu"
 
 build() {

@@ -16,9 +16,8 @@
 #   fp8_device.sh run DIR LOGS    there (ph-run, python3; no compiler): LOGS/run.log,
 #                                 LOGS/summary.txt; exit 0 when everything agrees
 #
-# The legacy SIMT emitter (PH_GPU_LOWERING=legacy) refuses fp8 kernels (E0502: the
-# conversions' i1 tiles cannot live in its shared memory); the default lowering, TileGPU's
-# SIMT policy, takes them. `run` exits 77 without a GPU.
+# TileGPU's SIMT policy takes fp8 kernels (the legacy SIMT emitter, deleted on 2026-12-06,
+# refused them: E0502). `run` exits 77 without a GPU.
 set -u
 mode=${1:-}
 [ $# -gt 0 ] && shift

@@ -4,12 +4,12 @@
 // reused by the slow path: `operand #0 does not dominate this use`, a check-clean program
 // refused by `ph build` (difftest bug 2, 95 of 2,000 programs). Every operand of a
 // prefetched load is now computed before the branch.
-// The legacy SIMT emitter (PH_GPU_LOWERING=legacy; by default the TileGPU SIMT policy takes these kernels).
+// That was the legacy SIMT emitter (deleted on 2026-12-06); the kernels stay, on the TileGPU SIMT policy.
 // REQUIRES: mlir
-// RUN: env PH_GPU_LOWERING=legacy ph emit %s --kernel rows --stage gpu --target sm_80 | %FileCheck %s
-// RUN: env PH_GPU_LOWERING=legacy ph emit %s --kernel sums --stage gpu --target sm_80 | %FileCheck %s --check-prefix=SUMS
-// RUN: env PH_GPU_LOWERING=legacy ph emit %s --kernel one --stage gpu --target sm_80 | %FileCheck %s --check-prefix=ONE
-// RUN: env PH_GPU_LOWERING=legacy ph build %s --target sm_80 -o %t 2>&1 | %FileCheck %s --check-prefix=BUILD
+// RUN: ph emit %s --kernel rows --stage gpu --target sm_80 | %FileCheck %s
+// RUN: ph emit %s --kernel sums --stage gpu --target sm_80 | %FileCheck %s --check-prefix=SUMS
+// RUN: ph emit %s --kernel one --stage gpu --target sm_80 | %FileCheck %s --check-prefix=ONE
+// RUN: ph build %s --target sm_80 -o %t 2>&1 | %FileCheck %s --check-prefix=BUILD
 // BUILD-DAG: rows [BR=8,BC=8]: sm_80
 // BUILD-DAG: sums [BR=8,BC=8]: sm_80
 // BUILD-DAG: one [BC=16]: sm_80

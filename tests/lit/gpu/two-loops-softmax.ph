@@ -3,14 +3,12 @@
 // loop, the normalisation in the second; a layer norm: the sums in the first, the normalised
 // rows in the second). They checked clean and ran right on interp and cpu, and `ph build`
 // failed with an MLIR verifier error from the GPU lowering (`operand #0 does not dominate this
-// use ... (op is neither in a parent nor in a child region)`). Built for sm_80 and sm_90a, with
-// the default GPU lowering and the legacy SIMT emitter, and run on the CPU against the
-// interpreter.
+// use ... (op is neither in a parent nor in a child region)`). Built for sm_80 and sm_90a
+// (the legacy SIMT emitter, deleted on 2026-12-06, was built too), and run on the CPU against
+// the interpreter.
 // REQUIRES: mlir
 // RUN: ph build %s --target sm_80 -o %t80 2>&1 | %FileCheck %s --check-prefix=SM80
 // RUN: ph build %s --target sm_90a -o %t90 2>&1 | %FileCheck %s --check-prefix=SM90
-// RUN: env PH_GPU_LOWERING=legacy ph build %s --target sm_80 -o %tl80 2>&1 | %FileCheck %s --check-prefix=SM80
-// RUN: env PH_GPU_LOWERING=legacy ph build %s --target sm_90a -o %tl90 2>&1 | %FileCheck %s --check-prefix=SM90
 // SM80-DAG: two_pass_softmax [BR=4,BC=64]: sm_80
 // SM80-DAG: two_pass_layer_norm [BR=4,BC=64]: sm_80
 // SM80-NOT: error

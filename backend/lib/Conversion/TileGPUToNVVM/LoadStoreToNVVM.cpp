@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternBase.h"
-#include "../TileToGPU/CodegenShared.h"
+#include "CodegenShared.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PatternBase.h"
-#include "../TileToGPU/CodegenShared.h"
+#include "CodegenShared.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "PatternBase.h"
 #include "SharedLayout.h"
-#include "../TileToGPU/CodegenShared.h"
+#include "CodegenShared.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

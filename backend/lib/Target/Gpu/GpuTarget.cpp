@@ -1,7 +1,7 @@
 //===- GpuTarget.cpp - SIMT lowering, NVVM, PTX, ptxas, `ph emit` stages --===//
 //
-// kir -> tile (kirToTile) -> SIMT gpu.func (convertTileToSimt) -> NVVM/LLVM
-// dialects (convert-gpu-to-nvvm) -> PTX (gpu-module-to-binary, format isa:
+// kir -> tile (kirToTile) -> TileGPU (layouts, rings, one pattern per op family:
+// TileGpuPipeline) -> NVVM/LLVM dialects (convert-gpu-to-nvvm) -> PTX (gpu-module-to-binary, format isa:
 // LLVM's NVPTX backend, libdevice linked for exp/log/sqrt) -> cubin (ptxas,
 // run with an argument vector, never a shell; its -v report is kept).
 //
@@ -17,7 +17,6 @@
 #include "PreciseSqrt.h"
 #include "ScratchDir.h"
 
-#include "Conversion/TileToGPU/TileToGPU.h"
 #include "TileGpuPipeline.h"
 #include "ph/Conversion/Passes.h"
 #include "ph/Dialect/Tile/TileDialect.h"
@@ -114,27 +113,6 @@ void prepareContext(MLIRContext &ctx) {
   ctx.getOrLoadDialect<NVVM::NVVMDialect>();
 }
 
-int threadsOf(ModuleOp m, const kir::Kernel *k) {
-  if (k) return k->threads;
-  int threads = 128;
-  m.walk([&](Operation *op) {
-    if (auto a = op->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = int(a.getInt());
-  });
-  return threads;
-}
-
-/// Tile module -> gpu.module (in place) through the legacy SIMT emitter, for the kernels the
-/// TileGPU path does not take (a SIMT dot: flash-decoding's split kernel is 0.96x on the SIMT
-/// policy; docs/tilegpu.md, "Flash-decoding on the SIMT policy, profiled").
-bool toSimt(ModuleOp m, int threads, const std::string &arch, simt::SimtResult &res, std::string &err) {
-  prepareContext(*m.getContext());
-  simt::SimtOptions so;
-  so.threads = threads;
-  so.arch = arch;
-  so.sharedLimit = sharedMemoryLimit(arch);
-  return simt::convertTileToSimt(m, so, res, err);
-}
-
 /// `m` takes the body and attributes of `lowered`, a lowered clone of it.
 void takeLowered(ModuleOp m, ModuleOp lowered) {
   m.getBody()->clear();
@@ -160,12 +138,10 @@ bool fp8ToBits(ModuleOp m, std::string &err) {
   return true;
 }
 
-/// The TileGPU path for a @tensorcore kernel, in place: `used` when it took the
-/// kernel (the module is then a gpu.module), else `why` says why not and the
-/// module is unchanged for the SIMT lowerings (W0501). False only when
-/// PH_GPU_LOWERING=tilegpu forbids the fallback. TileGPU is the only tensor-core
-/// lowering (the legacy mma.sync emitter, MmaCodegen.cpp, was deleted on 2026-12-06 once
-/// no kernel reached it: docs/tilegpu.md), so PH_GPU_LOWERING=legacy does not change it.
+/// The tensor-core policies for a @tensorcore kernel, in place: `used` when one took the
+/// kernel (the module is then a gpu.module), else `why` says why not and the module is
+/// unchanged for the SIMT policy (W0501). False only when PH_GPU_LOWERING=tilegpu forbids
+/// that fallback.
 bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileGpuResult &tg, bool &used,
                 std::string &why, std::string &err) {
   used = false;
@@ -210,49 +186,29 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   return true;
 }
 
-/// The TileGPU path with any policy, for a kernel the legacy SIMT emitter refused;
-/// `err` keeps the legacy error when it fails too.
-bool simtFallback(ModuleOp m, const std::string &arch, TileGpuResult &tg, std::string &err,
-                  std::vector<LoweringDiag> *diags = nullptr) {
-  if (gpuLowering() == GpuLowering::Legacy) return false;
-  TileGpuResult r;
-  std::string tgErr;
-  if (!runTileGpu(m, arch, /*lower=*/true, r, tgErr, /*lowerSimt=*/true) || r.sharedBytes > sharedMemoryLimit(arch)) {
-    if (!tgErr.empty()) err += " (the TileGPU lowering: " + tgErr + ")";
-    if (diags) *diags = r.diags;
+/// The TileGPU SIMT policy, in place, for every kernel the tensor-core policies did not take:
+/// one without `@tensorcore`, one without a dot, or one whose dot the mma policy declined
+/// (W0501). False when a pass fails (`tg.diags` says why) or the buffers pass the CTA's
+/// shared memory (`tg.sharedBytes`: E0501). The legacy SIMT emitter that took these kernels
+/// until 2026-12-06 is deleted (docs/tilegpu.md, "The legacy SIMT emitter, deleted").
+bool toSimtPolicy(ModuleOp m, const std::string &arch, TileGpuResult &tg, std::string &err) {
+  if (!runTileGpu(m, arch, /*lower=*/true, tg, err, /*lowerSimt=*/true)) {
+    if (err.empty()) err = "the TileGPU SIMT policy failed";
     return false;
   }
-  tg = r;
-  err.clear();
+  if (tg.sharedBytes > sharedMemoryLimit(arch)) {
+    err = "its buffers need " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
+    return false;
+  }
   return true;
 }
 
-/// A kernel without a dot (with or without @tensorcore) goes to the TileGPU SIMT policy first,
-/// by default too (docs/tilegpu.md, "The SIMT policy by default": as fast as the legacy
-/// SIMT emitter or faster on the examples, measured on the H200); the legacy emitter takes
-/// it only when the policy cannot (PH_GPU_LOWERING=legacy: always). True when the module, in place,
-/// is now the policy's gpu.module; else it is unchanged. `ph build` and `ph emit` both
-/// decide here.
-bool simtFirst(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileGpuResult &tg) {
-  if (gpuLowering() == GpuLowering::Legacy) return false;
-  bool hasDot = false;
-  m.walk([&](tile::DotOp) { hasDot = true; });
-  // A `@tensorcore` kernel without a dot has nothing for the tensor cores: the policy takes it
-  // like any dot-less kernel (the legacy tensor-core emitter, deleted since, left a `ctx.block.y`
-  // read inside a loop unlowered: differential bug 15, seed 303809). One with a dot the mma
-  // policy declined goes to the legacy SIMT emitter (W0501).
-  if (k.tensorcore && hasDot) return false;
-  // A SIMT dot (flash-decoding's split kernel) ran at 0.95x of the legacy emitter's speed
-  // on the policy (MHA decode, 4,128 against 4,350 GB/s): those kernels keep the legacy
-  // emitter by default until the policy's FMA dot reads B in vectors.
-  if (hasDot && gpuLowering() == GpuLowering::Auto) return false;
-  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(m->clone()));
-  std::string err;
-  TileGpuResult r;
-  if (!simtFallback(*copy, arch, r, err)) return false;
-  takeLowered(m, *copy);
-  tg = r;
-  return true;
+/// Whether the tile module has a dot (a @tensorcore kernel whose dot the mma policy declined
+/// gets that policy's reason as a note of W0501).
+bool hasDot(ModuleOp m) {
+  bool any = false;
+  m.walk([&](tile::DotOp) { any = true; });
+  return any;
 }
 
 /// The lowering of gpu.dynamic_shared_memory defines an internal zero-sized
@@ -291,7 +247,7 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
     o.indexBitwidth = 64;
     OpPassManager &g = pm.nest<::mlir::gpu::GPUModuleOp>();
     // No convert-nvgpu-to-nvvm: no lowering makes nvgpu ops (TileGPU's mma.sync goes to
-    // nvvm.mma.sync directly, the legacy SIMT emitter writes NVVM and LLVM ops), and the pass's walk
+    // nvvm.mma.sync directly), and the pass's walk
     // over the module cost about 1 ms a variant.
     // NVVM ops that lower to PTX text (wgmma.mma_async, fence.proxy forms).
     g.addPass(createConvertNVVMToLLVMPass());
@@ -378,8 +334,8 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing =
   if (gm && gm.getTargetsAttr() && gm.getTargetsAttr().size() == 1)
     target = dyn_cast<NVVM::NVVMTargetAttr>(gm.getTargetsAttr()[0]);
   if (ownNvptxCodegen() && modules == 1 && target) {
-    // A kernel the TileGPU path lowered never met toSimt's prepareContext: LLVM's targets
-    // and the dialects' LLVM IR translations must be registered for what follows.
+    // LLVM's targets and the dialects' LLVM IR translations, which the lowering did not need,
+    // must be registered for what follows.
     prepareContext(*m.getContext());
     std::vector<LoweringDiag> local;
     LoweringCapture capture(m.getContext(), diags ? *diags : local, &err);
@@ -517,22 +473,16 @@ void loweringFailed(GpuBinary &out, const std::vector<LoweringDiag> &diags, cons
   if (!context.empty()) out.diagnostics.back().notes.push_back({k.loc, context});
 }
 
-/// E0501 for a kernel whose tiles need more shared memory than `arch` allows: at
-/// the largest tile when its source is known, with the kernel as a note.
-Diagnostic sharedExceededDiagnostic(const kir::Kernel &k, const simt::SimtResult &res, const std::string &arch,
+/// E0501 for a kernel whose buffers need more shared memory than `arch` allows: at the
+/// largest buffer when its source is known, with the kernel as a note.
+Diagnostic sharedExceededDiagnostic(const kir::Kernel &k, const TileGpuResult &tg, const std::string &arch,
                                     const SourceManager *sources) {
-  SourceRange at = k.loc;
-  if (sources && res.largestLine)
-    for (FileId id = 0; id < sources->size(); ++id) {
-      const SourceFile &f = sources->file(id);
-      if (f.path() != res.largestFile) continue;
-      uint32_t off = f.lineStart(res.largestLine - 1) + res.largestCol - 1;
-      uint32_t end = f.lineStart(res.largestLine);
-      at = {id, off, std::max(off + 1, end > off + 1 ? end - 1 : off + 1)};
-    }
+  std::optional<SourceRange> largest = rangeOf(tg.largestSharedAt, sources);
+  SourceRange at = largest.value_or(k.loc);
+  std::string tile = tg.largestShared.empty() ? "unknown"
+                                              : tg.largestShared + " (" + std::to_string(tg.largestSharedBytes) + " bytes)";
   Diagnostic d = makeDiag(DiagKind::SharedMemoryExceeded, at,
-                          {k.name, std::to_string(res.sharedBytes), std::to_string(sharedMemoryLimit(arch)), arch,
-                           res.largestTile});
+                          {k.name, std::to_string(tg.sharedBytes), std::to_string(sharedMemoryLimit(arch)), arch, tile});
   if (!(at == k.loc)) d.notes.push_back({k.loc, "in kernel `" + k.name + "`"});
   return d;
 }
@@ -592,66 +542,51 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   OwningOpRef<ModuleOp> m = kirToTile(*ctx, k, opts.sources, err);
   clock.mark("kir-to-tile");
   if (!m || !fp8ToBits(*m, err)) return false;
-  simt::SimtResult res;
-  // The TileGPU path (layouts as attributes, passes, one pattern per op family)
-  // takes @tensorcore kernels it can place; the SIMT lowerings take the rest.
-  TileGpuResult tg;
+  // TileGPU takes every kernel: a @tensorcore kernel's dots the tensor-core policies place
+  // (mma.sync, wgmma), everything else its SIMT policy.
+  bool dot = hasDot(*m);
+  TileGpuResult mma;
   std::string tileGpuWhy;
-  bool usedTileGpu = false;
-  if (!tryTileGpu(*m, k, arch, tg, usedTileGpu, tileGpuWhy, err)) {
-    loweringFailed(out, tg.diags, k, opts.sources, /*warnings=*/true,
-                   "PH_GPU_LOWERING=tilegpu: the legacy SIMT emitter may not take it instead");
+  bool onTensorCores = false;
+  if (!tryTileGpu(*m, k, arch, mma, onTensorCores, tileGpuWhy, err)) {
+    loweringFailed(out, mma.diags, k, opts.sources, /*warnings=*/true,
+                   "PH_GPU_LOWERING=tilegpu: the SIMT policy may not take it instead");
     return false;
   }
-  if (!usedTileGpu && simtFirst(*m, k, arch, tg)) usedTileGpu = true;
-  OwningOpRef<ModuleOp> tileIr = usedTileGpu ? OwningOpRef<ModuleOp>() : OwningOpRef<ModuleOp>(cast<ModuleOp>((*m)->clone()));
-  // PH_GPU_LOWERING=tilegpu takes every kernel to TileGPU, the SIMT ones to its SIMT policy.
-  bool tileGpuOnly = gpuLowering() == GpuLowering::TileGpu && !k.tensorcore;
-  bool lowered = usedTileGpu || (!tileGpuOnly && toSimt(*m, k.threads, arch, res, err));
-  std::string legacyErr = err;
-  std::vector<LoweringDiag> fallbackDiags;
-  if (!lowered && !res.sharedExceeded && tileIr && simtFallback(*tileIr, arch, tg, err, &fallbackDiags)) {
-    // The legacy SIMT emitter cannot lower it (index tiles, boolean tiles): the TileGPU SIMT policy can.
-    m = std::move(tileIr);
-    lowered = usedTileGpu = true;
-  }
-  clock.mark("lower");
-  if (usedTileGpu) {
-    res.kernelName = tg.kernelName;
-    res.sharedBytes = tg.sharedBytes;
-    bool mma = tg.tensorCores();
-    out.meta.unit = mma ? "tensorcore" : "simt";
-    if (!mma && k.tensorcore) out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
-    out.meta.notes.push_back(std::string(mma ? "tensorcore: " : "simt: ") + std::to_string(tg.registerTiles) +
-                             " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory (TileGPU, " +
-                             (mma ? std::string(tg.instruction()) + ")" : "SIMT policy)"));
-    for (const std::string &p : tg.placements) out.meta.notes.push_back("tile " + p);
-    out.meta.tiles = tg.tiles;
-  } else if (k.tensorcore) {
+  if (k.tensorcore && !onTensorCores) {
     out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
-    if (!tileGpuWhy.empty()) {
+    if (dot && !tileGpuWhy.empty()) {
       // At the tile the policy could not place, when its reason has a range.
-      const LoweringDiag *at = firstLocated(tg.diags, opts.sources, /*warnings=*/true);
+      const LoweringDiag *at = firstLocated(mma.diags, opts.sources, /*warnings=*/true);
       std::optional<SourceRange> located = at ? rangeOf(at->at, opts.sources) : std::nullopt;
       // A located note carries the policy's message without the `file:line:col: ` its text starts with;
       // the manifest's note gives the same reason.
       if (located) tileGpuWhy = at->message;
       out.diagnostics.back().notes.push_back({located.value_or(k.loc), "the TileGPU mma policy: " + tileGpuWhy});
+      out.meta.notes.push_back(out.diagnostics.back().message + " (" + tileGpuWhy + ")");
     }
-    out.meta.notes.push_back(out.diagnostics.back().message + (tileGpuWhy.empty() ? "" : " (" + tileGpuWhy + ")"));
   }
-  if (!lowered) {
-    if (res.sharedExceeded) {
-      out.diagnostics.push_back(sharedExceededDiagnostic(k, res, arch, opts.sources));
+  TileGpuResult simt;
+  if (!onTensorCores && !toSimtPolicy(*m, arch, simt, err)) {
+    if (simt.sharedBytes > sharedMemoryLimit(arch)) {
+      out.diagnostics.push_back(sharedExceededDiagnostic(k, simt, arch, opts.sources));
       err = out.diagnostics.back().message;
     } else {
-      loweringFailed(out, fallbackDiags, k, opts.sources, /*warnings=*/false,
-                     legacyErr.empty() ? "" : "the legacy SIMT emitter refused it too: " + legacyErr);
+      loweringFailed(out, simt.diags, k, opts.sources, /*warnings=*/false, "");
     }
     return false;
   }
-  out.meta.symbol = res.kernelName;
-  out.meta.dynamicShared = int(res.sharedBytes);
+  clock.mark("lower");
+  const TileGpuResult &tg = onTensorCores ? mma : simt;
+  bool tc = tg.tensorCores();
+  out.meta.unit = tc ? "tensorcore" : "simt";
+  out.meta.notes.push_back(std::string(tc ? "tensorcore: " : "simt: ") + std::to_string(tg.registerTiles) +
+                           " tiles in registers, " + std::to_string(tg.sharedTiles) + " in shared memory (TileGPU, " +
+                           (tc ? std::string(tg.instruction()) + ")" : "SIMT policy)"));
+  for (const std::string &p : tg.placements) out.meta.notes.push_back("tile " + p);
+  out.meta.tiles = tg.tiles;
+  out.meta.symbol = tg.kernelName;
+  out.meta.dynamicShared = int(tg.sharedBytes);
   // A warp-specialized kernel launches its producer warpgroup beside the threads it was written for.
   m->walk([&](Operation *op) {
     if (auto t = op->getAttrOfType<IntegerAttr>(tilegpu::kLaunchThreadsAttr)) out.meta.sig.threads = int(t.getInt());
@@ -712,7 +647,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     }
     if (opts.ptxasCache) opts.ptxasCache->keep(what, out.cubin, log);
   }
-  out.meta.ptxas = rt::parsePtxasReport(log, res.kernelName);
+  out.meta.ptxas = rt::parsePtxasReport(log, out.meta.symbol);
   for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));
   return true;
 }
@@ -749,14 +684,46 @@ struct StageFailure {
   std::string context;
 };
 
+/// How a GPU stage of `ph emit` lowered a kernel (as compileForGpu does), or why it could not.
+struct StageLowering {
+  std::string arch;
+  TileGpuResult tg;      // the policy that took the kernel (or, failing, the SIMT policy's try)
+  std::string notTaken;  // why the tensor-core policies did not take a @tensorcore kernel
+  StageFailure why;
+  bool sharedExceeded = false;
+};
+
 /// The diagnostic compileForGpu gives for the same failure, into `opts.diagnostics`.
-void stageFailed(const EmitOptions &opts, const kir::Kernel &k, const simt::SimtResult &res, const std::string &arch,
-                 const StageFailure &why) {
+void stageFailed(const EmitOptions &opts, const kir::Kernel &k, const StageLowering &l) {
   if (!opts.diagnostics) return;
   GpuBinary bin;
-  if (res.sharedExceeded) bin.diagnostics.push_back(sharedExceededDiagnostic(k, res, arch, opts.sources));
-  else loweringFailed(bin, why.diags, k, opts.sources, why.warnings, why.context);
+  if (l.sharedExceeded) bin.diagnostics.push_back(sharedExceededDiagnostic(k, l.tg, l.arch, opts.sources));
+  else loweringFailed(bin, l.why.diags, k, opts.sources, l.why.warnings, l.why.context);
   opts.diagnostics->insert(opts.diagnostics->end(), bin.diagnostics.begin(), bin.diagnostics.end());
+}
+
+/// The GPU stages lower the way `ph build` does: a tensor-core policy when it takes a @tensorcore
+/// kernel, else the SIMT policy; a failure leaves in `l` what compileForGpu turns into its diagnostic.
+bool lowerForStage(ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, StageLowering &l, std::string &err) {
+  l.arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
+  if (!isSupportedGpuArch(l.arch)) {
+    err = "unsupported GPU architecture `" + l.arch + "` (use " + supportedGpuArchs() + ")";
+    return false;
+  }
+  if (!fp8ToBits(m, err)) return false;
+  bool onTensorCores = false;
+  if (!tryTileGpu(m, k, l.arch, l.tg, onTensorCores, l.notTaken, err)) {
+    l.why = {l.tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the SIMT policy may not take it instead"};
+    return false;
+  }
+  if (onTensorCores) return true;
+  if (!(k.tensorcore && hasDot(m))) l.notTaken.clear();
+  l.tg = TileGpuResult();
+  if (toSimtPolicy(m, l.arch, l.tg, err)) return true;
+  l.sharedExceeded = l.tg.sharedBytes > sharedMemoryLimit(l.arch);
+  if (l.sharedExceeded) err = sharedExceededDiagnostic(k, l.tg, l.arch, opts.sources).message;
+  l.why.diags = l.tg.diags;
+  return false;
 }
 
 } // namespace
@@ -772,7 +739,10 @@ void registerGpuStages(StageRegistry &r) {
     }
     TileGpuResult tg;
     if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) {
-      stageFailed(opts, k, simt::SimtResult(), arch, {tg.diags, /*warnings=*/false, ""});
+      StageLowering l;
+      l.arch = arch;
+      l.why = {tg.diags, /*warnings=*/false, ""};
+      stageFailed(opts, k, l);
       return false;
     }
     out = "// " + arch + ", " + std::to_string(k.threads) + " threads, policy " + tg.policy;
@@ -782,89 +752,38 @@ void registerGpuStages(StageRegistry &r) {
     appendOp(out, m, opts);
     return true;
   };
-  // The GPU stages lower the way `ph build` does: TileGPU when it takes the kernel, else the legacy
-  // emitters; a failure leaves in `why` what compileForGpu turns into its diagnostic.
-  auto lower = [](ModuleOp m, const kir::Kernel &k, const std::string &arch, simt::SimtResult &res, std::string &notTaken,
-                  TileGpuResult &tg, bool &usedTileGpu, StageFailure &why, std::string &err) {
-    if (!isSupportedGpuArch(arch)) {
-      err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
+  r[Stage::Gpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
+    StageLowering l;
+    if (!lowerForStage(m, k, opts, l, err)) {
+      stageFailed(opts, k, l);
       return false;
     }
-    if (!fp8ToBits(m, err)) return false;
-    if (!tryTileGpu(m, k, arch, tg, usedTileGpu, notTaken, err)) {
-      why = {tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the legacy SIMT emitter may not take it instead"};
-      return false;
-    }
-    if (usedTileGpu) {
-      res.sharedBytes = tg.sharedBytes;
-      return true;
-    }
-    if (simtFirst(m, k, arch, tg)) {
-      usedTileGpu = true;
-      res.sharedBytes = tg.sharedBytes;
-      return true;
-    }
-    OwningOpRef<ModuleOp> tileIr = cast<ModuleOp>(m->clone());
-    if (toSimt(m, threadsOf(m, &k), arch, res, err)) return true;
-    std::string legacyErr = err;
-    if (res.sharedExceeded) return false;
-    if (!simtFallback(*tileIr, arch, tg, err, &why.diags)) {
-      why.context = legacyErr.empty() ? "" : "the legacy SIMT emitter refused it too: " + legacyErr;
-      return false;
-    }
-    takeLowered(m, *tileIr);
-    usedTileGpu = true;
-    res.sharedBytes = tg.sharedBytes;
-    return true;
-  };
-  r[Stage::Gpu] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
-    simt::SimtResult res;
-    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-    std::string notTaken;
-    TileGpuResult tg;
-    StageFailure why;
-    bool usedTileGpu = false;
-    if (!lower(m, k, arch, res, notTaken, tg, usedTileGpu, why, err)) {
-      if (res.sharedExceeded) err = sharedExceededDiagnostic(k, res, arch, opts.sources).message;
-      stageFailed(opts, k, res, arch, why);
-      return false;
-    }
-    out = "// " + arch + ", " + std::to_string(k.threads) + " threads, " + std::to_string(res.sharedBytes) +
+    const TileGpuResult &tg = l.tg;
+    out = "// " + l.arch + ", " + std::to_string(k.threads) + " threads, " + std::to_string(tg.sharedBytes) +
           " bytes of dynamic shared memory\n";
-    if (usedTileGpu)
-      out += std::string(tg.tensorCores() ? "// tensorcore (TileGPU, " + std::string(tg.instruction()) + "): "
-                                          : std::string("// simt (TileGPU, SIMT policy): ")) +
-             std::to_string(tg.registerTiles) + " tiles in registers, " + std::to_string(tg.sharedTiles) +
-             " in shared memory\n";
-    else if (!notTaken.empty()) out += "// SIMT: the tensor-core lowering cannot take it: " + notTaken + "\n";
+    out += std::string(tg.tensorCores() ? "// tensorcore (TileGPU, " + std::string(tg.instruction()) + "): "
+                                        : std::string("// simt (TileGPU, SIMT policy): ")) +
+           std::to_string(tg.registerTiles) + " tiles in registers, " + std::to_string(tg.sharedTiles) +
+           " in shared memory\n";
+    if (!l.notTaken.empty()) out += "// the tensor-core policies cannot take it: " + l.notTaken + "\n";
     appendOp(out, m, opts);
     return true;
   };
-  r[Stage::GpuLlvm] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
-                              std::string &err) {
-    simt::SimtResult res;
-    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-    std::string notTaken;
-    TileGpuResult tg;
-    StageFailure why;
-    bool usedTileGpu = false;
-    if (!lower(m, k, arch, res, notTaken, tg, usedTileGpu, why, err) || !toNvvm(m, arch, err, nullptr, &why.diags)) {
-      stageFailed(opts, k, res, arch, why);
+  r[Stage::GpuLlvm] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
+                         std::string &err) {
+    StageLowering l;
+    if (!lowerForStage(m, k, opts, l, err) || !toNvvm(m, l.arch, err, nullptr, &l.why.diags)) {
+      stageFailed(opts, k, l);
       return false;
     }
     appendOp(out, m, opts);
     return true;
   };
-  r[Stage::Ptx] = [lower](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
-    simt::SimtResult res;
-    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-    std::string notTaken;
-    TileGpuResult tg;
-    StageFailure why;
-    bool usedTileGpu = false;
-    if (!lower(m, k, arch, res, notTaken, tg, usedTileGpu, why, err) || !toNvvm(m, arch, err, nullptr, &why.diags) ||
-        !toPtx(m, out, err, nullptr, &why.diags)) {
-      stageFailed(opts, k, res, arch, why);
+  r[Stage::Ptx] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
+    StageLowering l;
+    if (!lowerForStage(m, k, opts, l, err) || !toNvvm(m, l.arch, err, nullptr, &l.why.diags) ||
+        !toPtx(m, out, err, nullptr, &l.why.diags)) {
+      stageFailed(opts, k, l);
       return false;
     }
     return true;

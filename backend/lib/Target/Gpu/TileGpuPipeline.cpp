@@ -68,6 +68,7 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
       int64_t stages = 1;
       for (Operation *u : alloc.getResult().getUsers())
         if (auto l = dyn_cast<tilegpu::LocalLoadOp>(u); l && l.getStage()) stages = shape.front();
+        else if (auto c = dyn_cast<tilegpu::AsyncCopyOp>(u); c && c.getStage()) stages = shape.front();
         else if (auto w = dyn_cast<tilegpu::WarpgroupDotOp>(u);
                  w && ((w.getA() == alloc.getResult() && w.getAStage()) || (w.getB() == alloc.getResult() && w.getBStage())))
           stages = shape.front();
@@ -78,6 +79,14 @@ void collectPlacements(ModuleOp m, TileGpuResult &res) {
                                (stages > 1 ? " (" + std::to_string(stages) + " stages)" : ""));
       res.tiles.push_back({text(RankedTensorType::get(shape, t.getElementType())), spanOf(op->getLoc()), "shared memory",
                            stages > 1 ? std::to_string(stages) + " stages" : ""});
+      unsigned rank = unsigned(t.getShape().size() - (stages > 1 ? 1 : 0));
+      int64_t bytes = t.getStageBytes(rank) * stages;
+      if (bytes > res.largestSharedBytes) {
+        res.largestSharedBytes = bytes;
+        res.largestShared = "`" + text(RankedTensorType::get(shape, t.getElementType())) + "`" +
+                            (stages > 1 ? " in " + std::to_string(stages) + " stages" : "");
+        res.largestSharedAt = spanOf(op->getLoc());
+      }
       ++res.sharedTiles;
       return;
     }
@@ -117,7 +126,6 @@ std::vector<std::string> TileGpuResult::warnings() const {
 GpuLowering gpuLowering() {
   const char *e = std::getenv("PH_GPU_LOWERING");
   std::string v = e ? e : "auto";
-  if (v == "legacy") return GpuLowering::Legacy;
   if (v == "tilegpu") return GpuLowering::TileGpu;
   return GpuLowering::Auto;
 }

@@ -2,9 +2,8 @@
 //
 // Private to backend/lib/Target/Gpu. tile -> layouts (a policy per
 // architecture) -> shared buffers and cp.async pipelines -> offsets -> a
-// gpu.func of NVVM and LLVM ops; the legacy SIMT emitter (TileToGPU/) takes the kernels
-// without @tensorcore this path does not take by default (PH_GPU_LOWERING=legacy: all of
-// them; =tilegpu refuses to fall back to it).
+// gpu.func of NVVM and LLVM ops. It lowers every kernel: the tensor-core policies
+// (mma.sync, wgmma) a @tensorcore kernel's dots, the SIMT policy the rest.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -19,8 +18,10 @@
 
 namespace ph::backend {
 
-enum class GpuLowering { Auto, TileGpu, Legacy };
-/// PH_GPU_LOWERING: auto (default), tilegpu, legacy.
+enum class GpuLowering { Auto, TileGpu };
+/// PH_GPU_LOWERING: auto (default), tilegpu (a @tensorcore kernel no tensor-core policy
+/// takes is an error instead of W0501 and the SIMT policy). `legacy`, which chose the legacy
+/// SIMT emitter until it was deleted (2026-12-06), reads as auto.
 GpuLowering gpuLowering();
 
 struct TileGpuResult {
@@ -30,6 +31,11 @@ struct TileGpuResult {
   std::vector<rt::TilePlacement> tiles; // the same as data (the manifest's `tiles`)
   int registerTiles = 0, sharedTiles = 0;
   int64_t sharedBytes = 0;
+  /// The largest shared buffer (a ring counts all its stages): its tile, bytes and source,
+  /// which E0501 names when the kernel's buffers pass the CTA's limit.
+  std::string largestShared;
+  int64_t largestSharedBytes = 0;
+  rt::SourceSpan largestSharedAt;
   std::string kernelName;
   /// A tensor-core policy took the kernel (mma.sync or wgmma).
   bool tensorCores() const { return policy == "mma" || policy == "wgmma"; }
@@ -43,8 +49,8 @@ struct TileGpuResult {
 /// Assigns layouts, then (`lower`) pipelines, allocates and converts to NVVM in
 /// place. Returns false with `err` set when a pass fails; `res.policy` says
 /// which policy took the kernel.
-/// `lowerSimt`: also lower a kernel the SIMT policy took (blocked layouts: the
-/// fallback for what the legacy SIMT emitter cannot lower, e.g. index tiles).
+/// `lowerSimt`: also lower a kernel the SIMT policy took (blocked layouts); without it
+/// such a kernel stops after its layouts (tryTileGpu asks the tensor-core policies first).
 /// `compactRings`: every ring at 2 stages, none deepened (a retry for a kernel whose
 /// default rings do not fit the CTA's shared memory).
 bool runTileGpu(mlir::ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err,

@@ -1,8 +1,7 @@
-//===- CodegenShared.h - What both GPU lowerings emit alike -*- C++ -*-===//
+//===- CodegenShared.h - What the TileGPU conversion patterns emit alike -*- C++ -*-===//
 //
-// The pieces the legacy SIMT emitter and the TileGPU conversion patterns share (the legacy
-// tensor-core emitter shared them too until its deletion), so that a tile op means the same on
-// every path:
+// The pieces several conversion patterns share (the legacy SIMT and tensor-core emitters,
+// deleted on 2026-12-06, shared them too), so that a tile op means the same in each:
 // element sizes, the spelling of types and source locations in their messages and
 // placement notes (E0501's largest tile, W0501's reason, "`tensor<64x32xf32>` at
 // f.ph:3:5: registers"), tile.convert's element rules, and how a slice access
