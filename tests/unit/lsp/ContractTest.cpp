@@ -163,13 +163,13 @@ TEST(Contract, ALoweringErrorKeepsItsRangeAndNote) {
                          [](const report::Diag &d) { return d.code == "E0501"; });
   ASSERT_NE(it, doc.diagnostics.end());
   EXPECT_EQ(it->severity, "error");
-  EXPECT_EQ(it->range.start.line, 15); // the largest tile, `var s: tile<f32>[BR, BC]`
+  EXPECT_EQ(it->range.start.line, 14); // the largest buffer, V's ring: `V[kt :+ BC, :]`
   EXPECT_GE(it->range.start.offset, 0);
   ASSERT_FALSE(it->notes.empty());
   EXPECT_EQ(it->notes[0].range.start.line, 2); // the kernel, from its decorator
   EXPECT_EQ(it->notes[0].range.end.line, 22);  // to its closing brace
   std::string first = driver::firstError(doc, r);
-  EXPECT_NE(first.find("too_big.ph:15:"), std::string::npos) << first;
+  EXPECT_NE(first.find("too_big.ph:14:"), std::string::npos) << first;
   EXPECT_NE(first.find(": error[E0501]: "), std::string::npos) << first;
   fs::remove_all(dir);
 }
