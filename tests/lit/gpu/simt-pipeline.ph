@@ -1,21 +1,34 @@
-// The SIMT policy's streaming loop (docs/tilegpu.md, "The SIMT policy's dots on rings"): K's
-// block, an operand of both FMA dots, goes by cp.async into a two-stage ring, the first block
-// before the loop and the next one inside it, issued before this block's dots read the ring.
-// (This test pinned the legacy SIMT emitter's register prefetch until that emitter was deleted
-// on 2026-12-06.)
+// The SIMT policy's streaming loop with one query row (vector FMA dots; docs/tilegpu.md, "The
+// legacy SIMT emitter, deleted"): K's block is read into registers a block ahead (the first
+// block before the loop, only when it runs; the next one inside it, after this block went to
+// shared memory for its two dots), and the kernel asks for four CTAs an SM. A query of several
+// rows keeps a cp.async ring (ROWS).
 // REQUIRES: mlir
 // RUN: ph emit %s --kernel stream --stage gpu | %FileCheck %s
+// RUN: ph emit %s --kernel stream_rows --stage gpu | %FileCheck %s --check-prefix=ROWS
 
 // CHECK-LABEL: gpu.func @stream
-// CHECK: nvvm.cp.async.shared.global
-// CHECK: nvvm.cp.async.commit.group
-// CHECK: scf.for
-// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-SAME: nvvm.minctasm = 4
+// CHECK: scf.if
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK: scf.for {{.*}} iter_args(
 // CHECK-NEXT: gpu.barrier
-// CHECK: nvvm.cp.async.shared.global
-// CHECK: nvvm.cp.async.commit.group
-// CHECK: math.exp
+// CHECK: llvm.store %{{.*}} : f16, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK: math.exp2
 // CHECK: scf.yield
+// CHECK-NOT: nvvm.cp.async
+
+// ROWS-LABEL: gpu.func @stream_rows
+// ROWS-NOT: minctasm
+// ROWS: nvvm.cp.async.shared.global
+// ROWS: nvvm.cp.async.commit.group
+// ROWS: scf.for
+// ROWS: nvvm.cp.async.wait.group 0
+// ROWS-NEXT: gpu.barrier
+// ROWS: nvvm.cp.async.shared.global
+// ROWS: scf.yield
 kernel stream(Q: tensor<f32>[1, 64], K: tensor<f16>[N, 64], O: tensor<f32>[1, 64]) {
   let q = Q[0 :+ 1, :]
   var acc: tile<f32>[1, 64] = 0.0
@@ -26,4 +39,16 @@ kernel stream(Q: tensor<f32>[1, 64], K: tensor<f16>[N, 64], O: tensor<f32>[1, 64
     acc = acc * 0.9 + dot(s, k)
   }
   O[0 :+ 1, :] = acc
+}
+
+kernel stream_rows(Q: tensor<f32>[4, 64], K: tensor<f16>[N, 64], O: tensor<f32>[4, 64]) {
+  let q = Q[0 :+ 4, :]
+  var acc: tile<f32>[4, 64] = 0.0
+  for kt in range(0, N, 32) {
+    let k = K[kt :+ 32, :]
+    var s: tile<f32>[4, 32] = dot_t(q, k)
+    s = exp(s * 0.5)
+    acc = acc * 0.9 + dot(s, k)
+  }
+  O[0 :+ 4, :] = acc
 }

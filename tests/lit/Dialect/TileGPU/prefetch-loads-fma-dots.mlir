@@ -1,11 +1,14 @@
-// RUN: ph-opt %s --tilegpu-prefetch-loads="fma-dots=1 max-regs=72" | %FileCheck %s --enable-var-scope
-// RUN: ph-opt %s --tilegpu-prefetch-loads | %FileCheck %s --check-prefix=OFF
-// RUN: ph-opt %s --tilegpu-pipeline="stages=2 fma-rings=0" | %FileCheck %s --check-prefix=NORING
-// RUN: ph-opt %s --tilegpu-pipeline="stages=2" | %FileCheck %s --check-prefix=RING
+// RUN: ph-opt %s --tilegpu-prefetch-loads | %FileCheck %s --enable-var-scope
+// RUN: ph-opt %s --tilegpu-prefetch-loads="fma-dots=1 max-regs=72 vector-dot-regs=0" | %FileCheck %s --enable-var-scope
+// RUN: ph-opt %s --tilegpu-prefetch-loads="vector-dot-regs=0" | %FileCheck %s --check-prefix=OFF
+// RUN: ph-opt %s --tilegpu-pipeline="stages=2" | %FileCheck %s --check-prefixes=NORING,MINCTAS
+// RUN: ph-opt %s --tilegpu-pipeline="stages=2 fma-rings=0 vector-dots-by-registers=0" | %FileCheck %s --check-prefix=NORING
+// RUN: ph-opt %s --tilegpu-pipeline="stages=2 vector-dots-by-registers=0" | %FileCheck %s --check-prefix=RING
 // REQUIRES: mlir
-// Flash-decoding's loop (the SIMT policy's FMA dots): with tilegpu-pipeline's fma-rings=0 its
-// K and V blocks stay register loads, and tilegpu-prefetch-loads with fma-dots reads the next
-// ones a block ahead. The carried blocks' conversions (where tilegpu-through-shared stores them
+// Flash-decoding's loop with one query (the SIMT policy's FMA dots, each with one row): by
+// default tilegpu-pipeline leaves its K and V blocks to registers and asks for four CTAs an SM
+// (vector-dots-by-registers), and tilegpu-prefetch-loads reads the next blocks a block ahead
+// (up to vector-dot-regs registers; fma-dots does it for any FMA loop). The carried blocks' conversions (where tilegpu-through-shared stores them
 // to shared memory) open the iteration, before the next blocks' reads: the registers of this
 // block are free before the next block lands (the legacy SIMT emitter's order).
 
@@ -23,7 +26,7 @@
 // CHECK: %[[PV:.*]] = tilegpu.dot %{{.*}}, %[[VC]], %[[ACC]]
 // CHECK: scf.yield %[[PV]], %[[K1]], %[[V1]]
 
-// Without fma-dots the loop is left as it is (its dots keep it out of the pass).
+// Without either the loop is left as it is (its dots keep it out of the pass).
 // OFF-LABEL: func.func @decode
 // OFF-NOT: scf.if
 // OFF: scf.for
@@ -31,6 +34,7 @@
 // OFF-NEXT: tile.load %arg0
 
 // NORING-LABEL: func.func @decode
+// MINCTAS-SAME: tilegpu.min_ctas = 4 : i32
 // NORING-NOT: tilegpu.async_copy
 // NORING-NOT: tilegpu.local_alloc
 // NORING: tile.load %arg0

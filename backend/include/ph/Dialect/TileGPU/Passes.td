@@ -57,6 +57,9 @@ def TileGPUPrefetchLoads : Pass<"tilegpu-prefetch-loads", "::mlir::ModuleOp"> {
     Option<"fmaDots", "fma-dots", "bool", /*default=*/"false",
            "also loops with FMA dots (blocked layouts): their operands, left as register loads by "
            "tilegpu-pipeline's fma-rings=false, read a block ahead">,
+    Option<"vectorDotRegs", "vector-dot-regs", "int", /*default=*/"64",
+           "32-bit registers a thread may carry across a loop whose FMA dots all have one row "
+           "(tilegpu-pipeline's vector-dots-by-registers; 0: such loops are left alone)">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
@@ -116,6 +119,10 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     Option<"fmaRings", "fma-rings", "bool", /*default=*/"true",
            "the SIMT policy's FMA-dot operands go through rings (false: they stay register loads, which "
            "tilegpu-prefetch-loads with fma-dots may read a block ahead)">,
+    Option<"vectorDotsByRegisters", "vector-dots-by-registers", "bool", /*default=*/"true",
+           "a loop whose FMA dots all have one row (flash-decoding with one query a key-value head) "
+           "leaves their operands to registers, which tilegpu-prefetch-loads reads a block ahead, and "
+           "its kernel asks for four CTAs an SM (tilegpu.min_ctas) unless it says otherwise">,
     Option<"wgmmaStages", "wgmma-stages", "int", /*default=*/"4",
            "buffers in the ring of a loop whose dots are wgmmas (3 or more keeps one wgmma group in flight)">,
     Option<"ringBytes", "ring-bytes", "int64_t", /*default=*/"196608",

@@ -1,5 +1,6 @@
 //===- LoopFacts.cpp - What the TileGPU passes ask of a kernel's loops ---------===//
 #include "LoopFacts.h"
+#include "ph/Dialect/TileGPU/Layouts.h"
 
 using namespace mlir;
 
@@ -16,6 +17,19 @@ DotOp chainedAccumulatorDot(scf::ForOp loop) {
     if (d.getResult().hasOneUse() && yield.getOperand(idx) == d.getResult()) return d;
   }
   return {};
+}
+
+bool vectorDotLoop(scf::ForOp loop) {
+  bool any = false, all = true;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto d = dyn_cast<DotOp>(&op);
+    if (!d) continue;
+    auto a = cast<RankedTensorType>(d.getA().getType());
+    any = true;
+    all = all && isa_and_nonnull<BlockedEncodingAttr>(layoutOf(d.getAcc().getType())) && a.getRank() == 2 &&
+          a.getShape()[0] == 1;
+  }
+  return any && all;
 }
 
 } // namespace ph::tilegpu

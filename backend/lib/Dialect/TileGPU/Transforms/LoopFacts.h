@@ -14,4 +14,10 @@ namespace ph::tilegpu {
 /// rescaled accumulator and is not one.
 DotOp chainedAccumulatorDot(mlir::scf::ForOp loop);
 
+/// Whether `loop`'s body has FMA dots (blocked layouts) and every dot in it is a
+/// vector-matrix product (A has one row: flash-decoding with one query a key-value head).
+/// Such a loop streams its operands, each element used once: tilegpu-pipeline leaves
+/// them to registers, which tilegpu-prefetch-loads reads a block ahead.
+bool vectorDotLoop(mlir::scf::ForOp loop);
+
 } // namespace ph::tilegpu

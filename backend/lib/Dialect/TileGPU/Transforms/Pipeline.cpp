@@ -171,10 +171,10 @@ void readFromRing(Staged s, Value buf, Value stage) {
 
 class Pipeliner {
 public:
-  Pipeliner(func::FuncOp f, bool fmaRings, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
+  Pipeliner(func::FuncOp f, bool fmaRings, bool vectorDotsByRegisters, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
             bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs, int64_t chainedStages,
             int64_t sharedPerSM, int64_t sharedPerBlock, bool tma)
-      : tma_(tma), fmaRings_(fmaRings), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
+      : tma_(tma), fmaRings_(fmaRings), vectorDotsByRegisters_(vectorDotsByRegisters), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
         warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs),
         chainedStages_(chainedStages), sharedPerSM_(sharedPerSM), sharedPerBlock_(sharedPerBlock) {}
   void run();
@@ -209,7 +209,7 @@ private:
   Value tmaMap(tile::LoadOp ld, MemDescType ring);
 
   bool tma_;
-  bool fmaRings_;
+  bool fmaRings_, vectorDotsByRegisters_;
   /// The kernel's TMA map arguments so far (`tilegpu.tma`), one per tensor, box and swizzle.
   SmallVector<Attribute> tmaMaps_;
   func::FuncOp f_;
@@ -611,6 +611,16 @@ void Pipeliner::run() {
     // The SIMT policy's dot operands: in a loop, copied ahead into a ring that
     // the FMA dot reads (tilegpu-through-shared); outside one, stored once.
     bool fma = fmaRings_ && !operand && feedsOnlyFmaDots(ld.getResult());
+    // A loop of vector FMA dots streams its blocks (each element used once): read into
+    // registers a block ahead (tilegpu-prefetch-loads) and stored to one buffer each at the
+    // top of the iteration, with four CTAs an SM, it keeps more bytes in flight than a ring
+    // that shared memory limits to three (flash-decoding, MHA: 710 against 738 us, H100;
+    // docs/tilegpu.md, "The legacy SIMT emitter, deleted"). Its G-row form keeps the ring.
+    if (fma && vectorDotsByRegisters_)
+      if (auto loop = dyn_cast<scf::ForOp>(ld->getParentOp()); loop && vectorDotLoop(loop)) {
+        if (!f_->hasAttr(kMinCtasAttr)) f_->setAttr(kMinCtasAttr, Builder(f_.getContext()).getI32IntegerAttr(4));
+        return;
+      }
     if (!operand && !fma) return;
     if (fma) cvt = {};
     if (!(operand && forWgmma(cvt.getType())) && !copiesInChunks(ld)) return;
@@ -702,7 +712,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
       getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, vectorDotsByRegisters, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma).run(); });
   }
 };
 

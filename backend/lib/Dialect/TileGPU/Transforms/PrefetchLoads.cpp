@@ -24,6 +24,7 @@
 #include "ph/Dialect/TileGPU/Layouts.h"
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "LoopFacts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -91,7 +92,13 @@ Value cloneAt(OpBuilder &b, ArrayRef<Operation *> ops, tile::LoadOp ld, Value lo
   return b.clone(*ld.getOperation(), map)->getResult(0);
 }
 
-void prefetch(scf::ForOp loop, int64_t maxRegs, bool fmaDots) {
+void prefetch(scf::ForOp loop, int64_t maxRegs, bool fmaDots, int64_t vectorDotRegs) {
+  // A loop of vector FMA dots streams its operands (tilegpu-pipeline left them to registers):
+  // K and V blocks of 64 x 128 f16 are 64 registers a thread.
+  if (!fmaDots && vectorDotRegs > 0 && vectorDotLoop(loop)) {
+    fmaDots = true;
+    maxRegs = std::max(maxRegs, vectorDotRegs);
+  }
   if (!eligible(loop, fmaDots)) return;
   SmallVector<tile::LoadOp> loads;
   llvm::SetVector<Operation *> slice;
@@ -190,7 +197,7 @@ struct PrefetchLoadsPass : impl::TileGPUPrefetchLoadsBase<PrefetchLoadsPass> {
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp l) { loops.push_back(l); });
-    for (scf::ForOp l : loops) prefetch(l, maxRegs, fmaDots);
+    for (scf::ForOp l : loops) prefetch(l, maxRegs, fmaDots, vectorDotRegs);
   }
 };
 
