@@ -2,10 +2,8 @@
 //
 // The pieces several conversion patterns share (the legacy SIMT and tensor-core emitters,
 // deleted on 2026-12-06, shared them too), so that a tile op means the same in each:
-// element sizes, the spelling of types and source locations in their messages and
-// placement notes (E0501's largest tile, W0501's reason, "`tensor<64x32xf32>` at
-// f.ph:3:5: registers"), tile.convert's element rules, and how a slice access
-// addresses global memory and how wide its accesses may be.
+// tile.convert's element rules, block ids, masked loads and stores, and how a slice access
+// addresses global memory.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -29,30 +27,6 @@
 #include <string>
 
 namespace ph::simt {
-
-inline int64_t elemBytes(mlir::Type t) { return std::max<int64_t>(1, (t.getIntOrFloatBitWidth() + 7) / 8); }
-
-inline std::string typeText(mlir::Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  t.print(os);
-  return s;
-}
-
-/// `file:line:col` of the first file location in `loc` (through names and fusions); empty
-/// when it has none.
-inline std::string locText(mlir::Location loc) {
-  using namespace mlir;
-  if (auto fl = dyn_cast<FileLineColRange>(loc))
-    return (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getStartLine()) + ":" + llvm::Twine(fl.getStartColumn())).str();
-  if (auto fl = dyn_cast<FileLineColLoc>(loc))
-    return (fl.getFilename().getValue() + ":" + llvm::Twine(fl.getLine()) + ":" + llvm::Twine(fl.getColumn())).str();
-  if (auto nl = dyn_cast<NameLoc>(loc)) return locText(nl.getChildLoc());
-  if (auto fu = dyn_cast<FusedLoc>(loc))
-    for (Location l : fu.getLocations())
-      if (std::string t = locText(l); !t.empty()) return t;
-  return "";
-}
 
 /// tile.convert's rules, for one element (ph/Conversion/ConvertRules.h, shared with the
 /// CPU lowering).
@@ -125,27 +99,6 @@ inline void emitStoreIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, m
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   }
   LLVM::StoreOp::create(b, loc, v, ptr, align);
-}
-
-/// Elements one thread moves with one access of at most `maxBytes`: when the
-/// slice's last dimension is neither squeezed nor masked, and its length, the
-/// tensor's extent and the slice's start along it are constant multiples of the
-/// width (tensors start 16-byte aligned: the ABI), each run of `width` elements is
-/// one aligned vector inside one row. Otherwise 1.
-template <typename AccessOp>
-int64_t vectorWidth(AccessOp op, mlir::Type elem, int64_t maxBytes = 16) {
-  using namespace mlir;
-  ArrayRef<bool> squeezed = op.getSqueezed(), masked = op.getMasked();
-  if (squeezed.empty()) return 1;
-  size_t d = squeezed.size() - 1;
-  int64_t bytes = elemBytes(elem);
-  if (squeezed[d] || masked[d] || bytes > 4 || maxBytes % bytes) return 1;
-  int64_t width = maxBytes / bytes;
-  APInt ext, off;
-  if (!matchPattern(op.getExtents()[d], m_ConstantInt(&ext)) || !matchPattern(op.getOffsets()[d], m_ConstantInt(&off)))
-    return 1;
-  if (op.getLens()[d] % width || ext.getSExtValue() % width || off.getSExtValue() % width) return 1;
-  return width;
 }
 
 } // namespace ph::simt

@@ -210,6 +210,8 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // (measuring: PH_TILEGPU_FMA_RINGS=0).
   const char *fmaRings = std::getenv("PH_TILEGPU_FMA_RINGS");
   po.fmaRings = !(fmaRings && std::string(fmaRings) == "0");
+  // A loop of vector dots leaves its blocks to tilegpu-prefetch-loads: not when that pass is off.
+  if (const char *e = std::getenv("PH_TILEGPU_PREFETCH_LOADS"); e && std::string(e) == "0") po.vectorDotsByRegisters = false;
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_STAGES")) po.wgmmaStages = std::max(2, std::atoi(e));
   if (compactRings) {
     po.stages = 2;

@@ -48,7 +48,11 @@ def TileGPUPrefetchLoads : Pass<"tilegpu-prefetch-loads", "::mlir::ModuleOp"> {
     which an unmasked dimension would not catch). Only in loops that store to
     no tensor (the prefetched read must not pass a write that might alias
     it) and hold no dot, no TileGPU op and no nested loop; at most
-    `max-regs` 32-bit registers a thread are carried. Runs after
+    `max-regs` 32-bit registers a thread are carried. A loop whose FMA dots
+    all have one row (tilegpu-pipeline's vector-dots-by-registers left its
+    operands to this pass) is taken too, up to `vector-dot-regs` registers,
+    and its carried blocks' conversions (their stores to shared memory) open
+    the iteration, before the next blocks' reads. Runs after
     tilegpu-assign-layouts (the carried tiles keep their layouts).
   }];
   let options = [

@@ -3,7 +3,10 @@
 
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
 
+#include "ph/Dialect/Tile/TileDialect.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace ph::tilegpu {
 
@@ -19,5 +22,18 @@ DotOp chainedAccumulatorDot(mlir::scf::ForOp loop);
 /// Such a loop streams its operands, each element used once: tilegpu-pipeline leaves
 /// them to registers, which tilegpu-prefetch-loads reads a block ahead.
 bool vectorDotLoop(mlir::scf::ForOp loop);
+
+/// The loads of `loop`'s body tilegpu-prefetch-loads reads a block ahead (PrefetchLoads.cpp):
+/// none when the body writes memory or holds TileGPU ops other than layout conversions (FMA
+/// dots too, with `fmaDots`) or a nested loop; else, in body order, each whose address comes
+/// from the induction variable and loop invariants, while their registers stay within
+/// `maxRegs`. `slice`: the pure ops their addresses are computed by.
+llvm::SmallVector<tile::LoadOp> prefetchableLoads(mlir::scf::ForOp loop, int64_t maxRegs, bool fmaDots,
+                                                  llvm::SetVector<mlir::Operation *> *slice = nullptr);
+
+/// The registers tilegpu-prefetch-loads may carry across a loop of vector FMA dots (K and V
+/// blocks of 64 x 128 f16: 64 a thread); tilegpu-pipeline leaves such a loop's loads to it
+/// only when all of them fit.
+inline constexpr int64_t kVectorDotRegs = 64;
 
 } // namespace ph::tilegpu

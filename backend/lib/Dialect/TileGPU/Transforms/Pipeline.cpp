@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "ph/Dialect/TileGPU/Layouts.h"
 #include "CopyChunks.h"
 #include "LoopFacts.h"
 
@@ -201,6 +202,7 @@ private:
     return LocalAllocOp::create(b, loc, MemDescType::get(ctx, {stages}, b.getI64Type(), enc), IntegerAttr()).getResult();
   }
   bool byMBarriers(scf::ForOp loop, bool async, int64_t stages) const;
+  bool streamsByRegisters(scf::ForOp loop);
   bool cloneDefs(Value v, OpBuilder *b, IRMapping &map);
   bool producerCanIssue(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<SmallVector<Operation *>> slices);
   void specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Value> bufs,
@@ -210,6 +212,8 @@ private:
 
   bool tma_;
   bool fmaRings_, vectorDotsByRegisters_;
+  /// Loops whose FMA operands go through registers (streamsByRegisters), once decided.
+  llvm::DenseMap<Operation *, bool> byRegisters_;
   /// The kernel's TMA map arguments so far (`tilegpu.tma`), one per tensor, box and swizzle.
   SmallVector<Attribute> tmaMaps_;
   func::FuncOp f_;
@@ -261,6 +265,40 @@ int64_t Pipeliner::stagesFor(MutableArrayRef<Staged> loads, scf::ForOp loop) con
   int64_t S = std::max<int64_t>(wgmmaStages_, 2);
   while (S > 2 && S * perStage > ringBytes_) --S;
   return S;
+}
+
+/// Whether a loop of vector FMA dots streams its blocks through registers: read a block ahead
+/// (tilegpu-prefetch-loads) and stored to one buffer each at the top of the iteration, as many
+/// CTAs an SM as registers and shared memory allow (up to 4) keep more bytes in flight than a
+/// ring that shared memory limits to three (flash-decoding, MHA: 710 against 738 us on an H100;
+/// docs/tilegpu.md, "The legacy SIMT emitter, deleted"). Its G-row form keeps the ring. Only
+/// when prefetch-loads carries every operand load of the loop (else the loop keeps its rings,
+/// and none becomes a load waited for in place); the kernel then asks for those CTAs
+/// (`tilegpu.min_ctas`) unless it says otherwise.
+bool Pipeliner::streamsByRegisters(scf::ForOp loop) {
+  auto [it, fresh] = byRegisters_.try_emplace(loop.getOperation(), false);
+  if (!fresh) return it->second;
+  if (!vectorDotLoop(loop)) return false;
+  SmallVector<tile::LoadOp> carried = prefetchableLoads(loop, kVectorDotRegs, /*fmaDots=*/true);
+  if (carried.empty()) return false;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto l = dyn_cast<tile::LoadOp>(&op); l && feedsOnlyFmaDots(l.getResult()) && !llvm::is_contained(carried, l))
+      return false;
+  int64_t regs = 0, bytes = 0;
+  for (tile::LoadOp l : carried) {
+    regs += registersPerThread(cast<RankedTensorType>(l.getType())).value_or(0);
+    bytes += bufferType(l, 1, false).getStageBytes(unsigned(l.getType().getRank()));
+  }
+  int64_t threads = 128;
+  if (auto t = f_->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = t.getInt();
+  // 64K registers an SM: the carried blocks and as many again for the rest; 1 KiB of shared
+  // memory a CTA is the system's.
+  int64_t ctas = std::min<int64_t>(4, 65536 / (threads * (regs + 64)));
+  if (sharedPerSM_ > 0) ctas = std::min<int64_t>(ctas, sharedPerSM_ / (bytes + 1024));
+  if (ctas >= 2 && !f_->hasAttr(kMinCtasAttr))
+    f_->setAttr(kMinCtasAttr, Builder(f_.getContext()).getI32IntegerAttr(int32_t(ctas)));
+  it->second = true;
+  return true;
 }
 
 /// One buffer: copy, wait for it, publish it, read it. In a loop, a barrier
@@ -611,16 +649,9 @@ void Pipeliner::run() {
     // The SIMT policy's dot operands: in a loop, copied ahead into a ring that
     // the FMA dot reads (tilegpu-through-shared); outside one, stored once.
     bool fma = fmaRings_ && !operand && feedsOnlyFmaDots(ld.getResult());
-    // A loop of vector FMA dots streams its blocks (each element used once): read into
-    // registers a block ahead (tilegpu-prefetch-loads) and stored to one buffer each at the
-    // top of the iteration, with four CTAs an SM, it keeps more bytes in flight than a ring
-    // that shared memory limits to three (flash-decoding, MHA: 710 against 738 us, H100;
-    // docs/tilegpu.md, "The legacy SIMT emitter, deleted"). Its G-row form keeps the ring.
+    // A loop of vector FMA dots whose blocks tilegpu-prefetch-loads carries keeps no ring.
     if (fma && vectorDotsByRegisters_)
-      if (auto loop = dyn_cast<scf::ForOp>(ld->getParentOp()); loop && vectorDotLoop(loop)) {
-        if (!f_->hasAttr(kMinCtasAttr)) f_->setAttr(kMinCtasAttr, Builder(f_.getContext()).getI32IntegerAttr(4));
-        return;
-      }
+      if (auto loop = dyn_cast<scf::ForOp>(ld->getParentOp()); loop && streamsByRegisters(loop)) return;
     if (!operand && !fma) return;
     if (fma) cvt = {};
     if (!(operand && forWgmma(cvt.getType())) && !copiesInChunks(ld)) return;

@@ -17,7 +17,11 @@
 //
 // Sound when nothing in the loop writes memory a prefetched read might see:
 // no tile.store in the body (tensors may alias), no TileGPU op (rings and
-// barriers are tilegpu-pipeline's), no dot, no nested loop.
+// barriers are tilegpu-pipeline's), no nested loop, and no dot but an FMA dot
+// (pure arithmetic) in a loop of vector dots (flash-decoding with one query,
+// whose K and V blocks tilegpu-pipeline leaves to this pass) or with fma-dots.
+// There the carried blocks' conversions, where tilegpu-through-shared stores
+// them to shared memory, move to the top of the body, before the next reads.
 //
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/Tile/TileDialect.h"
@@ -92,15 +96,12 @@ Value cloneAt(OpBuilder &b, ArrayRef<Operation *> ops, tile::LoadOp ld, Value lo
   return b.clone(*ld.getOperation(), map)->getResult(0);
 }
 
-void prefetch(scf::ForOp loop, int64_t maxRegs, bool fmaDots, int64_t vectorDotRegs) {
-  // A loop of vector FMA dots streams its operands (tilegpu-pipeline left them to registers):
-  // K and V blocks of 64 x 128 f16 are 64 registers a thread.
-  if (!fmaDots && vectorDotRegs > 0 && vectorDotLoop(loop)) {
-    fmaDots = true;
-    maxRegs = std::max(maxRegs, vectorDotRegs);
-  }
-  if (!eligible(loop, fmaDots)) return;
+} // namespace
+
+SmallVector<tile::LoadOp> prefetchableLoads(scf::ForOp loop, int64_t maxRegs, bool fmaDots,
+                                           llvm::SetVector<Operation *> *sliceOut) {
   SmallVector<tile::LoadOp> loads;
+  if (!eligible(loop, fmaDots)) return loads;
   llvm::SetVector<Operation *> slice;
   int64_t regs = 0;
   for (Operation &op : loop.getBody()->without_terminator()) {
@@ -117,6 +118,21 @@ void prefetch(scf::ForOp loop, int64_t maxRegs, bool fmaDots, int64_t vectorDotR
     loads.push_back(ld);
     regs += *r;
   }
+  if (sliceOut) *sliceOut = std::move(slice);
+  return loads;
+}
+
+namespace {
+
+void prefetch(scf::ForOp loop, int64_t maxRegs, bool fmaDots, int64_t vectorDotRegs) {
+  // A loop of vector FMA dots streams its operands (tilegpu-pipeline left them to registers):
+  // K and V blocks of 64 x 128 f16 are 64 registers a thread.
+  if (!fmaDots && vectorDotRegs > 0 && vectorDotLoop(loop)) {
+    fmaDots = true;
+    maxRegs = std::max(maxRegs, vectorDotRegs);
+  }
+  llvm::SetVector<Operation *> slice;
+  SmallVector<tile::LoadOp> loads = prefetchableLoads(loop, maxRegs, fmaDots, &slice);
   if (loads.empty()) return;
   // The slice in body order, so each clone finds its operands' clones.
   SmallVector<Operation *> ordered(slice.begin(), slice.end());
