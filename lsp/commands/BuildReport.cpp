@@ -68,12 +68,11 @@ std::string figuresText(const report::Variant &v) {
   const rt::Occupancy &o = v.occupancy;
   s += " · " + std::to_string(o.blocksPerSM) + " blocks/SM (" + std::to_string(std::lround(100 * o.fraction)) + "%, " +
        shortLimit(o.limitedBy) + ")";
-  if (v.unit == "tensorcore") {
-    size_t regs = std::count_if(v.tiles.begin(), v.tiles.end(), [](const report::Tile &t) { return t.placement == "registers"; });
+  size_t regs = std::count_if(v.tiles.begin(), v.tiles.end(), [](const report::Tile &t) { return t.placement == "registers"; });
+  if (v.unit == "tensorcore")
     s += " · tc: " + std::to_string(regs) + " tiles in regs, " + std::to_string(v.tiles.size() - regs) + " in smem";
-  } else if (v.tensorcore) {
-    s += " · SIMT: tiles in shared memory";
-  }
+  else if (v.tensorcore)
+    s += " · SIMT: " + std::to_string(regs) + " tiles in regs, " + std::to_string(v.tiles.size() - regs) + " in smem";
   return s;
 }
 
