@@ -1,4 +1,4 @@
-//===- GpuTarget.cpp - SIMT lowering, NVVM, PTX, ptxas, `ph emit` stages --===//
+//===- GpuTarget.cpp - The GPU target: TileGPU, NVVM, PTX, ptxas, compileForGpu --===//
 //
 // kir -> tile (kirToTile) -> TileGPU (layouts, rings, one pattern per op family:
 // TileGpuPipeline) -> NVVM/LLVM dialects (convert-gpu-to-nvvm) -> PTX (gpu-module-to-binary, format isa:
@@ -18,6 +18,7 @@
 #include "ScratchDir.h"
 
 #include "TileGpuPipeline.h"
+#include "GpuLowering.h"
 #include "ph/Conversion/Passes.h"
 #include "ph/Dialect/Tile/TileDialect.h"
 #include "ph/Dialect/TileGPU/Passes.h"
@@ -81,15 +82,13 @@ int64_t sharedMemoryLimit(const std::string &arch) {
 
 bool isSupportedGpuArch(const std::string &arch) { return findGpuArch(arch) != nullptr; }
 
-namespace {
-
-std::string cudaDir() {
+static std::string cudaDir() {
   if (const char *d = std::getenv("PH_CUDA_DIR")) return d;
   if (const char *d = std::getenv("CUDA_PATH")) return d;
   return PH_CUDA_DIR;
 }
 
-std::string findPtxas() {
+static std::string findPtxas() {
   if (const char *p = std::getenv("PH_PTXAS")) return p;
   std::string inToolkit = cudaDir() + "/bin/ptxas";
   if (llvm::sys::fs::can_execute(inToolkit)) return inToolkit;
@@ -97,7 +96,7 @@ std::string findPtxas() {
   return "";
 }
 
-void prepareContext(MLIRContext &ctx) {
+static void prepareContext(MLIRContext &ctx) {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeAllTargets();
@@ -114,7 +113,7 @@ void prepareContext(MLIRContext &ctx) {
 }
 
 /// `m` takes the body and attributes of `lowered`, a lowered clone of it.
-void takeLowered(ModuleOp m, ModuleOp lowered) {
+static void takeLowered(ModuleOp m, ModuleOp lowered) {
   m.getBody()->clear();
   m.getBody()->getOperations().splice(m.getBody()->end(), lowered.getBody()->getOperations());
   for (NamedAttribute a : lowered->getAttrs()) m->setAttr(a.getName(), a.getValue());
@@ -216,7 +215,7 @@ bool hasDot(ModuleOp m) {
 /// the end of a zero-sized object are undefined behaviour that LLVM's alias
 /// analysis may exploit; an external declaration has no known size and is
 /// what CUDA C++ emits for `extern __shared__`: `.extern .shared .align 16 .b8 name[]`.
-bool externDynamicShared(ModuleOp m) {
+static bool externDynamicShared(ModuleOp m) {
   m.walk([](LLVM::GlobalOp g) {
     if (g.getAddrSpace() == 3 && g.getSymName().starts_with("__dynamic_shmem")) {
       g.setLinkage(LLVM::Linkage::External);
@@ -230,8 +229,8 @@ bool externDynamicShared(ModuleOp m) {
 }
 
 /// SIMT gpu.module -> NVVM and LLVM dialects, with the NVVM target attached.
-bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *timing = nullptr,
-            std::vector<LoweringDiag> *diags = nullptr) {
+bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *timing,
+            std::vector<LoweringDiag> *diags) {
   MLIRContext *ctx = m.getContext();
   // sm_90a's wgmma and setmaxnreg need PTX 8.0; the others keep LLVM's default.
   const GpuArch *a = findGpuArch(arch);
@@ -297,7 +296,7 @@ bool toNvvm(ModuleOp m, const std::string &arch, std::string &err, TimingScope *
 /// makes the LLVM IR translation fail, so the tests of its diagnostic (tests/lit/gpu/lowering/
 /// translation.ph) put the op that bug left, a `builtin.unrealized_conversion_cast` (which has
 /// no translation), before the kernel's first op located inside it, at that op's location.
-void breakTranslationForTest(::mlir::gpu::GPUModuleOp gm) {
+static void breakTranslationForTest(::mlir::gpu::GPUModuleOp gm) {
   const char *e = std::getenv("PH_TEST_GPU_NO_TRANSLATION");
   std::string mode = e ? e : "";
   if (mode != "1" && mode != "2") return;
@@ -322,8 +321,8 @@ void breakTranslationForTest(::mlir::gpu::GPUModuleOp gm) {
 /// NVVM module -> PTX text through LLVM's NVPTX backend: NvptxCodegen.h's steps
 /// (each a `mark`), or with PH_GPU_CODEGEN=mlir MLIR's gpu-module-to-binary,
 /// whose one step the caller marks.
-bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing = nullptr,
-           std::vector<LoweringDiag> *diags = nullptr, const StepMark &mark = {}) {
+bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing,
+           std::vector<LoweringDiag> *diags, const StepMark &mark) {
   ::mlir::gpu::GPUModuleOp gm;
   int modules = 0;
   m.walk([&](::mlir::gpu::GPUModuleOp g) {
@@ -386,7 +385,7 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing =
 /// ptxas's optimisation: -O3, or with PH_PTXAS_FAST_COMPILE=min|mid|max its
 /// --Ofast-compile level (ptxas spends less time and the SASS differs; off by
 /// default until the GPU checks of docs/compile.md say how much speed it costs).
-std::string ptxasOptArg() {
+static std::string ptxasOptArg() {
   const char *e = std::getenv("PH_PTXAS_FAST_COMPILE");
   std::string v = e ? e : "";
   if (v == "min" || v == "mid" || v == "max") return "--Ofast-compile=" + v;
@@ -394,7 +393,7 @@ std::string ptxasOptArg() {
 }
 
 /// ptxas PTX -> cubin; `log` gets ptxas's -v report.
-bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8_t> &cubin, std::string &log,
+static bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8_t> &cubin, std::string &log,
               std::string &err, double *cpuMs = nullptr, bool *ran = nullptr) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
@@ -487,6 +486,8 @@ Diagnostic sharedExceededDiagnostic(const kir::Kernel &k, const TileGpuResult &t
   return d;
 }
 
+namespace {
+
 /// Wall-clock milliseconds per step of one compile (GpuBinary::phases).
 class PhaseClock {
 public:
@@ -568,6 +569,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   }
   TileGpuResult simt;
   if (!onTensorCores && !toSimtPolicy(*m, arch, simt, err)) {
+    clock.mark("lower");
     if (simt.sharedBytes > sharedMemoryLimit(arch)) {
       out.diagnostics.push_back(sharedExceededDiagnostic(k, simt, arch, opts.sources));
       err = out.diagnostics.back().message;
@@ -672,122 +674,6 @@ std::string runOnGpu(const kir::Kernel &k, const LaunchArgs &args, const GpuOpti
   if (diags) diags->insert(diags->end(), bin.diagnostics.begin(), bin.diagnostics.end());
   if (!ok) return err;
   return rt::runCubin(bin.meta, bin.cubin, args);
-}
-
-namespace {
-
-/// Why a GPU stage of `ph emit` stopped: the MLIR diagnostics of the step that
-/// failed, whether a layout policy's reasons (warnings) count, and a note.
-struct StageFailure {
-  std::vector<LoweringDiag> diags;
-  bool warnings = false;
-  std::string context;
-};
-
-/// How a GPU stage of `ph emit` lowered a kernel (as compileForGpu does), or why it could not.
-struct StageLowering {
-  std::string arch;
-  TileGpuResult tg;      // the policy that took the kernel (or, failing, the SIMT policy's try)
-  std::string notTaken;  // why the tensor-core policies did not take a @tensorcore kernel
-  StageFailure why;
-  bool sharedExceeded = false;
-};
-
-/// The diagnostic compileForGpu gives for the same failure, into `opts.diagnostics`.
-void stageFailed(const EmitOptions &opts, const kir::Kernel &k, const StageLowering &l) {
-  if (!opts.diagnostics) return;
-  GpuBinary bin;
-  if (l.sharedExceeded) bin.diagnostics.push_back(sharedExceededDiagnostic(k, l.tg, l.arch, opts.sources));
-  else loweringFailed(bin, l.why.diags, k, opts.sources, l.why.warnings, l.why.context);
-  opts.diagnostics->insert(opts.diagnostics->end(), bin.diagnostics.begin(), bin.diagnostics.end());
-}
-
-/// The GPU stages lower the way `ph build` does: a tensor-core policy when it takes a @tensorcore
-/// kernel, else the SIMT policy; a failure leaves in `l` what compileForGpu turns into its diagnostic.
-bool lowerForStage(ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, StageLowering &l, std::string &err) {
-  l.arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-  if (!isSupportedGpuArch(l.arch)) {
-    err = "unsupported GPU architecture `" + l.arch + "` (use " + supportedGpuArchs() + ")";
-    return false;
-  }
-  if (!fp8ToBits(m, err)) return false;
-  bool onTensorCores = false;
-  if (!tryTileGpu(m, k, l.arch, l.tg, onTensorCores, l.notTaken, err)) {
-    l.why = {l.tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the SIMT policy may not take it instead"};
-    return false;
-  }
-  if (onTensorCores) return true;
-  if (!(k.tensorcore && hasDot(m))) l.notTaken.clear();
-  l.tg = TileGpuResult();
-  if (toSimtPolicy(m, l.arch, l.tg, err)) return true;
-  l.sharedExceeded = l.tg.sharedBytes > sharedMemoryLimit(l.arch);
-  if (l.sharedExceeded) err = sharedExceededDiagnostic(k, l.tg, l.arch, opts.sources).message;
-  l.why.diags = l.tg.diags;
-  return false;
-}
-
-} // namespace
-
-void registerGpuStages(StageRegistry &r) {
-  // Tile IR with layouts, shared buffers and async copies, before the NVVM patterns.
-  r[Stage::TileGpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
-                         std::string &err) {
-    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-    if (!isSupportedGpuArch(arch)) {
-      err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
-      return false;
-    }
-    TileGpuResult tg;
-    if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) {
-      StageLowering l;
-      l.arch = arch;
-      l.why = {tg.diags, /*warnings=*/false, ""};
-      stageFailed(opts, k, l);
-      return false;
-    }
-    out = "// " + arch + ", " + std::to_string(k.threads) + " threads, policy " + tg.policy;
-    if (tg.tensorCores()) out += ", " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
-    out += "\n";
-    for (const std::string &w : tg.warnings()) out += "// " + w + "\n";
-    appendOp(out, m, opts);
-    return true;
-  };
-  r[Stage::Gpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
-    StageLowering l;
-    if (!lowerForStage(m, k, opts, l, err)) {
-      stageFailed(opts, k, l);
-      return false;
-    }
-    const TileGpuResult &tg = l.tg;
-    out = "// " + l.arch + ", " + std::to_string(k.threads) + " threads, " + std::to_string(tg.sharedBytes) +
-          " bytes of dynamic shared memory\n";
-    out += std::string(tg.tensorCores() ? "// tensorcore (TileGPU, " + std::string(tg.instruction()) + "): "
-                                        : std::string("// simt (TileGPU, SIMT policy): ")) +
-           std::to_string(tg.registerTiles) + " tiles in registers, " + std::to_string(tg.sharedTiles) +
-           " in shared memory\n";
-    if (!l.notTaken.empty()) out += "// the tensor-core policies cannot take it: " + l.notTaken + "\n";
-    appendOp(out, m, opts);
-    return true;
-  };
-  r[Stage::GpuLlvm] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
-                         std::string &err) {
-    StageLowering l;
-    if (!lowerForStage(m, k, opts, l, err) || !toNvvm(m, l.arch, err, nullptr, &l.why.diags)) {
-      stageFailed(opts, k, l);
-      return false;
-    }
-    appendOp(out, m, opts);
-    return true;
-  };
-  r[Stage::Ptx] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
-    StageLowering l;
-    if (!lowerForStage(m, k, opts, l, err) || !toNvvm(m, l.arch, err, nullptr, &l.why.diags) ||
-        !toPtx(m, out, err, nullptr, &l.why.diags)) {
-      stageFailed(opts, k, l);
-      return false;
-    }
-    return true;
-  };
 }
 
 } // namespace ph::backend

@@ -1,0 +1,131 @@
+//===- GpuStages.cpp - `ph emit`'s GPU stages: gpu, gpu-llvm, ptx ----------===//
+//
+// Each stage lowers the kernel the way `ph build` does (GpuLowering.h) and prints
+// what it reached; a failure gives the diagnostic compileForGpu would.
+//
+//===----------------------------------------------------------------------===//
+#include "GpuLowering.h"
+#include "ph/Backend/Arch.h"
+#include "Emit/Stages.h"
+
+using namespace mlir;
+
+namespace ph::backend {
+
+namespace {
+
+/// Why a GPU stage of `ph emit` stopped: the MLIR diagnostics of the step that
+/// failed, whether a layout policy's reasons (warnings) count, and a note.
+struct StageFailure {
+  std::vector<LoweringDiag> diags;
+  bool warnings = false;
+  std::string context;
+};
+
+/// How a GPU stage of `ph emit` lowered a kernel (as compileForGpu does), or why it could not.
+struct StageLowering {
+  std::string arch;
+  TileGpuResult tg;      // the policy that took the kernel (or, failing, the SIMT policy's try)
+  std::string notTaken;  // why the tensor-core policies did not take a @tensorcore kernel
+  StageFailure why;
+  bool sharedExceeded = false;
+};
+
+/// The diagnostic compileForGpu gives for the same failure, into `opts.diagnostics`.
+void stageFailed(const EmitOptions &opts, const kir::Kernel &k, const StageLowering &l) {
+  if (!opts.diagnostics) return;
+  GpuBinary bin;
+  if (l.sharedExceeded) bin.diagnostics.push_back(sharedExceededDiagnostic(k, l.tg, l.arch, opts.sources));
+  else loweringFailed(bin, l.why.diags, k, opts.sources, l.why.warnings, l.why.context);
+  opts.diagnostics->insert(opts.diagnostics->end(), bin.diagnostics.begin(), bin.diagnostics.end());
+}
+
+/// The GPU stages lower the way `ph build` does: a tensor-core policy when it takes a @tensorcore
+/// kernel, else the SIMT policy; a failure leaves in `l` what compileForGpu turns into its diagnostic.
+bool lowerForStage(ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, StageLowering &l, std::string &err) {
+  l.arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
+  if (!isSupportedGpuArch(l.arch)) {
+    err = "unsupported GPU architecture `" + l.arch + "` (use " + supportedGpuArchs() + ")";
+    return false;
+  }
+  if (!fp8ToBits(m, err)) return false;
+  bool onTensorCores = false;
+  if (!tryTileGpu(m, k, l.arch, l.tg, onTensorCores, l.notTaken, err)) {
+    l.why = {l.tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the SIMT policy may not take it instead"};
+    return false;
+  }
+  if (onTensorCores) return true;
+  if (!(k.tensorcore && hasDot(m))) l.notTaken.clear();
+  l.tg = TileGpuResult();
+  if (toSimtPolicy(m, l.arch, l.tg, err)) return true;
+  l.sharedExceeded = l.tg.sharedBytes > sharedMemoryLimit(l.arch);
+  if (l.sharedExceeded) err = sharedExceededDiagnostic(k, l.tg, l.arch, opts.sources).message;
+  l.why.diags = l.tg.diags;
+  return false;
+}
+
+} // namespace
+
+void registerGpuStages(StageRegistry &r) {
+  // Tile IR with layouts, shared buffers and async copies, before the NVVM patterns.
+  r[Stage::TileGpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
+                         std::string &err) {
+    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
+    if (!isSupportedGpuArch(arch)) {
+      err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
+      return false;
+    }
+    TileGpuResult tg;
+    if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) {
+      StageLowering l;
+      l.arch = arch;
+      l.why = {tg.diags, /*warnings=*/false, ""};
+      stageFailed(opts, k, l);
+      return false;
+    }
+    out = "// " + arch + ", " + std::to_string(k.threads) + " threads, policy " + tg.policy;
+    if (tg.tensorCores()) out += ", " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
+    out += "\n";
+    for (const std::string &w : tg.warnings()) out += "// " + w + "\n";
+    appendOp(out, m, opts);
+    return true;
+  };
+  r[Stage::Gpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
+    StageLowering l;
+    if (!lowerForStage(m, k, opts, l, err)) {
+      stageFailed(opts, k, l);
+      return false;
+    }
+    const TileGpuResult &tg = l.tg;
+    out = "// " + l.arch + ", " + std::to_string(k.threads) + " threads, " + std::to_string(tg.sharedBytes) +
+          " bytes of dynamic shared memory\n";
+    out += std::string(tg.tensorCores() ? "// tensorcore (TileGPU, " + std::string(tg.instruction()) + "): "
+                                        : std::string("// simt (TileGPU, SIMT policy): ")) +
+           std::to_string(tg.registerTiles) + " tiles in registers, " + std::to_string(tg.sharedTiles) +
+           " in shared memory\n";
+    if (!l.notTaken.empty()) out += "// the tensor-core policies cannot take it: " + l.notTaken + "\n";
+    appendOp(out, m, opts);
+    return true;
+  };
+  r[Stage::GpuLlvm] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
+                         std::string &err) {
+    StageLowering l;
+    if (!lowerForStage(m, k, opts, l, err) || !toNvvm(m, l.arch, err, nullptr, &l.why.diags)) {
+      stageFailed(opts, k, l);
+      return false;
+    }
+    appendOp(out, m, opts);
+    return true;
+  };
+  r[Stage::Ptx] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
+    StageLowering l;
+    if (!lowerForStage(m, k, opts, l, err) || !toNvvm(m, l.arch, err, nullptr, &l.why.diags) ||
+        !toPtx(m, out, err, nullptr, &l.why.diags)) {
+      stageFailed(opts, k, l);
+      return false;
+    }
+    return true;
+  };
+}
+
+} // namespace ph::backend
