@@ -81,7 +81,10 @@ run)
     --backends cudnn --iters 20 ${DS_WHERE:+--where $DS_WHERE} --out '$logs/decode.jsonl'"
   grep -vE '^   |Warning|f = lambda' "$logs/decode.log" | tail -24
   if [ "${DS_NCU:-1}" = 1 ] && command -v ncu > /dev/null; then
-    for v in legacy tg; do
+    # The first two variants (the default list's: the deleted emitter's build, now the default's, and tg).
+    set -- $variants
+    ncu_variants="$1 ${2:-}"
+    for v in $ncu_variants; do
       step "ncu-$v" 90 "ncu --clock-control none --set full --import-source no -f -k regex:decode_split -c 1 -o '$logs/ncu-$v' \
         '$R' '$T/$v' --kernel decode_split --config D=128,G=1,BC=64,S=16 --size B=32 --size H=32 --size HK=32 --size N=4096 \
         --in Lens='$T/lens_full.npy' --iters 1 --warmup 0 && ncu --import '$logs/ncu-$v.ncu-rep' --page details > '$logs/ncu-$v.txt' \
@@ -92,7 +95,8 @@ run)
       cuobjdump -sass "$T/$v/decode_split.D128_G1_BC64_S16.cubin" > "$logs/sass-$v.txt" 2>&1
       echo "   SASS: $(grep -cE '^\s+/\*[0-9a-f]+\*/' "$logs/sass-$v.txt") instructions, $(grep -c 'LDGSTS' "$logs/sass-$v.txt") LDGSTS, $(grep -c 'LDG\.' "$logs/sass-$v.txt") LDG, $(grep -c 'LDS' "$logs/sass-$v.txt") LDS, $(grep -c 'FFMA' "$logs/sass-$v.txt") FFMA, $(grep -c 'BAR' "$logs/sass-$v.txt") BAR, $(grep -c 'SHFL' "$logs/sass-$v.txt") SHFL"
     done
-    python3 "$T/ncu_stalls.py" "legacy=$logs/ncu-legacy.raw.csv" "tg=$logs/ncu-tg.raw.csv" 2>&1 | head -30
+    set -- $ncu_variants
+    [ $# -eq 2 ] && python3 "$T/ncu_stalls.py" "$1=$logs/ncu-$1.raw.csv" "$2=$logs/ncu-$2.raw.csv" 2>&1 | head -30
   else
     echo "no ncu: the profiles skipped"
   fi
