@@ -742,18 +742,7 @@ build-parity)
   PH_GPU_LOWERING=tilegpu "$ph" build "$root/examples/decode_attention.ph" --target sm_90 -o "$out/dec/tg" > "$out/dec/tg.log" 2>&1 || cat "$out/dec/tg.log"
   sed 's/BC in \[64\]/BC in [32, 64]/' "$root/examples/decode_attention.ph" > "$out/dec/decode_bc.ph"
   (cd "$root" && PH_GPU_LOWERING=tilegpu "$ph" build "$out/dec/decode_bc.ph" --target sm_90 -o "$out/dec/tg_bc" > "$out/dec/tg_bc.log" 2>&1) || cat "$out/dec/tg_bc.log"
-  /usr/bin/python3 - "$out/dec" <<'PY'
-import sys
-import numpy as np
-d = sys.argv[1] + "/"
-rng = np.random.default_rng()
-b, hk, n, D = 3, 8, 600, 128
-for g in (1, 4):
-    np.save(d + f"q{g}.npy", rng.uniform(-1, 1, (b, hk * g, D)).astype(np.float16))
-np.save(d + "k.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
-np.save(d + "v.npy", rng.uniform(-1, 1, (b, hk, n, D)).astype(np.float16))
-np.save(d + "lens.npy", np.array([1, 517, 600], dtype=np.int32))
-PY
+  /usr/bin/python3 "$root/tests/gpu/decode_inputs.py" "$out/dec" || exit 1
   build_gemm "$ph" "$root" "$out" gemm sm_90
   build_gemm "$ph" "$root" "$out" gemm90a sm_90a
   for v in legacy mma def; do
