@@ -545,7 +545,6 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   if (!m || !fp8ToBits(*m, err)) return false;
   // TileGPU takes every kernel: a @tensorcore kernel's dots the tensor-core policies place
   // (mma.sync, wgmma), everything else its SIMT policy.
-  bool dot = hasDot(*m);
   TileGpuResult mma;
   std::string tileGpuWhy;
   bool onTensorCores = false;
@@ -556,7 +555,8 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   }
   if (k.tensorcore && !onTensorCores) {
     out.diagnostics.push_back(makeDiag(DiagKind::TensorcoreIgnored, k.loc, {"SIMT"}));
-    if (dot && !tileGpuWhy.empty()) {
+    // The module is as kirToTile made it when the tensor-core policies did not take it.
+    if (hasDot(*m) && !tileGpuWhy.empty()) {
       // At the tile the policy could not place, when its reason has a range.
       const LoweringDiag *at = firstLocated(mma.diags, opts.sources, /*warnings=*/true);
       std::optional<SourceRange> located = at ? rangeOf(at->at, opts.sources) : std::nullopt;

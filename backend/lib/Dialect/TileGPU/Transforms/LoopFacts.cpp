@@ -19,6 +19,8 @@ DotOp chainedAccumulatorDot(scf::ForOp loop) {
   return {};
 }
 
+bool isFmaDot(DotOp d) { return isa_and_nonnull<BlockedEncodingAttr>(layoutOf(d.getAcc().getType())); }
+
 bool vectorDotLoop(scf::ForOp loop) {
   bool any = false, all = true;
   for (Operation &op : loop.getBody()->without_terminator()) {
@@ -26,8 +28,7 @@ bool vectorDotLoop(scf::ForOp loop) {
     if (!d) continue;
     auto a = cast<RankedTensorType>(d.getA().getType());
     any = true;
-    all = all && isa_and_nonnull<BlockedEncodingAttr>(layoutOf(d.getAcc().getType())) && a.getRank() == 2 &&
-          a.getShape()[0] == 1;
+    all = all && isFmaDot(d) && a.getRank() == 2 && a.getShape()[0] == 1;
   }
   return any && all;
 }

@@ -17,6 +17,10 @@ namespace ph::tilegpu {
 /// rescaled accumulator and is not one.
 DotOp chainedAccumulatorDot(mlir::scf::ForOp loop);
 
+/// Whether `d` runs on the FMA units: the SIMT policy's dot, in a blocked layout, which
+/// reads its operands from shared memory (tilegpu-through-shared).
+bool isFmaDot(DotOp d);
+
 /// Whether `loop`'s body has FMA dots (blocked layouts) and every dot in it is a
 /// vector-matrix product (A has one row: flash-decoding with one query a key-value head).
 /// Such a loop streams its operands, each element used once: tilegpu-pipeline leaves

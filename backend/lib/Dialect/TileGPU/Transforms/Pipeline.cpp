@@ -72,7 +72,7 @@ bool feedsOnlyFmaDots(Value v) {
       continue;
     }
     auto d = dyn_cast<DotOp>(u);
-    if (!d || use.getOperandNumber() > 1 || !isa<BlockedEncodingAttr>(layoutOf(d.getAcc().getType()))) return false;
+    if (!d || use.getOperandNumber() > 1 || !isFmaDot(d)) return false;
   }
   return true;
 }

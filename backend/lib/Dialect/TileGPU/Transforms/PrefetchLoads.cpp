@@ -49,20 +49,13 @@ using namespace mlir;
 namespace ph::tilegpu {
 namespace {
 
-/// An FMA dot (the SIMT policy's: a blocked result), which reads its operands through
-/// shared memory that tilegpu-through-shared adds after this pass.
-bool isFmaDot(Operation *op) {
-  auto d = dyn_cast<DotOp>(op);
-  return d && isa_and_nonnull<BlockedEncodingAttr>(layoutOf(d.getResult().getType()));
-}
-
 /// Whether the loop's body may have its loads read an iteration early.
 bool eligible(scf::ForOp loop, bool fmaDots) {
   bool ok = true;
   loop.getBody()->walk([&](Operation *op) {
     // A layout conversion goes through shared memory only; every other TileGPU op belongs to
     // a ring, a dot or a barrier protocol this pass does not reason about.
-    if (fmaDots && isFmaDot(op)) return WalkResult::advance();
+    if (auto d = dyn_cast<DotOp>(op); fmaDots && d && isFmaDot(d)) return WalkResult::advance();
     if (isa<tile::StoreOp, tile::DotOp, scf::ForOp, scf::WhileOp>(op) ||
         (isa_and_nonnull<TileGPUDialect>(op->getDialect()) && !isa<ConvertLayoutOp>(op)))
       ok = false;

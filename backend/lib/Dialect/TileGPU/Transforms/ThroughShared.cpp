@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "LoopFacts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -68,7 +69,7 @@ public:
   void run() {
     SmallVector<DotOp> dots;
     f_.walk([&](DotOp d) {
-      if (isa<BlockedEncodingAttr>(layoutOf(d.getAcc().getType()))) dots.push_back(d);
+      if (isFmaDot(d)) dots.push_back(d);
     });
     for (DotOp d : dots) fmaDot(d);
     SmallVector<ConvertLayoutOp> cvts;
