@@ -63,3 +63,23 @@ kernel tc_loop(A: tensor<f16>[M, 64], B: tensor<f16>[N, 64], W: tensor<f16>[32, 
   }
   O[r :+ 64, :] = acc
 }
+
+// Warps that hold an odd number of 8-column blocks of N (24 and 40 columns on one warp
+// column): ldmatrix.x4 reads B two blocks at a time and ldmatrix.x2 the last one, for dot
+// (B [K, N] read transposed) and dot_t (B [N, K]); a K loop keeps the operands in rings.
+@tensorcore
+@launch(128)
+@aligned(M = 64, K = 32)
+kernel tc_odd_n(A: tensor<f16>[M, K], B: tensor<f16>[K, 24], Bt: tensor<f16>[40, K],
+                O: tensor<f32>[M, 24], Ot: tensor<f32>[M, 40]) {
+  let r = ctx.block.x * 64
+  var acc: tile<f32>[64, 24] = 0.0
+  var acct: tile<f32>[64, 40] = 0.0
+  for k in range(0, extent(A, 1), 32) {
+    let a = A[r :+ 64, k :+ 32]
+    acc += dot(a, B[k :+ 32, :])
+    acct += dot_t(a, Bt[:, k :+ 32])
+  }
+  O[r :+ 64, :] = acc
+  Ot[r :+ 64, :] = acct
+}

@@ -1,5 +1,5 @@
 // A failure of the CPU lowering is a registry diagnostic at the op that failed, as the
-// GPU target's are (tests/lit/gpu/lowering/narrow-b.ph): E0506 (CpuLoweringFailed) at the
+// GPU target's are (tests/lit/gpu/lowering/short-k.ph): E0506 (CpuLoweringFailed) at the
 // op's range, from the MLIR location the op carries, with "in kernel `scale`" at the
 // kernel as a note; never E0502 at the kernel with the op's `file:line:col` inside the
 // message. No valid program makes the CPU lowering fail, so the test-only

@@ -201,6 +201,9 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
   RegisterLayout rl = layoutOfType(rt);
   BufferShape bs = bufferShape(op.getBuffer().getType(), 2);
   if ((bs.pitch * bs.elem) % 16) return rw.notifyMatchFailure(op, "ldmatrix rows must be 16-byte aligned");
+  // m16n8k16 reads K 16 deep: a narrower operand would wrap onto its own first columns.
+  unsigned kDim = enc.getOpIdx() == 0 || enc.getTrans() ? 1 : 0;
+  if (rt.getDimSize(kDim) % 16) return rw.notifyMatchFailure(op, "a dot operand whose K is not a multiple of 16");
   auto m = cast<MmaEncodingAttr>(enc.getParent());
   int64_t wm = m.getWarpsPerCTA()[0], wn = m.getWarpsPerCTA()[1];
   Value tid = threadId(rw, loc);
@@ -215,7 +218,9 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
   auto layoutRow = NVVM::MMALayout::row, layoutCol = NVVM::MMALayout::col;
   auto shape = NVVM::LdStMatrixShapeAttr::get(op.getContext(), 8, 8);
   SmallVector<Value> regs(rl.numRegs());
-  // Four 8x8 matrices per ldmatrix.x4; `place(m, k)` stores matrix m's two elements at register slots.
+  // Four 8x8 matrices per ldmatrix.x4 (two per .x2, for a B operand's odd last 8-column block:
+  // lanes 0-15 give its addresses, the same as .x4's first two matrices); matrix q's two
+  // elements go to the register slots `slots[q]`.
   // A window (one K step of a stage: tilegpu-prefetch-fragments) shifts every address.
   auto window = op->getAttrOfType<DenseI64ArrayAttr>(kWindowAttr);
   // A padded layout is linear: the thread's part of the address is computed once per
@@ -224,6 +229,7 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
   // register per matrix (`or disjoint` of the constants blocks that folding otherwise).
   auto ldsm = [&](Value row, int64_t dRow, Value col, int64_t dCol, bool trans,
                   ArrayRef<std::pair<int64_t, int64_t>> slots) {
+    int64_t num = int64_t(slots.size());
     if (window) dRow += window[0], dCol += window[1];
     Value ptr;
     if (!bs.swizzled()) {
@@ -234,10 +240,10 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
       if (dCol) col = arith::AddIOp::create(rw, loc, col, cIndex(rw, loc, dCol));
       ptr = gep(rw, loc, buf, byteOffset(rw, loc, bs, {row, col}, stage));
     }
-    auto st = LLVM::LLVMStructType::getLiteral(op.getContext(), SmallVector<Type>(4, i32));
-    Value res = NVVM::LdMatrixOp::create(rw, loc, st, ptr, 4, trans ? layoutCol : layoutRow, shape,
+    auto st = LLVM::LLVMStructType::getLiteral(op.getContext(), SmallVector<Type>(num, i32));
+    Value res = NVVM::LdMatrixOp::create(rw, loc, st, ptr, num, trans ? layoutCol : layoutRow, shape,
                                          NVVM::LdStMatrixEltType::B16);
-    for (int64_t q = 0; q < 4; ++q) {
+    for (int64_t q = 0; q < num; ++q) {
       Value w = LLVM::ExtractValueOp::create(rw, loc, res, q);
       Value v = LLVM::BitcastOp::create(rw, loc, vec2, w);
       for (int64_t h = 0; h < 2; ++h)
@@ -265,10 +271,14 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
     Value second = arith::DivUIOp::create(rw, loc, grp, cIndex(rw, loc, 2)); // 0: block j, 1: block j+1
     Value nCol0 = arith::MulIOp::create(rw, loc, wCol, cIndex(rw, loc, 8));
     Value nCol = arith::AddIOp::create(rw, loc, nCol0, arith::MulIOp::create(rw, loc, second, cIndex(rw, loc, 8 * wn)));
-    if (rl.reps[1] % 2) return rw.notifyMatchFailure(op, "a B operand with an odd number of 8-column blocks per warp");
     for (int64_t rk = 0; rk < rl.reps[0]; ++rk)
       for (int64_t rn = 0; rn < rl.reps[1]; rn += 2) {
-        int64_t s0 = rl.compose({rk, rn}, {0, 0}), s1 = rl.compose({rk, rn + 1}, {0, 0});
+        int64_t s0 = rl.compose({rk, rn}, {0, 0});
+        if (rn + 1 == rl.reps[1]) { // the odd last block: its two k halves
+          ldsm(kRow, rk * 16, nCol, rn * 8 * wn, true, {{s0 + 0, 1}, {s0 + 2, 1}});
+          continue;
+        }
+        int64_t s1 = rl.compose({rk, rn + 1}, {0, 0});
         ldsm(kRow, rk * 16, nCol, rn * 8 * wn, true, {{s0 + 0, 1}, {s0 + 2, 1}, {s1 + 0, 1}, {s1 + 2, 1}});
       }
   } else {
@@ -277,10 +287,14 @@ LogicalResult loadOperand(LocalLoadOp op, Value buf, Value stage, ConversionPatt
     Value kHalf = arith::MulIOp::create(rw, loc, arith::RemUIOp::create(rw, loc, grp, cIndex(rw, loc, 2)), cIndex(rw, loc, 8));
     Value nRow = arith::AddIOp::create(rw, loc, arith::AddIOp::create(rw, loc, arith::MulIOp::create(rw, loc, wCol, cIndex(rw, loc, 8)), l8),
                                        arith::MulIOp::create(rw, loc, second, cIndex(rw, loc, 8 * wn)));
-    if (rl.reps[0] % 2) return rw.notifyMatchFailure(op, "a B operand with an odd number of 8-row blocks per warp");
     for (int64_t rn = 0; rn < rl.reps[0]; rn += 2)
       for (int64_t rk = 0; rk < rl.reps[1]; ++rk) {
-        int64_t s0 = rl.compose({rn, rk}, {0, 0}), s1 = rl.compose({rn + 1, rk}, {0, 0});
+        int64_t s0 = rl.compose({rn, rk}, {0, 0});
+        if (rn + 1 == rl.reps[0]) { // the odd last block: its two k halves
+          ldsm(nRow, rn * 8 * wn, kHalf, rk * 16, false, {{s0 + 0, 1}, {s0 + 2, 1}});
+          continue;
+        }
+        int64_t s1 = rl.compose({rn + 1, rk}, {0, 0});
         ldsm(nRow, rn * 8 * wn, kHalf, rk * 16, false, {{s0 + 0, 1}, {s0 + 2, 1}, {s1 + 0, 1}, {s1 + 2, 1}});
       }
   }

@@ -24,7 +24,7 @@ func.func @registered(%A: !tile.ptr<f16>, %m: index, %k: index, %s: index, %v: t
 // -----
 
 // Negative: a misspelt name.
-// expected-error @+1 {{unknown attribute `tilegpu.polcy` of the tilegpu dialect (known: tilegpu.policy, tilegpu.shared_bytes, tilegpu.consumer_threads, tilegpu.launch_threads, tilegpu.min_ctas, tilegpu.threads, tilegpu.thread_base, tilegpu.window, tilegpu.squeezed, tilegpu.divisibility, tilegpu.tma)}}
+// expected-error @+1 {{unknown attribute `tilegpu.polcy` of the tilegpu dialect (known: tilegpu.policy, tilegpu.shared_bytes, tilegpu.consumer_threads, tilegpu.launch_threads, tilegpu.min_ctas, tilegpu.threads, tilegpu.thread_base, tilegpu.window, tilegpu.squeezed, tilegpu.divisibility, tilegpu.tma, tilegpu.vector_dot_regs)}}
 func.func @misspelt() attributes {tilegpu.polcy = "mma"} { return }
 
 // -----
@@ -200,5 +200,21 @@ func.func @tma_misplaced(%A: !tile.ptr<f16>, %m: index, %k: index) {
   %c0 = arith.constant 0 : index
   // expected-error @+1 {{`tilegpu.tma` belongs on a kernel function, not on `tile.load`}}
   %y = tile.load %A[%c0, %c0] extents[%m, %k] {lens = array<i64: 16, 32>, masked = array<i1: true, true>, squeezed = array<i1: false, false>, tilegpu.tma = []} : !tile.ptr<f16> -> tensor<16x32xf16>
+  return
+}
+
+// -----
+
+// Negative: tilegpu-pipeline's register budget for tilegpu-prefetch-loads belongs on a loop.
+// expected-error @+1 {{`tilegpu.vector_dot_regs` belongs on `scf.for`, not on `func.func`}}
+func.func @vector_dot_regs_misplaced() attributes {tilegpu.vector_dot_regs = 64 : i64} { return }
+
+// -----
+
+// Negative: a budget past ptxas's 255 registers a thread.
+func.func @vector_dot_regs_range(%lo: index, %hi: index, %s: index) {
+  // expected-error @+1 {{`tilegpu.vector_dot_regs` must be an i64 register count in [1, 255]}}
+  scf.for %i = %lo to %hi step %s {
+  } {tilegpu.vector_dot_regs = 300 : i64}
   return
 }

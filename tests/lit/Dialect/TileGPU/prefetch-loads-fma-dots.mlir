@@ -1,14 +1,17 @@
-// RUN: ph-opt %s --tilegpu-prefetch-loads | %FileCheck %s --enable-var-scope
-// RUN: ph-opt %s --tilegpu-prefetch-loads="fma-dots=1 max-regs=72 vector-dot-regs=0" | %FileCheck %s --enable-var-scope
-// RUN: ph-opt %s --tilegpu-prefetch-loads="vector-dot-regs=0" | %FileCheck %s --check-prefix=OFF
+// RUN: ph-opt %s --tilegpu-pipeline="stages=2" --tilegpu-prefetch-loads | %FileCheck %s --enable-var-scope
+// RUN: ph-opt %s --tilegpu-prefetch-loads="fma-dots=1 max-regs=72" | %FileCheck %s --enable-var-scope
+// RUN: ph-opt %s --tilegpu-prefetch-loads | %FileCheck %s --check-prefix=OFF
+// RUN: ph-opt %s --tilegpu-pipeline="stages=2 vector-dot-regs=32" --tilegpu-prefetch-loads | %FileCheck %s --check-prefix=SMALL
 // RUN: ph-opt %s --tilegpu-pipeline="stages=2" | %FileCheck %s --check-prefixes=NORING,MINCTAS
 // RUN: ph-opt %s --tilegpu-pipeline="stages=2 fma-rings=0 vector-dots-by-registers=0" | %FileCheck %s --check-prefix=NORING
 // RUN: ph-opt %s --tilegpu-pipeline="stages=2 vector-dots-by-registers=0" | %FileCheck %s --check-prefix=RING
 // REQUIRES: mlir
 // Flash-decoding's loop with one query (the SIMT policy's FMA dots, each with one row): by
 // default tilegpu-pipeline leaves its K and V blocks to registers and asks for four CTAs an SM
-// (vector-dots-by-registers), and tilegpu-prefetch-loads reads the next blocks a block ahead
-// (up to vector-dot-regs registers; fma-dots does it for any FMA loop). The carried blocks' conversions (where tilegpu-through-shared stores them
+// (vector-dots-by-registers), marking the loop with the registers it counted them in (its
+// vector-dot-regs, 64: the blocks take exactly that), and tilegpu-prefetch-loads reads the next
+// blocks a block ahead within that budget (fma-dots does it for any FMA loop). A budget of 32
+// keeps the ring, and prefetch-loads then leaves the loop alone, as it does an unmarked one. The carried blocks' conversions (where tilegpu-through-shared stores them
 // to shared memory) open the iteration, before the next blocks' reads: the registers of this
 // block are free before the next block lands (the legacy SIMT emitter's order).
 
@@ -26,7 +29,7 @@
 // CHECK: %[[PV:.*]] = tilegpu.dot %{{.*}}, %[[VC]], %[[ACC]]
 // CHECK: scf.yield %[[PV]], %[[K1]], %[[V1]]
 
-// Without either the loop is left as it is (its dots keep it out of the pass).
+// Unmarked, or marked by neither option, the loop is left as it is (its dots keep it out of the pass).
 // OFF-LABEL: func.func @decode
 // OFF-NOT: scf.if
 // OFF: scf.for
@@ -39,6 +42,14 @@
 // NORING-NOT: tilegpu.local_alloc
 // NORING: tile.load %arg0
 // NORING: tile.load %arg1
+// MINCTAS: } {tilegpu.vector_dot_regs = 64 : i64}
+
+// SMALL-LABEL: func.func @decode
+// SMALL-NOT: tilegpu.min_ctas
+// SMALL: tilegpu.async_copy
+// SMALL: scf.for
+// SMALL-NOT: tilegpu.vector_dot_regs
+// SMALL: tilegpu.local_load
 
 // RING-LABEL: func.func @decode
 // RING: tilegpu.local_alloc

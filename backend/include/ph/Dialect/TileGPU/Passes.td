@@ -49,9 +49,10 @@ def TileGPUPrefetchLoads : Pass<"tilegpu-prefetch-loads", "::mlir::ModuleOp"> {
     no tensor (the prefetched read must not pass a write that might alias
     it) and hold no dot, no TileGPU op and no nested loop; at most
     `max-regs` 32-bit registers a thread are carried. A loop whose FMA dots
-    all have one row (tilegpu-pipeline's vector-dots-by-registers left its
-    operands to this pass) is taken too, up to `vector-dot-regs` registers,
-    and its carried blocks' conversions (their stores to shared memory) open
+    all have one row is taken too when tilegpu-pipeline left its operands to
+    this pass (vector-dots-by-registers): the pipeline marks the loop with
+    `tilegpu.vector_dot_regs`, the registers it found every operand load to
+    fit in, and this pass carries up to that many; its carried blocks' conversions (their stores to shared memory) open
     the iteration, before the next blocks' reads. Runs after
     tilegpu-assign-layouts (the carried tiles keep their layouts).
   }];
@@ -61,9 +62,6 @@ def TileGPUPrefetchLoads : Pass<"tilegpu-prefetch-loads", "::mlir::ModuleOp"> {
     Option<"fmaDots", "fma-dots", "bool", /*default=*/"false",
            "also loops with FMA dots (blocked layouts): their operands, left as register loads by "
            "tilegpu-pipeline's fma-rings=false, read a block ahead">,
-    Option<"vectorDotRegs", "vector-dot-regs", "int", /*default=*/"64",
-           "32-bit registers a thread may carry across a loop whose FMA dots all have one row "
-           "(tilegpu-pipeline's vector-dots-by-registers; 0: such loops are left alone)">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
@@ -127,6 +125,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
            "a loop whose FMA dots all have one row (flash-decoding with one query a key-value head) "
            "leaves their operands to registers, which tilegpu-prefetch-loads reads a block ahead, and "
            "its kernel asks for four CTAs an SM (tilegpu.min_ctas) unless it says otherwise">,
+    Option<"vectorDotRegs", "vector-dot-regs", "int", /*default=*/"64",
+           "32-bit registers a thread may carry across such a loop (K and V blocks of 64 x 128 f16: 64); "
+           "the loop is marked `tilegpu.vector_dot_regs` with it for tilegpu-prefetch-loads">,
     Option<"wgmmaStages", "wgmma-stages", "int", /*default=*/"4",
            "buffers in the ring of a loop whose dots are wgmmas (3 or more keeps one wgmma group in flight)">,
     Option<"ringBytes", "ring-bytes", "int64_t", /*default=*/"196608",

@@ -30,6 +30,7 @@ inline constexpr ::llvm::StringLiteral kWindowAttr = TileGPUDialect::WindowAttrH
 inline constexpr ::llvm::StringLiteral kSqueezedAttr = TileGPUDialect::SqueezedAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kDivisibilityAttr = TileGPUDialect::DivisibilityAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kTmaAttr = TileGPUDialect::TmaAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kVectorDotRegsAttr = TileGPUDialect::VectorDotRegsAttrHelper::getNameStr();
 
 /// What the shared-memory ops read and write (kept apart from global memory).
 struct SharedMemoryResource : mlir::SideEffects::Resource::Base<SharedMemoryResource> {

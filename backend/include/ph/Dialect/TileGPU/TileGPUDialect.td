@@ -42,9 +42,14 @@ def TileGPU_Dialect : Dialect {
     "::mlir::IntegerAttr":$consumer_threads,
     "::mlir::IntegerAttr":$launch_threads,
     // On the kernel: the CTAs per SM its registers are fitted to (i32 in [1, 32]; ptxas's
-    // .minnctapersm). Only PH_TILEGPU_MIN_CTAS sets it, for measurements: 3 CTAs of mma.sync
+    // .minnctapersm). tilegpu-pipeline sets it for a loop of vector dots it streams by
+    // registers; otherwise only PH_TILEGPU_MIN_CTAS does, for measurements: 3 CTAs of mma.sync
     // attention were slower than ptxas's own choice (docs/tilegpu.md, "A fourth stage").
     "::mlir::IntegerAttr":$min_ctas,
+    // On an scf.for of vector FMA dots that tilegpu-pipeline left to registers: the 32-bit
+    // registers a thread (i64 in [1, 255]) tilegpu-prefetch-loads may carry for its blocks
+    // (the pipeline's vector-dot-regs, which it counted them in); prefetch-loads removes it.
+    "::mlir::IntegerAttr":$vector_dot_regs,
     // On an async_copy of the producer: its threads (i64 > 0) and the first of them (i64 >= 0).
     "::mlir::IntegerAttr":$threads,
     "::mlir::IntegerAttr":$thread_base,

@@ -72,6 +72,10 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op, NamedAttri
     if (!onFunction) return c.misplaced("a kernel function");
     return c.integer(32, 1, 32, "an i32 count of CTAs per SM in [1, 32]");
   }
+  if (name == kVectorDotRegsAttr) {
+    if (op->getName().getStringRef() != "scf.for") return c.misplaced("`scf.for`");
+    return c.integer(64, 1, 255, "an i64 register count in [1, 255]");
+  }
   if (name == kThreadsAttr) {
     if (!onCopy) return c.misplaced("`tilegpu.async_copy`");
     return c.integer(64, 1, 1024, "an i64 thread count in [1, 1024]");
@@ -124,5 +128,5 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op, NamedAttri
   return op->emitError() << "unknown attribute `" << name << "` of the tilegpu dialect (known: " << kPolicyAttr
                          << ", " << kSharedBytesAttr << ", " << kConsumerThreadsAttr << ", " << kLaunchThreadsAttr
                          << ", " << kMinCtasAttr << ", " << kThreadsAttr << ", " << kThreadBaseAttr << ", " << kWindowAttr << ", "
-                         << kSqueezedAttr << ", " << kDivisibilityAttr << ", " << kTmaAttr << ")";
+                         << kSqueezedAttr << ", " << kDivisibilityAttr << ", " << kTmaAttr << ", " << kVectorDotRegsAttr << ")";
 }

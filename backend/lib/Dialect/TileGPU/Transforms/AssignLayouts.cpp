@@ -198,9 +198,9 @@ bool fromDotResult(Value v) { return bool(dotBehind(v)); }
 
 class Assigner {
 public:
-  Assigner(func::FuncOp f, const GpuArch &arch, StringRef policy, int64_t threads, bool checkBBlocks,
+  Assigner(func::FuncOp f, const GpuArch &arch, StringRef policy, int64_t threads, bool checkDotK,
            bool rowLoadVectors, bool splitRowWarps)
-      : f_(f), ctx_(f.getContext()), arch_(arch), policy_(policy), threads_(threads), checkBBlocks_(checkBBlocks),
+      : f_(f), ctx_(f.getContext()), arch_(arch), policy_(policy), threads_(threads), checkDotK_(checkDotK),
         rowLoadVectors_(rowLoadVectors), splitRowWarps_(splitRowWarps) {}
 
   LogicalResult run();
@@ -231,7 +231,7 @@ private:
   const GpuArch &arch_;
   std::string policy_;
   int64_t threads_;
-  bool checkBBlocks_;
+  bool checkDotK_;
   bool rowLoadVectors_;
   bool splitRowWarps_;
   MmaEncodingAttr mma_;
@@ -586,19 +586,9 @@ LogicalResult Assigner::check() {
   }
   f_.walk([&](tile::DotOp d) {
     int64_t k = cast<RankedTensorType>(d.getA().getType()).getDimSize(1);
-    if (mma_ && k % 16) {
+    // Off only in tests (PH_TEST_TILEGPU_UNCHECKED_K=1), which then reach the conversion's own failure.
+    if (checkDotK_ && mma_ && k % 16) {
       d.emitWarning() << "a dot over K = " << k << " cannot run on mma.sync m16n8k16: K must be a multiple of 16";
-      ok = failure();
-    }
-    // ldmatrix.x4 reads mma.sync's B operand two 8-column blocks at a time (SharedToNVVM):
-    // N = 24 over one warp column (three blocks) had no lowering (differential bug 9).
-    int64_t n = cast<RankedTensorType>(d.getResult().getType()).getDimSize(1);
-    int64_t wn = mma_ ? int64_t(mma_.getWarpsPerCTA()[1]) : 1;
-    // Off only in tests (PH_TEST_TILEGPU_UNCHECKED_B=1), which then reach the conversion's own failure.
-    if (checkBBlocks_ && mma_ && mma_.getVersion() == 2 && (n / (8 * wn)) % 2) {
-      d.emitWarning() << "a dot with N = " << n << " over " << wn
-                      << " warp column(s) cannot run on mma.sync: each warp's columns must be an even number of "
-                         "8-column blocks (ldmatrix reads B two at a time)";
       ok = failure();
     }
   });
@@ -754,10 +744,10 @@ struct AssignLayoutsPass : impl::TileGPUAssignLayoutsBase<AssignLayoutsPass> {
       getOperation().emitError() << "unknown layout policy `" << policy << "` (auto, simt, mma or wgmma)";
       return signalPassFailure();
     }
-    // Test only (tests/lit/gpu/lowering/narrow-b.ph, docs/tilegpu.md): keep a dot whose B
-    // operand ldmatrix cannot read, so that the conversion's legalization failure is reached.
-    const char *unchecked = std::getenv("PH_TEST_TILEGPU_UNCHECKED_B");
-    bool checkBBlocks = !(unchecked && std::string(unchecked) == "1");
+    // Test only (tests/lit/gpu/lowering/short-k.ph, docs/output.md): keep a dot whose K
+    // ldmatrix cannot read, so that the conversion's legalization failure is reached.
+    const char *unchecked = std::getenv("PH_TEST_TILEGPU_UNCHECKED_K");
+    bool checkDotK = !(unchecked && std::string(unchecked) == "1");
     getOperation().walk([&](func::FuncOp f) {
       int64_t t = threads;
       if (t <= 0) {
@@ -766,7 +756,7 @@ struct AssignLayoutsPass : impl::TileGPUAssignLayoutsBase<AssignLayoutsPass> {
       }
       // A kernel the mma policy cannot place keeps its tiles unplaced (the
       // warning says why); the driver lowers it another way.
-      (void)Assigner(f, *a, policy, t, checkBBlocks, rowLoadVectors, splitRowWarps).run();
+      (void)Assigner(f, *a, policy, t, checkDotK, rowLoadVectors, splitRowWarps).run();
     });
   }
 };

@@ -35,9 +35,4 @@ bool vectorDotLoop(mlir::scf::ForOp loop);
 llvm::SmallVector<tile::LoadOp> prefetchableLoads(mlir::scf::ForOp loop, int64_t maxRegs, bool fmaDots,
                                                   llvm::SetVector<mlir::Operation *> *slice = nullptr);
 
-/// The registers tilegpu-prefetch-loads may carry across a loop of vector FMA dots (K and V
-/// blocks of 64 x 128 f16: 64 a thread); tilegpu-pipeline leaves such a loop's loads to it
-/// only when all of them fit.
-inline constexpr int64_t kVectorDotRegs = 64;
-
 } // namespace ph::tilegpu

@@ -172,10 +172,10 @@ void readFromRing(Staged s, Value buf, Value stage) {
 
 class Pipeliner {
 public:
-  Pipeliner(func::FuncOp f, bool fmaRings, bool vectorDotsByRegisters, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
+  Pipeliner(func::FuncOp f, bool fmaRings, int64_t vectorDotRegs, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
             bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs, int64_t chainedStages,
             int64_t sharedPerSM, int64_t sharedPerBlock, bool tma)
-      : tma_(tma), fmaRings_(fmaRings), vectorDotsByRegisters_(vectorDotsByRegisters), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
+      : tma_(tma), fmaRings_(fmaRings), vectorDotRegs_(vectorDotRegs), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
         warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs),
         chainedStages_(chainedStages), sharedPerSM_(sharedPerSM), sharedPerBlock_(sharedPerBlock) {}
   void run();
@@ -211,7 +211,9 @@ private:
   Value tmaMap(tile::LoadOp ld, MemDescType ring);
 
   bool tma_;
-  bool fmaRings_, vectorDotsByRegisters_;
+  bool fmaRings_;
+  /// The registers a thread a loop of vector dots may carry to stream by registers (0: never).
+  int64_t vectorDotRegs_;
   /// Loops whose FMA operands go through registers (streamsByRegisters), once decided.
   llvm::DenseMap<Operation *, bool> byRegisters_;
   /// The kernel's TMA map arguments so far (`tilegpu.tma`), one per tensor, box and swizzle.
@@ -279,7 +281,7 @@ bool Pipeliner::streamsByRegisters(scf::ForOp loop) {
   auto [it, fresh] = byRegisters_.try_emplace(loop.getOperation(), false);
   if (!fresh) return it->second;
   if (!vectorDotLoop(loop)) return false;
-  SmallVector<tile::LoadOp> carried = prefetchableLoads(loop, kVectorDotRegs, /*fmaDots=*/true);
+  SmallVector<tile::LoadOp> carried = prefetchableLoads(loop, vectorDotRegs_, /*fmaDots=*/true);
   if (carried.empty()) return false;
   for (Operation &op : loop.getBody()->without_terminator())
     if (auto l = dyn_cast<tile::LoadOp>(&op); l && feedsOnlyFmaDots(l.getResult()) && !llvm::is_contained(carried, l))
@@ -297,6 +299,8 @@ bool Pipeliner::streamsByRegisters(scf::ForOp loop) {
   if (sharedPerSM_ > 0) ctas = std::min<int64_t>(ctas, sharedPerSM_ / (bytes + 1024));
   if (ctas >= 2 && !f_->hasAttr(kMinCtasAttr))
     f_->setAttr(kMinCtasAttr, Builder(f_.getContext()).getI32IntegerAttr(int32_t(ctas)));
+  // tilegpu-prefetch-loads carries them within the same budget.
+  loop->setAttr(kVectorDotRegsAttr, Builder(f_.getContext()).getI64IntegerAttr(vectorDotRegs_));
   it->second = true;
   return true;
 }
@@ -650,7 +654,7 @@ void Pipeliner::run() {
     // the FMA dot reads (tilegpu-through-shared); outside one, stored once.
     bool fma = fmaRings_ && !operand && feedsOnlyFmaDots(ld.getResult());
     // A loop of vector FMA dots whose blocks tilegpu-prefetch-loads carries keeps no ring.
-    if (fma && vectorDotsByRegisters_)
+    if (fma && vectorDotRegs_ > 0)
       if (auto loop = dyn_cast<scf::ForOp>(ld->getParentOp()); loop && streamsByRegisters(loop)) return;
     if (!operand && !fma) return;
     if (fma) cvt = {};
@@ -743,7 +747,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
       getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, vectorDotsByRegisters, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, vectorDotsByRegisters ? int64_t(vectorDotRegs) : 0, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma).run(); });
   }
 };
 

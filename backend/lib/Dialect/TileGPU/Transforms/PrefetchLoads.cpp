@@ -117,12 +117,13 @@ SmallVector<tile::LoadOp> prefetchableLoads(scf::ForOp loop, int64_t maxRegs, bo
 
 namespace {
 
-void prefetch(scf::ForOp loop, int64_t maxRegs, bool fmaDots, int64_t vectorDotRegs) {
-  // A loop of vector FMA dots streams its operands (tilegpu-pipeline left them to registers):
-  // K and V blocks of 64 x 128 f16 are 64 registers a thread.
-  if (!fmaDots && vectorDotRegs > 0 && vectorDotLoop(loop)) {
+void prefetch(scf::ForOp loop, int64_t maxRegs, bool fmaDots) {
+  // A loop of vector FMA dots that tilegpu-pipeline left to registers streams its operands,
+  // within the registers the pipeline counted them in.
+  if (auto budget = loop->getAttrOfType<IntegerAttr>(kVectorDotRegsAttr)) {
+    loop->removeAttr(kVectorDotRegsAttr);
     fmaDots = true;
-    maxRegs = std::max(maxRegs, vectorDotRegs);
+    maxRegs = std::max(maxRegs, budget.getInt());
   }
   llvm::SetVector<Operation *> slice;
   SmallVector<tile::LoadOp> loads = prefetchableLoads(loop, maxRegs, fmaDots, &slice);
@@ -206,7 +207,7 @@ struct PrefetchLoadsPass : impl::TileGPUPrefetchLoadsBase<PrefetchLoadsPass> {
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp l) { loops.push_back(l); });
-    for (scf::ForOp l : loops) prefetch(l, maxRegs, fmaDots, vectorDotRegs);
+    for (scf::ForOp l : loops) prefetch(l, maxRegs, fmaDots);
   }
 };
 
