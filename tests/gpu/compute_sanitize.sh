@@ -34,6 +34,7 @@ decode_combine|decode_combine|--size B=2 --size H=4
 decode_split_tc|decode_tc|--config BC=32,S=16 --in Q=@dq.npy --in K=@dk.npy --in V=@dv.npy --in Lens=@dlens.npy
 decode_combine_tc|decode_tc|--config S=16 --size B=2 --size H=8 --size HK=2
 paged_decode|paged_decode|--in Q=@dq.npy --in Kp=@pkp.npy --in Vp=@pvp.npy --in Table=@ptable.npy --in Lens=@plens.npy
+tc_odd_n|tc_odd_n|--size M=128 --size K=96
 "
 
 build() {
@@ -51,7 +52,10 @@ build() {
   b decode_attention decode_combine || return 1
   "$ph" build "$root/examples/decode_attention_tc.ph" -o "$out/decode_tc" >"$out/decode_tc.build.log" 2>&1 || {
     echo "FAIL build decode_attention_tc"; cat "$out/decode_tc.build.log"; return 1; }
-  echo "built 15 kernels into $out"
+  # mma.sync's B read by ldmatrix.x4 and, for an odd last 8-column block, .x2 (tests/gpu/Inputs).
+  "$ph" build "$here/Inputs/tc_paths.ph" --kernel tc_odd_n -o "$out/tc_odd_n" >"$out/tc_odd_n.build.log" 2>&1 || {
+    echo "FAIL build tc_odd_n"; cat "$out/tc_odd_n.build.log"; return 1; }
+  echo "built 16 kernels into $out"
 }
 
 run() {
