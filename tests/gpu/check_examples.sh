@@ -42,6 +42,7 @@ tc_loop|--size M=128 --size N=96
 tc_odd_n|--size M=128 --size K=96
 softmax|--size N=13 --size C=300
 softmax|--size N=64 --size C=1024
+softmax|--size N=13 --size C=4104
 layer_norm|--size N=13 --size C=300
 rms_norm|--size N=13 --size C=300
 swiglu|--size N=13 --size C=300

@@ -402,6 +402,9 @@ CASES = {
     # The examples people write (issue 16): ragged rows and columns.
     "softmax": row_case("examples/softmax.ph", "softmax", 13, 300,
                         ref=lambda i: {"Y": softmax_rows(i["X"])}),
+    # A row longer than the first configuration's block (1024): the two loops, not the one pass.
+    "softmax_blocks": row_case("examples/softmax.ph", "softmax", 5, 2056,
+                               ref=lambda i: {"Y": softmax_rows(i["X"])}),
     "layer_norm": row_case("examples/layer_norm.ph", "layer_norm", 13, 300,
                            {"W": (F16, (1, 300)), "B": (F16, (1, 300))}, {"eps": EPS},
                            ref=lambda i: {"Y": layer_norm(i["X"], i["W"], i["B"], EPS)}),
