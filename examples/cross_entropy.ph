@@ -3,9 +3,9 @@
 /// with `reduction="none"`. One read of X: the online softmax's running maximum `m` and
 /// denominator `l` over blocks of `BC` columns, and the label's logit picked out with
 /// `where(col_ids(x) == label - c, x, 0.0)`. The full blocks run in a loop without a column
-/// mask; the ragged last block, if any, runs once after it with `col < extent - c` (two
-/// instructions an element fewer in a loop of about ten: 0.84 -> 0.90 of the copy bandwidth on
-/// an H100, docs/gpu.md). The block's offset `c` sits on the per-row side of each comparison:
+/// mask (its end, whole blocks of V, lets the compiler read them unmasked too); the ragged last
+/// block, if any, runs once after it with `col < extent - c` (two instructions an element fewer
+/// in a loop of about ten: 0.84 -> 0.90 of the copy bandwidth on an H100, docs/gpu.md). The block's offset `c` sits on the per-row side of each comparison:
 /// one subtraction a row instead of an addition an element.
 /// `A = 8`: 16-byte loads where V is a multiple of 8 (softmax.ph).
 @autotune(BR in [1, 4], BC in [1024, 2048], A in [1, 8])

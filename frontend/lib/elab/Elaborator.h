@@ -39,6 +39,9 @@ struct IntFacts {
   int loopVar = -1;          // exactly this loop variable
   int extentSize = -1;       // exactly the run-time size `sizes[extentSize]`
   int64_t extentStatic = -1; // exactly this static extent, from extent()
+  int quotSize = -1;          // exactly sizes[quotSize] / quotBy (quotBy > 0)
+  int64_t quotBy = 0;
+  int leSize = -1;            // in [0, sizes[leSize]]: `extent(T, d) / k * k`, whole blocks of a size
 };
 
 struct Val {
@@ -82,6 +85,11 @@ struct LoopInfo {
   int64_t loDiv = 1, step = 1;
   int hiSize = -1;
   int64_t hiStatic = -1;
+  // The end when it is whole blocks of a size (`extent(T, d) / k * k`, IntFacts::leSize) and a
+  // divisor of it; loNonNeg: the start is known to be >= 0 (Elaborator::nonNegative).
+  int hiLeSize = -1;
+  int64_t hiDiv = 1;
+  bool loNonNeg = false;
 };
 
 struct InlineAliases; // InlineCache.h
@@ -223,6 +231,9 @@ private:
   const Binding *bindingOf(const Expr &e);
   bool sameShape(const Type &a, const Type &b) const;
   bool maskNeeded(const kir::TensorDim &dim, const Val &start, int64_t len, bool isIndex);
+  /// Known >= 0: a constant >= 0, a size, an affine block id with coefficient and offset >= 0,
+  /// or a loop variable whose loop starts at such a value.
+  bool nonNegative(const IntFacts &f) const;
 
   // --- Statements ----------------------------------------------------------------
   void stmts(const std::vector<StmtPtr> &body, std::vector<kir::StmtPtr> &out);

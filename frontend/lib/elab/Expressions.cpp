@@ -224,8 +224,17 @@ static IntFacts combineInts(kir::Op op, const IntFacts &a, const IntFacts &b) {
       r.coef = o->coef * *k->c;
       r.offset = o->offset * *k->c;
     }
+    // floor(S / q) * k <= S for 0 < k <= q: the whole blocks of a size.
+    if (k && o->quotSize >= 0 && *k->c > 0 && *k->c <= o->quotBy) r.leSize = o->quotSize;
     break;
   }
+  case kir::Op::Div:
+    r.div = 1;
+    if (a.extentSize >= 0 && b.c && *b.c > 0) {
+      r.quotSize = a.extentSize;
+      r.quotBy = *b.c;
+    }
+    break;
   default: r.div = 1; break;
   }
   return r;

@@ -158,6 +158,9 @@ std::string Elaborator::inlineKey(const Decl &fn, const Frame &nf, InlineAliases
     w.i64(f.offset);
     w.i64(f.extentSize);
     w.i64(f.extentStatic);
+    w.i64(f.quotSize);
+    w.i64(f.quotBy);
+    w.i64(f.leSize);
     if (f.loopVar < 0) w.u8(0);
     else {
       w.u8(1);
@@ -191,6 +194,9 @@ std::string Elaborator::inlineKey(const Decl &fn, const Frame &nf, InlineAliases
       w.i64(l->second.step);
       w.i64(l->second.hiSize);
       w.i64(l->second.hiStatic);
+      w.i64(l->second.hiLeSize);
+      w.i64(l->second.hiDiv);
+      w.u8(l->second.loNonNeg);
     } else {
       w.u8(0);
     }

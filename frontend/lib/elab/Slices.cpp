@@ -21,6 +21,14 @@ bool Elaborator::maskNeeded(const kir::TensorDim &dim, const Val &start, int64_t
     // ctx.block.a over a dimension the grid is inferred from stays inside it.
     return explicitGrid_ || !(f.axis >= 0 && f.coef == 1 && f.offset == 0);
   }
+  // `for c in range(lo, extent(T, d) / k * k, len)`, lo >= 0 and it and k multiples of len:
+  // c + len <= the end <= the extent (cross_entropy.ph's loop over whole blocks of columns).
+  if (f.loopVar >= 0 && extent < 0) {
+    const LoopInfo &li = loops_[static_cast<uint32_t>(f.loopVar)];
+    if (li.hiLeSize == static_cast<int>(dim.size) && li.step == len && li.loNonNeg && li.loDiv % len == 0 &&
+        li.hiDiv % len == 0)
+      return false;
+  }
   bool blocksTile = aligned % len == 0;
   if (!blocksTile) return true;
   // `ctx.block.a * len + c*len :+ len`: the grid along a is ceil(N / len).
@@ -29,9 +37,18 @@ bool Elaborator::maskNeeded(const kir::TensorDim &dim, const Val &start, int64_t
   if (f.loopVar >= 0) {
     const LoopInfo &li = loops_[static_cast<uint32_t>(f.loopVar)];
     bool hiIsDim = extent >= 0 ? li.hiStatic == extent : li.hiSize == static_cast<int>(dim.size);
-    if (hiIsDim && li.step == len && li.loDiv % len == 0) return false;
+    if (hiIsDim && li.step == len && li.loNonNeg && li.loDiv % len == 0) return false;
   }
   return true;
+}
+
+bool Elaborator::nonNegative(const IntFacts &f) const {
+  if (f.c) return *f.c >= 0;
+  if (f.extentSize >= 0 || f.leSize >= 0 || f.quotSize >= 0) return true;
+  if (f.axis >= 0) return f.coef >= 0 && f.offset >= 0;
+  if (f.loopVar >= 0)
+    if (auto l = loops_.find(static_cast<uint32_t>(f.loopVar)); l != loops_.end()) return l->second.loNonNeg;
+  return false;
 }
 
 bool Elaborator::sliceTensor(int tensor, const std::vector<kir::Slice> *outer, const Expr &e,

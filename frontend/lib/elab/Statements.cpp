@@ -433,6 +433,10 @@ void Elaborator::forStmt(const Stmt &s, std::vector<kir::StmtPtr> &out) {
   li.step = *step.ints.c;
   li.hiSize = hi.ints.extentSize;
   li.hiStatic = hi.ints.extentStatic >= 0 ? hi.ints.extentStatic : -1;
+  li.hiLeSize = hi.ints.leSize;
+  li.hiDiv = hi.ints.div;
+  // A start below 0 would put the first block before the tensor (`range(k - 64, N, 64)`).
+  li.loNonNeg = nonNegative(lo.ints);
   loops_[var] = li;
   Binding b;
   b.kind = Binding::Kind::Var;
