@@ -500,7 +500,9 @@ TEST(Incremental, RandomSpaceAndCommentEditsOfAFnKeepDiagnosticsExact) {
     ASSERT_TRUE(r.complete) << "step " << i;
     auto whole = analyze(file(text), prelude(), editorOptions());
     ASSERT_EQ(show(r.diagnostics->diagnostics), show(whole->diagnostics)) << "step " << i << " text:\n" << text.substr(0, 300);
-    if (i % 10 == 0) ASSERT_EQ(showFacts(*r.materialize({})), showFacts(*whole)) << "step " << i;
+    if (i % 10 == 0) {
+      ASSERT_EQ(showFacts(*r.materialize({})), showFacts(*whole)) << "step " << i;
+    }
   }
   EXPECT_GT(moved, 100u);
 }
@@ -533,14 +535,17 @@ TEST(Incremental, TheStdResolutionSeedGivesAnalyzesResultsWithAndWithoutIt) {
       if (i % 40 == 0) text = base;
       auto r = inc.update(file(text), {}, i % 2 == 0);
       if (!r.complete) r = inc.update(file(text), {}, true);
-      if (!inc.stats().whole) EXPECT_EQ(inc.stats().preludeSeeded, pre == prelude()) << "step " << i;
+      if (!inc.stats().whole) {
+        EXPECT_EQ(inc.stats().preludeSeeded, pre == prelude()) << "step " << i;
+      }
       auto whole = analyze(file(text), pre, editorOptions());
       ASSERT_EQ(show(r.diagnostics->diagnostics), show(whole->diagnostics)) << "step " << i;
       // The facts on the unedited text (after random edits a fn's facts can differ from
       // analyze's, which merges them over every kernel that inlines it: not the seed's doing).
-      if (i % 40 == 0)
+      if (i % 40 == 0) {
         ASSERT_EQ(showFacts(*(r.materialize ? r.materialize({}) : r.diagnostics)), showFacts(*whole))
             << "step " << i << (pre == prelude() ? " std" : " noisy std");
+      }
     }
   }
   fs::remove_all(dir);

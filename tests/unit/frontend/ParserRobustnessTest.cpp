@@ -23,8 +23,9 @@ TEST(ParserRobustness, EveryPrefixOfEveryExample) {
       ASSERT_NE(a, nullptr);
       // A truncated kernel is reported, never silently accepted, unless the cut
       // falls after the last closing brace.
-      if (n < text.find_last_of('}') && text.substr(0, n).find("\nkernel ") != std::string::npos)
+      if (n < text.find_last_of('}') && text.substr(0, n).find("\nkernel ") != std::string::npos) {
         EXPECT_TRUE(a->hasErrors() || !a->diagnostics.empty()) << path << " cut at " << n;
+      }
     }
   }
 }

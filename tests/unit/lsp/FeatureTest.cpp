@@ -567,7 +567,9 @@ kernel k(X: tensor<f32>[N, D]) {
   // In the body `where` is the builtin function, offered as a call, not the keyword.
   json result = completion(*s, at(*s, a.point("b")), {});
   for (const json &i : result["items"])
-    if (i["label"] == "where") EXPECT_NE(i["kind"], 14) << i;
+    if (i["label"] == "where") {
+      EXPECT_NE(i["kind"], 14) << i;
+    }
 }
 
 TEST(AutotuneWhere, SignatureHelpForAutotuneAndLaunch) {
