@@ -40,6 +40,8 @@ tc_cols|--size M=128 --size K=50
 tc_cols|--size M=64 --size K=64
 tc_loop|--size M=128 --size N=96
 tc_odd_n|--size M=128 --size K=96
+tc_odd_n_w2|--size M=96 --size K=64
+tc_n8|--size M=128 --size K=48
 softmax|--size N=13 --size C=300
 softmax|--size N=64 --size C=1024
 softmax|--size N=13 --size C=4104
@@ -87,7 +89,7 @@ build() {
   "$ph" build "$here/Inputs/autotune.ph" --kernel flash_autotune -o "$out/flash_autotune" \
     >"$out/flash_autotune.build.log" 2>&1 || { echo "FAIL build flash_autotune"; cat "$out/flash_autotune.build.log"; return 1; }
   # The tensor-core lowering's less common paths (docs/tensorcore.md).
-  for k in tc_scores tc_elem tc_cols tc_loop tc_odd_n; do
+  for k in tc_scores tc_elem tc_cols tc_loop tc_odd_n tc_odd_n_w2 tc_n8; do
     "$ph" build "$here/Inputs/tc_paths.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
@@ -117,7 +119,7 @@ build() {
     "$ph" build "$examples/gemm.ph" --kernel "$k" -o "$out/$k" >"$out/$k.build.log" 2>&1 || {
       echo "FAIL build $k"; cat "$out/$k.build.log"; return 1; }
   done
-  echo "built 35 kernels into $out"
+  echo "built 37 kernels into $out"
 }
 run() {
   phrun=$1 out=$2

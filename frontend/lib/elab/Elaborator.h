@@ -34,7 +34,10 @@ using KStmt = kir::Stmt;
 struct IntFacts {
   std::optional<int64_t> c;  // its value
   int64_t div = 1;           // a divisor of it (0 when it is 0)
-  int axis = -1;             // -1: no block id in it; -2: not affine in block ids; else value = coef*block[axis] + offset
+  // -1: no block id in it (then value = offset); -2: not affine in block ids, or unknown (the default:
+  // a producer that knows nothing, `i32(x)` of a float or a scalar `where`, must not read as 0);
+  // else value = coef*block[axis] + offset.
+  int axis = -2;
   int64_t coef = 0, offset = 0;
   int loopVar = -1;          // exactly this loop variable
   int extentSize = -1;       // exactly the run-time size `sizes[extentSize]`
@@ -197,6 +200,7 @@ private:
     r.expr = e;
     r.ints.c = v;
     r.ints.div = v;
+    r.ints.axis = -1;
     r.ints.offset = v;
     return r;
   }

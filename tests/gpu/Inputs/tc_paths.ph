@@ -83,3 +83,39 @@ kernel tc_odd_n(A: tensor<f16>[M, K], B: tensor<f16>[K, 24], Bt: tensor<f16>[40,
   O[r :+ 64, :] = acc
   Ot[r :+ 64, :] = acct
 }
+
+// The same over two warp columns (32 rows, 48 columns: warps [2, 2], three 8-column blocks a
+// warp, the odd one at a column offset of 16 * 2), and one 8-column block alone (N = 8).
+@tensorcore
+@launch(128)
+@aligned(M = 32, K = 32)
+kernel tc_odd_n_w2(A: tensor<f16>[M, K], B: tensor<f16>[K, 48], Bt: tensor<f16>[48, K],
+                   O: tensor<f32>[M, 48], Ot: tensor<f32>[M, 48]) {
+  let r = ctx.block.x * 32
+  var acc: tile<f32>[32, 48] = 0.0
+  var acct: tile<f32>[32, 48] = 0.0
+  for k in range(0, extent(A, 1), 32) {
+    let a = A[r :+ 32, k :+ 32]
+    acc += dot(a, B[k :+ 32, :])
+    acct += dot_t(a, Bt[:, k :+ 32])
+  }
+  O[r :+ 32, :] = acc
+  Ot[r :+ 32, :] = acct
+}
+
+@tensorcore
+@launch(128)
+@aligned(M = 64, K = 16)
+kernel tc_n8(A: tensor<f16>[M, K], B: tensor<f16>[K, 8], Bt: tensor<f16>[8, K], O: tensor<f32>[M, 8],
+             Ot: tensor<f32>[M, 8]) {
+  let r = ctx.block.x * 64
+  var acc: tile<f32>[64, 8] = 0.0
+  var acct: tile<f32>[64, 8] = 0.0
+  for k in range(0, extent(A, 1), 16) {
+    let a = A[r :+ 64, k :+ 16]
+    acc += dot(a, B[k :+ 16, :])
+    acct += dot_t(a, Bt[:, k :+ 16])
+  }
+  O[r :+ 64, :] = acc
+  Ot[r :+ 64, :] = acct
+}

@@ -49,3 +49,28 @@ kernel negative_start(X: tensor<f32>[N, 1], Y: tensor<f32>[1, 1]) {
   }
   Y[0 :+ 1, 0 :+ 1] = colsum(s)
 }
+
+// Integers the compiler knows nothing about (`i32` of a float, a scalar `where`) are not 0:
+// a start `ctx.block.x * 64 + i32(s) * 64` is not known to be >= 0 (the loop's load keeps its
+// mask) and a block `ctx.block.x * 64 + i32(s) * 64 :+ 64` is not known to be inside N (the
+// slice keeps its mask). Both read as the block id alone before (differential review,
+// 2026-12-06), and the interpreter stopped on the unmasked loads at s = -1 and s = 1.
+// RUN: ph emit %s --stage tile --kernel unknown_start | %FileCheck %s --check-prefix=UNKNOWN
+// RUN: ph run %s --kernel unknown_start --target cpu --size N=128 --arg s=-1.0 --check 2>&1 | %FileCheck %s --check-prefix=UNKNOWNCPU
+// RUN: ph run %s --kernel unknown_start --target cpu --size N=128 --arg s=1.0 --check 2>&1 | %FileCheck %s --check-prefix=UNKNOWNCPU
+// UNKNOWN-LABEL: func.func @unknown_start
+// UNKNOWN: scf.for
+// UNKNOWN: tile.load %arg0{{.*}}masked = array<i1: true, false>
+// UNKNOWN: scf.yield
+// UNKNOWN: tile.load %arg0{{.*}}masked = array<i1: true, false>
+// UNKNOWNCPU-NOT: out of range
+// UNKNOWNCPU: check    Y: {{.*}} ok
+@aligned(N = 64)
+kernel unknown_start(X: tensor<f32>[N, 1], s: f32, Y: tensor<f32>[N, 1]) {
+  var acc: tile<f32>[64, 1] = 0.0
+  for c in range(ctx.block.x * 64 + i32(s) * 64, extent(X, 0), 64) {
+    acc += X[c :+ 64, 0 :+ 1]
+  }
+  acc += X[ctx.block.x * 64 + i32(s) * 64 :+ 64, 0 :+ 1]
+  Y[ctx.block.x * 64 :+ 64, 0 :+ 1] = acc
+}

@@ -3,6 +3,8 @@
 // RUN: ph-opt %s --tilegpu-prefetch-loads | %FileCheck %s --check-prefix=OFF
 // RUN: ph-opt %s --tilegpu-pipeline="stages=2 vector-dot-regs=32" --tilegpu-prefetch-loads | %FileCheck %s --check-prefix=SMALL
 // RUN: ph-opt %s --tilegpu-pipeline="stages=2" | %FileCheck %s --check-prefixes=NORING,MINCTAS
+// RUN: not ph-opt %s --tilegpu-pipeline="vector-dot-regs=300" 2>&1 | %FileCheck %s --check-prefix=TOOMANY
+// TOOMANY: tilegpu-pipeline needs vector-dot-regs <= 255 (32-bit registers a thread), not 300
 // RUN: ph-opt %s --tilegpu-pipeline="stages=2 fma-rings=0 vector-dots-by-registers=0" | %FileCheck %s --check-prefix=NORING
 // RUN: ph-opt %s --tilegpu-pipeline="stages=2 vector-dots-by-registers=0" | %FileCheck %s --check-prefix=RING
 // REQUIRES: mlir

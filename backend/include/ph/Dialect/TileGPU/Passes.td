@@ -126,8 +126,9 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
            "leaves their operands to registers, which tilegpu-prefetch-loads reads a block ahead, and "
            "its kernel asks for four CTAs an SM (tilegpu.min_ctas) unless it says otherwise">,
     Option<"vectorDotRegs", "vector-dot-regs", "int", /*default=*/"64",
-           "32-bit registers a thread may carry across such a loop (K and V blocks of 64 x 128 f16: 64); "
-           "the loop is marked `tilegpu.vector_dot_regs` with it for tilegpu-prefetch-loads">,
+           "32-bit registers a thread may carry across such a loop (K and V blocks of 64 x 128 f16: 64; "
+           "at most 255, 0 or less: none); the loop is marked `tilegpu.vector_dot_regs` with it for "
+           "tilegpu-prefetch-loads">,
     Option<"wgmmaStages", "wgmma-stages", "int", /*default=*/"4",
            "buffers in the ring of a loop whose dots are wgmmas (3 or more keeps one wgmma group in flight)">,
     Option<"ringBytes", "ring-bytes", "int64_t", /*default=*/"196608",

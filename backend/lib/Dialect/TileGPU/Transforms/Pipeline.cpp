@@ -744,7 +744,14 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
   using TileGPUPipelineBase::TileGPUPipelineBase;
   void runOnOperation() override {
     if (stages < 1) {
-      getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << stages;
+      getOperation().emitError() << "tilegpu-pipeline needs stages >= 1, not " << int64_t(stages);
+      return signalPassFailure();
+    }
+    // The budget goes on the loop as tilegpu.vector_dot_regs, which the verifier keeps to a
+    // thread's registers; 0 or less leaves every such loop its ring.
+    if (vectorDotRegs > 255) {
+      getOperation().emitError() << "tilegpu-pipeline needs vector-dot-regs <= 255 (32-bit registers a thread), not "
+                                 << int64_t(vectorDotRegs);
       return signalPassFailure();
     }
     getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, vectorDotsByRegisters ? int64_t(vectorDotRegs) : 0, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma).run(); });
