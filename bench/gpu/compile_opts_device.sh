@@ -18,12 +18,17 @@
 # run: every example check (tests/gpu/check_examples.sh, sm_90a) of each non-base variant, then,
 # the variants side by side on the same tensors: prefill (bench_prefill.py, mha.ph, sm_90a), GEMM
 # (bench_gemm.py, sm_90a wgmma and sm_90 mma.sync, next to cuBLAS), the memory-bound rows
-# (bench_memory_bound.py, sm_90a). COMPILE_OPTS_VARIANTS overrides "base fast noslp".
+# (bench_memory_bound.py, sm_90a). COMPILE_OPTS_VARIANTS overrides "base fast noslp" at build; run
+# takes the variants the build wrote (OUT/variants), so the two cannot disagree. CO_STEPS picks the
+# run's steps (default "examples prefill gemm membound"), so that the steps of two or more
+# variants fit calls of ten minutes; the gemm and membound limits grow with the variants.
 set -u
 mode=$1; shift
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/pack_steps.sh"
 variants=${COMPILE_OPTS_VARIANTS:-base fast noslp}
+# A run takes the variants its build made (a run left to the default once measured only base).
+if [ "$mode" = run ] && [ -z "${COMPILE_OPTS_VARIANTS:-}" ] && [ -f "${1:-}/variants" ]; then variants=$(cat "$1/variants"); fi
 knob() { # VARIANT: its environment
   case $1 in
   base) echo "PH_NONE=1" ;;
@@ -68,6 +73,7 @@ build)
       END { printf "%s: ours %.0f ms, ptxas %.0f ms CPU over mha.ph'"'"'s 8 variants\n", v, o, p }' >> "$out/compile-times.txt"
   done
   cat "$out/compile-times.txt"
+  echo "$variants" > "$out/variants"
   finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/bench_gemm.py" \
     "$root/bench/gpu/bench_memory_bound.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/compile_opts_device.sh" \
     "$root/tests/gpu/check_examples.sh"
@@ -75,7 +81,11 @@ build)
 run)
   start_pack "$@"
   cat "$T/compile-times.txt"
-  for v in $variants; do
+  echo "variants: $variants"
+  steps=${CO_STEPS:-examples prefill gemm membound}
+  want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+  n=$(echo $variants | wc -w)
+  want examples && for v in $variants; do
     [ -d "$T/ex-$v" ] || continue
     step "examples-$v" 60 "sh '$T/check_examples.sh' run '$R' '$T/ex-$v'"
     echo "   $(grep -c '^ok' "$logs/examples-$v.log") ok, $(grep -c '^FAIL' "$logs/examples-$v.log") failed"
@@ -85,15 +95,15 @@ run)
   for r in 1 2; do for v in $variants; do
     cmd="$cmd && echo '== $v' && python3 bench_prefill.py '$R' '$T/pre-$v' --iters 10 --out '$logs/prefill-$v.jsonl' | tail -6"
   done; done
-  step prefill 180 "$cmd"
-  grep -A5 '^== ' "$logs/prefill.log" | grep -E '^==|mha_' | head -40
+  want prefill && step prefill 180 "$cmd"
+  want prefill && grep -A5 '^== ' "$logs/prefill.log" | grep -E '^==|mha_' | head -40
   dirs=; for v in $variants; do dirs="$dirs $T/gemmsm_90a-$v $T/gemmsm_90-$v"; done
-  step gemm 160 "cd '$T' && python3 bench_gemm.py '$R' $dirs --iters 20 --torch matmul --out '$logs/gemm.jsonl'"
-  grep -A40 '^kernel ' "$logs/gemm.log" | head -40
+  want gemm && step gemm $((90 * n)) "cd '$T' && python3 bench_gemm.py '$R' $dirs --iters 20 --torch matmul --out '$logs/gemm.jsonl'"
+  want gemm && grep -A40 '^kernel ' "$logs/gemm.log" | head -40
   pre=; for v in $variants; do pre="$pre --prebuilt $v=$T/mb-$v"; done
-  step membound 120 "cd '$T' && python3 bench_memory_bound.py - '$R' --iters 20 --configs 2 $pre \
+  want membound && step membound $((110 * n)) "cd '$T' && python3 bench_memory_bound.py - '$R' --iters 20 --configs 2 $pre \
     --only softmax,layer_norm,rms_norm,swiglu,cross_entropy --out '$logs/membound.jsonl'"
-  grep -vE 'Warning|warn' "$logs/membound.log" | tail -20
+  want membound && grep -vE 'Warning|warn' "$logs/membound.log" | tail -20
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
   [ $fails -eq 0 ]
   ;;
