@@ -150,8 +150,10 @@ struct BlockIdPattern : OpConversionPattern<tile::BlockIdOp> {
 /// The condition is uniform over the CTA, so the branch does not diverge.
 template <typename MaskOp>
 struct MaskPattern : OpConversionPattern<MaskOp> {
-  using OpConversionPattern<MaskOp>::OpConversionPattern;
   using Adaptor = typename OpConversionPattern<MaskOp>::OpAdaptor;
+  MaskPattern(const TypeConverter &tc, MLIRContext *ctx, bool diff = false)
+      : OpConversionPattern<MaskOp>(tc, ctx), diff_(diff) {}
+  bool diff_;
   LogicalResult matchAndRewrite(MaskOp op, Adaptor a, ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     Type resTy = this->getTypeConverter()->convertType(op.getType());
@@ -172,7 +174,27 @@ struct MaskPattern : OpConversionPattern<MaskOp> {
     SmallVector<Value> regs = unpack(rw, loc, a.getSource()), out;
     Type i32 = rw.getI32Type();
     Type elem = cast<RankedTensorType>(op.getType()).getElementType();
+    // causal-mask-diff: col + base_c + oc > row + base_r + or  <=>  oc - or > (row - col) - (base_c - base_r),
+    // the right side once a tile, each register's left side a constant (no wrapping layouts).
+    Value e;
+    if constexpr (std::is_same_v<MaskOp, tile::CausalMaskOp>)
+      if (diff_ && !rl.wraps(0) && !rl.wraps(1)) {
+        auto asI32 = [&](Value v) { return arith::IndexCastOp::create(rw, loc, i32, v).getResult(); };
+        Value d = arith::SubIOp::create(rw, loc, a.getRow(), a.getCol());
+        Value b = arith::SubIOp::create(rw, loc, asI32(base[1]), asI32(base[0]));
+        // Frozen, so that LLVM's scalar evolution sees an opaque value, not the induction variable:
+        // loop strength reduction then has no compare a register to rewrite (freeze of a value that
+        // is never poison is that value, and emits no instruction).
+        e = LLVM::FreezeOp::create(rw, loc, arith::SubIOp::create(rw, loc, d, b));
+      }
     for (int64_t r = 0; r < rl.numRegs(); ++r) {
+      if (e) {
+        Value k = arith::ConstantOp::create(rw, loc, rw.getI32IntegerAttr(int32_t(rl.offset(r, 1) - rl.offset(r, 0))));
+        Value masked = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sgt, k, e);
+        Value fill = arith::ConstantOp::create(rw, loc, FloatAttr::get(elem, -1.0e30));
+        out.push_back(arith::SelectOp::create(rw, loc, masked, fill, regs[r]));
+        continue;
+      }
       Value j = arith::IndexCastOp::create(rw, loc, i32, position(rw, loc, rl, base, r, 1));
       Value masked, fill;
       if constexpr (std::is_same_v<MaskOp, tile::MaskColsOp>) {
@@ -194,11 +216,12 @@ struct MaskPattern : OpConversionPattern<MaskOp> {
 
 } // namespace
 
-void populateElementwisePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
+void populateElementwisePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p, bool causalMaskDiff) {
   MLIRContext *ctx = p.getContext();
   p.add<ElementwisePattern>(tc, ctx);
-  p.add<MmaExpPattern, ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, IotaPattern, MaskPattern<tile::MaskColsOp>,
-        MaskPattern<tile::CausalMaskOp>>(tc, ctx);
+  p.add<MmaExpPattern, ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, IotaPattern, MaskPattern<tile::MaskColsOp>>(
+      tc, ctx);
+  p.add<MaskPattern<tile::CausalMaskOp>>(tc, ctx, causalMaskDiff);
 }
 
 } // namespace ph::tilegpu

@@ -58,7 +58,8 @@ int64_t lastDimDivisibility(mlir::Operation *access);
 void noteDivisibility(mlir::Operation *root);
 
 // One populate function per op family.
-void populateElementwisePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
+/// `causalMaskDiff`: convert-tilegpu-to-nvvm's causal-mask-diff (MaskPattern, ElementwiseToNVVM.cpp).
+void populateElementwisePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p, bool causalMaskDiff = false);
 void populateReducePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateLoadStorePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateSharedPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);

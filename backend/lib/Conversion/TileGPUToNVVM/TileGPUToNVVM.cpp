@@ -78,6 +78,7 @@ bool hasTiles(Operation *op) {
 }
 
 struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
+  using ConvertTileGPUToNVVMBase::ConvertTileGPUToNVVMBase;
   // Patterns build math.fma (the FMA dot) and arith ops on scalars: a module that
   // has none yet (ph-opt on a hand-written fma_dot) must still have them loaded,
   // or creating the op is undefined (it crashed in math::FmaOp::create).
@@ -105,7 +106,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     TileGPUTypeConverter tc(ctx);
     RewritePatternSet patterns(ctx);
     patterns.add<FuncPattern, ReturnPattern>(tc, ctx);
-    populateElementwisePatterns(tc, patterns);
+    populateElementwisePatterns(tc, patterns, causalMaskDiff);
     populateReducePatterns(tc, patterns);
     populateLoadStorePatterns(tc, patterns);
     populateSharedPatterns(tc, patterns);

@@ -284,7 +284,11 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   if (!lower) return true;
   PassManager convertPm(ctx);
   convertPm.enableVerifier(verifyEachPass());
-  convertPm.addPass(tilegpu::createConvertTileGPUToNVVM());
+  // The causal mask against one difference a tile (docs/compile.md, "LSR on the mask"): off until
+  // a GPU run checks it; PH_TILEGPU_MASK_DIFF=1 turns it on.
+  tilegpu::ConvertTileGPUToNVVMOptions co;
+  if (const char *e = std::getenv("PH_TILEGPU_MASK_DIFF"); e && std::string(e) == "1") co.causalMaskDiff = true;
+  convertPm.addPass(tilegpu::createConvertTileGPUToNVVM(co));
   if (failed(convertPm.run(m))) {
     if (err.empty()) err = "the TileGPU lowering failed";
     return false;
