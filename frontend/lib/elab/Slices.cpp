@@ -21,24 +21,21 @@ bool Elaborator::maskNeeded(const kir::TensorDim &dim, const Val &start, int64_t
     // ctx.block.a over a dimension the grid is inferred from stays inside it.
     return explicitGrid_ || !(f.axis >= 0 && f.coef == 1 && f.offset == 0);
   }
-  // `for c in range(lo, extent(T, d) / k * k, len)`, lo >= 0 and it and k multiples of len:
-  // c + len <= the end <= the extent (cross_entropy.ph's loop over whole blocks of columns).
-  if (f.loopVar >= 0 && extent < 0) {
-    const LoopInfo &li = loops_[static_cast<uint32_t>(f.loopVar)];
-    if (li.hiLeSize == static_cast<int>(dim.size) && li.step == len && li.loNonNeg && li.loDiv % len == 0 &&
-        li.hiDiv % len == 0)
-      return false;
-  }
   bool blocksTile = aligned % len == 0;
+  // `for c in range(lo, end, len)` with lo >= 0 a multiple of len: c + len <= the end when the end
+  // is the extent aligned to len, or whole blocks of it, `extent(T, d) / k * k` with k a multiple
+  // of len (cross_entropy.ph's loop over full blocks of columns).
+  if (f.loopVar >= 0) {
+    const LoopInfo &li = loops_[static_cast<uint32_t>(f.loopVar)];
+    if (li.step == len && li.loNonNeg && li.loDiv % len == 0) {
+      bool hiIsDim = extent >= 0 ? li.hiStatic == extent : li.hiSize == static_cast<int>(dim.size);
+      if (hiIsDim && blocksTile) return false;
+      if (extent < 0 && li.hiLeSize == static_cast<int>(dim.size) && li.hiDiv % len == 0) return false;
+    }
+  }
   if (!blocksTile) return true;
   // `ctx.block.a * len + c*len :+ len`: the grid along a is ceil(N / len).
   if (!explicitGrid_ && f.axis >= 0 && f.coef == len && f.offset == 0) return false;
-  // `for i in range(lo, extent(T, d), len)` with lo a multiple of len.
-  if (f.loopVar >= 0) {
-    const LoopInfo &li = loops_[static_cast<uint32_t>(f.loopVar)];
-    bool hiIsDim = extent >= 0 ? li.hiStatic == extent : li.hiSize == static_cast<int>(dim.size);
-    if (hiIsDim && li.step == len && li.loNonNeg && li.loDiv % len == 0) return false;
-  }
   return true;
 }
 

@@ -187,23 +187,22 @@ struct MaskPattern : OpConversionPattern<MaskOp> {
         // is never poison is that value, and emits no instruction).
         e = LLVM::FreezeOp::create(rw, loc, arith::SubIOp::create(rw, loc, d, b));
       }
+    auto col = [&](int64_t r) { return arith::IndexCastOp::create(rw, loc, i32, position(rw, loc, rl, base, r, 1)); };
     for (int64_t r = 0; r < rl.numRegs(); ++r) {
-      if (e) {
-        Value k = arith::ConstantOp::create(rw, loc, rw.getI32IntegerAttr(int32_t(rl.offset(r, 1) - rl.offset(r, 0))));
-        Value masked = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sgt, k, e);
-        Value fill = arith::ConstantOp::create(rw, loc, FloatAttr::get(elem, -1.0e30));
-        out.push_back(arith::SelectOp::create(rw, loc, masked, fill, regs[r]));
-        continue;
-      }
-      Value j = arith::IndexCastOp::create(rw, loc, i32, position(rw, loc, rl, base, r, 1));
       Value masked, fill;
       if constexpr (std::is_same_v<MaskOp, tile::MaskColsOp>) {
-        masked = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sge, j, a.getN());
+        masked = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sge, col(r), a.getN());
         fill = a.getValue();
       } else {
-        Value i = arith::IndexCastOp::create(rw, loc, i32, position(rw, loc, rl, base, r, 0));
-        Value lhs = arith::AddIOp::create(rw, loc, a.getCol(), j), rhs = arith::AddIOp::create(rw, loc, a.getRow(), i);
-        masked = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sgt, lhs, rhs);
+        if (e) {
+          Value k = arith::ConstantOp::create(rw, loc, rw.getI32IntegerAttr(int32_t(rl.offset(r, 1) - rl.offset(r, 0))));
+          masked = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sgt, k, e);
+        } else {
+          Value j = col(r);
+          Value i = arith::IndexCastOp::create(rw, loc, i32, position(rw, loc, rl, base, r, 0));
+          Value lhs = arith::AddIOp::create(rw, loc, a.getCol(), j), rhs = arith::AddIOp::create(rw, loc, a.getRow(), i);
+          masked = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::sgt, lhs, rhs);
+        }
         fill = arith::ConstantOp::create(rw, loc, FloatAttr::get(elem, -1.0e30));
       }
       out.push_back(arith::SelectOp::create(rw, loc, masked, fill, regs[r]));

@@ -31,6 +31,15 @@ struct StageLowering {
   bool sharedExceeded = false;
 };
 
+/// The architecture a GPU stage lowers for: the option's, else the default; false with `err` for
+/// one the compiler does not know.
+bool stageArch(const EmitOptions &opts, std::string &arch, std::string &err) {
+  arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
+  if (isSupportedGpuArch(arch)) return true;
+  err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
+  return false;
+}
+
 /// The diagnostic compileForGpu gives for the same failure, into `opts.diagnostics`.
 void stageFailed(const EmitOptions &opts, const kir::Kernel &k, const StageLowering &l) {
   if (!opts.diagnostics) return;
@@ -43,12 +52,7 @@ void stageFailed(const EmitOptions &opts, const kir::Kernel &k, const StageLower
 /// The GPU stages lower the way `ph build` does: a tensor-core policy when it takes a @tensorcore
 /// kernel, else the SIMT policy; a failure leaves in `l` what compileForGpu turns into its diagnostic.
 bool lowerForStage(ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, StageLowering &l, std::string &err) {
-  l.arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-  if (!isSupportedGpuArch(l.arch)) {
-    err = "unsupported GPU architecture `" + l.arch + "` (use " + supportedGpuArchs() + ")";
-    return false;
-  }
-  if (!fp8ToBits(m, err)) return false;
+  if (!stageArch(opts, l.arch, err) || !fp8ToBits(m, err)) return false;
   bool onTensorCores = false;
   if (!tryTileGpu(m, k, l.arch, l.tg, onTensorCores, l.notTaken, err)) {
     l.why = {l.tg.diags, /*warnings=*/true, "PH_GPU_LOWERING=tilegpu: the SIMT policy may not take it instead"};
@@ -70,11 +74,8 @@ void registerGpuStages(StageRegistry &r) {
   // Tile IR with layouts, shared buffers and async copies, before the NVVM patterns.
   r[Stage::TileGpu] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out,
                          std::string &err) {
-    std::string arch = opts.arch.empty() ? defaultGpuArch() : opts.arch;
-    if (!isSupportedGpuArch(arch)) {
-      err = "unsupported GPU architecture `" + arch + "` (use " + supportedGpuArchs() + ")";
-      return false;
-    }
+    std::string arch;
+    if (!stageArch(opts, arch, err)) return false;
     TileGpuResult tg;
     if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) {
       StageLowering l;
