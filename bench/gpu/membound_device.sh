@@ -19,6 +19,7 @@
 #            while this one is reduced (tilegpu-prefetch-loads; the default since 2026-12-06)
 #   NAME     any other name: bench/gpu/variants/K.NAME.ph where there is one, other kernels
 #            skipped (cross-entropy's `masked`: one loop, every block masked, as before 2026-12-06)
+#   V_fuse   variant V built with PH_GPU_FP_FUSION=1 (a multiply feeding an add becomes an fma)
 # MEMBOUND_VARIANTS overrides the list. MEMBOUND_SECONDS (default 225) bounds the run; the bench
 # takes some 30 s a kernel and variant (torch.compile's first compile of each kernel included).
 set -u
@@ -42,6 +43,7 @@ variant_source() { # SRC KERNEL VARIANT: the example's text for VARIANT on stdou
 
 variant_env() { # VARIANT: the knobs it builds under
   case $1 in
+  *_fuse) echo "PH_GPU_FP_FUSION=1 $(variant_env "${1%_fuse}")" ;;
   reuse) echo "PH_TILEGPU_REUSE_ROW_LOADS=1" ;;
   old) echo "PH_TILEGPU_SPLIT_ROWS=0" ;;
   oldvec) echo "PH_TILEGPU_ROW_LOAD_VECTORS=0" ;;
@@ -59,9 +61,10 @@ build)
   echo "${MEMBOUND_VARIANTS:-new reuse old oldvec}" > "$out/variants"
   for v in ${MEMBOUND_VARIANTS:-new reuse old oldvec}; do
     for k in $kernels; do
-      case $v in new|reuse|old|oldvec|pf) ;; *) [ -f "$root/bench/gpu/variants/$k.$v.ph" ] || continue ;; esac
+      b=${v%_fuse}  # VARIANT_fuse: VARIANT built with PH_GPU_FP_FUSION=1
+      case $b in new|reuse|old|oldvec|pf) ;; *) [ -f "$root/bench/gpu/variants/$k.$b.ph" ] || continue ;; esac
       mkdir -p "$out/$v"
-      variant_source "$root/examples/$k.ph" $k $v > "$out/src/$v-$k.ph"
+      variant_source "$root/examples/$k.ph" $k $b > "$out/src/$v-$k.ph"
       # shellcheck disable=SC2046
       env $(variant_env $v) "$ph" build "$out/src/$v-$k.ph" --kernel $k --target sm_90 --no-cache -j2 -o "$out/$v/$k" \
         > "$out/$v/$k.log" 2>&1 || { echo "FAIL build $v $k"; tail -20 "$out/$v/$k.log"; exit 1; }

@@ -95,7 +95,11 @@ llvm::TargetMachine *targetMachine(const NvptxOptions &o, unsigned level, std::s
   // ModuleToObject::getOrCreateTargetMachine's settings: default target options,
   // relocation model and code model, and the codegen level of the IR pipeline's
   // (-O3: CodeGenOptLevel::Aggressive; a SIMT kernel's PTX differs at Default).
-  tm.reset(target->createTargetMachine(triple, o.arch, o.features, {}, {}, std::nullopt,
+  // PH_GPU_FP_FUSION=1 (an experiment): a multiply feeding an add or subtract becomes one fma,
+  // as nvcc's default --fmad=true and Triton's enable_fp_fusion do; off, each rounds on its own.
+  llvm::TargetOptions options;
+  if (const char *f = env("PH_GPU_FP_FUSION"); f && std::string(f) == "1") options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  tm.reset(target->createTargetMachine(triple, o.arch, o.features, options, {}, std::nullopt,
                                        llvm::CodeGenOpt::getLevel(int(level)).value_or(llvm::CodeGenOptLevel::Default)));
   if (!tm) err = "cannot create the NVPTX target machine for " + o.arch;
   return tm.get();
