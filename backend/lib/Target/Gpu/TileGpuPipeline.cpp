@@ -284,10 +284,11 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   if (!lower) return true;
   PassManager convertPm(ctx);
   convertPm.enableVerifier(verifyEachPass());
-  // The causal mask against one difference a tile (docs/compile.md, "LSR on the mask"): off until
-  // a GPU run checks it; PH_TILEGPU_MASK_DIFF=1 turns it on.
+  // The causal mask against one difference a tile (docs/compile.md, "Where a causal variant's
+  // codegen goes"): on since the H100 checked it (108 examples, prefill level);
+  // PH_TILEGPU_MASK_DIFF=0 compares `col + j > row + i` per register, as before, for A/B runs.
   tilegpu::ConvertTileGPUToNVVMOptions co;
-  if (const char *e = std::getenv("PH_TILEGPU_MASK_DIFF"); e && std::string(e) == "1") co.causalMaskDiff = true;
+  if (const char *e = std::getenv("PH_TILEGPU_MASK_DIFF"); e && std::string(e) == "0") co.causalMaskDiff = false;
   convertPm.addPass(tilegpu::createConvertTileGPUToNVVM(co));
   if (failed(convertPm.run(m))) {
     if (err.empty()) err = "the TileGPU lowering failed";

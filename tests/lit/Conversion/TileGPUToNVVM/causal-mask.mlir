@@ -1,11 +1,11 @@
-// RUN: ph-opt %s --convert-tilegpu-to-nvvm | %FileCheck %s --check-prefix=SUM
-// RUN: ph-opt %s --convert-tilegpu-to-nvvm="causal-mask-diff=1" | %FileCheck %s --check-prefix=DIFF
+// RUN: ph-opt %s --convert-tilegpu-to-nvvm="causal-mask-diff=0" | %FileCheck %s --check-prefix=SUM
+// RUN: ph-opt %s --convert-tilegpu-to-nvvm | %FileCheck %s --check-prefix=DIFF
 // REQUIRES: mlir
 // tile.causal_mask (std/masks.ph's causal_mask) on a blocked tile: a uniform branch skips the
 // selects when the last column is on or left of the first row's diagonal; otherwise each register
-// is set to -1e30 where col + j > row + i. By default each register adds its column to `col` and
-// its row to `row` (SUM). With causal-mask-diff (PH_TILEGPU_MASK_DIFF=1, off until a GPU run
-// checks it) one difference, (row - col) - (base_c - base_r), frozen so that LLVM sees no
+// is set to -1e30 where col + j > row + i. With causal-mask-diff=0 (PH_TILEGPU_MASK_DIFF=0) each
+// register adds its column to `col` and its row to `row` (SUM). By default (causal-mask-diff, on
+// since an H100 run checked it) one difference, (row - col) - (base_c - base_r), frozen so that LLVM sees no
 // induction variable in it, is compared with each register's constant column-minus-row offset
 // (DIFF): 16 registers a thread here, column offsets 0..3 in each of four rows 16 apart.
 

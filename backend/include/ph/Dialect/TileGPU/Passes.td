@@ -280,12 +280,12 @@ def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "::mlir::ModuleOp"> {
     fails with that op's location.
   }];
   let options = [
-    Option<"causalMaskDiff", "causal-mask-diff", "bool", /*default=*/"false",
+    Option<"causalMaskDiff", "causal-mask-diff", "bool", /*default=*/"true",
            "a causal mask compares each register's constant column-minus-row offset with one "
            "difference a tile (row - col less the thread's base), instead of `col + j > row + i` "
            "per register: one use of a loop's induction variable where there were one a register, "
            "which LLVM's loop strength reduction spent 23 % of a causal variant's compile on "
-           "(docs/compile.md; off until a GPU run checks it: PH_TILEGPU_MASK_DIFF=1)">,
+           "(docs/compile.md; `ph` takes it unless PH_TILEGPU_MASK_DIFF=0)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::nvgpu::NVGPUDialect", "::mlir::vector::VectorDialect",
