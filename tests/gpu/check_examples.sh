@@ -102,8 +102,9 @@ build() {
   # document_attention's `Start` (i32 [N, 1]): packed sequences whose boundaries fall inside
   # the 64-query and 32-key blocks, one of length 1 (random i32 inputs, [0, 8), are no starts).
   # cross_entropy's labels: the last column, the first of the ragged tail, the last of the full
-  # blocks, block boundaries (BC = 1024, 2048), column 0 (random i32 inputs lie in [0, 8)).
-  python3 "$here/int_column.py" "$out/ce_labels_300.npy" 299,0,150,298,1,255,256,100,200,2,3,4,5 &&
+  # blocks, block boundaries (BC = 1024, 2048), column 0 (random i32 inputs lie in [0, 8)), and
+  # labels outside [0, V) (-1, -100, V, V + 5), whose scalar read gives 0.
+  python3 "$here/int_column.py" "$out/ce_labels_300.npy" 299,0,150,298,1,255,256,100,200,-1,300,305,-100 &&
     python3 "$here/int_column.py" "$out/ce_labels_4104.npy" 4103,4096,4095,4097,0,1023,1024,2047,2048,4102,7,3000,4100 &&
     python3 "$here/int_column.py" "$out/ce_labels_4096.npy" 4095,0,1024,2048,4094 || {
       echo "FAIL cross_entropy's labels"; return 1; }

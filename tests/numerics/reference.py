@@ -188,9 +188,12 @@ def labels(rng, n, v, first):
 
 
 def cross_entropy(x, labels):
+    """logsumexp(x) - x[label]; a label outside [0, V) picks 0 (cross_entropy.ph's scalar read)."""
     m = x.max(axis=1, keepdims=True)
     lse = m + np.log(np.exp(x - m).sum(axis=1, keepdims=True))
-    return lse - np.take_along_axis(x, labels.astype(np.int64), axis=1)
+    lab = labels.astype(np.int64)
+    inside = (lab >= 0) & (lab < x.shape[1])
+    return lse - np.where(inside, np.take_along_axis(x, np.where(inside, lab, 0), axis=1), 0.0)
 
 
 def fp8_quantize_ref(i):
@@ -418,6 +421,12 @@ CASES = {
                                   "L": (np.int32, (13, 1), lambda rng, n: labels(rng, n, 300, [299, 298, 0]))},
                           args={}, outputs={"Loss": F32},
                           ref=lambda i: {"Loss": cross_entropy(i["X"], i["L"])}),
+    # Labels outside [0, V): -1, -100 (PyTorch's ignore_index), V and past it read 0.
+    "cross_entropy_outside": dict(file="examples/cross_entropy.ph", kernel="cross_entropy",
+                                  inputs={"X": (F16, (13, 300)),
+                                          "L": (np.int32, (13, 1), lambda rng, n: labels(rng, n, 300, [-1, -100, 300, 305, 299]))},
+                                  args={}, outputs={"Loss": F32},
+                                  ref=lambda i: {"Loss": cross_entropy(i["X"], i["L"])}),
     # Full blocks of columns and a ragged last one (2056 = 2 x 1024 + 8), and full blocks alone:
     # cross_entropy.ph's two loops (the unmasked one, then the masked remainder, if any).
     **{name: dict(file="examples/cross_entropy.ph", kernel="cross_entropy",
