@@ -9,7 +9,9 @@
 #   noslp   PH_GPU_SLP=0 (LLVM's SLP vectorizer off: a third of the IR pipeline; 144 of 551 PTX
 #           files change, the GEMMs' and the row kernels');
 #   scalar  PH_GPU_SCALAR_CARRIES=1 (a loop's carried tiles as one phi a register instead of a
-#           struct: -4-14 % of our own time; 385 of 563 PTX files change).
+#           struct: -4-14 % of our own time; 385 of 563 PTX files change);
+#   nolsr   PH_GPU_LLVM_OPTS=-disable-lsr (LLVM's loop strength reduction off: 23 % of a causal
+#           attention variant's compile; mha.ph's median our time 99 -> 93 ms a variant).
 #
 #   compile_opts_device.sh build PH OUT    (here: every variant built, with its compile time)
 #   compile_opts_device.sh run OUT [LOGS]  (on the device; its steps' limits add up to 580 s, one
@@ -20,8 +22,11 @@
 # (bench_gemm.py, sm_90a wgmma and sm_90 mma.sync, next to cuBLAS), the memory-bound rows
 # (bench_memory_bound.py, sm_90a). COMPILE_OPTS_VARIANTS overrides "base fast noslp" at build; run
 # takes the variants the build wrote (OUT/variants), so the two cannot disagree. CO_STEPS picks the
-# run's steps (default "examples prefill gemm membound"), so that the steps of two or more
+# run's steps (default "examples prefill gemm membound"; "decode" and "attention" add
+# bench_decode.py's tensor-core GQA decode and the attention variants next to FlexAttention), so that the steps of two or more
 # variants fit calls of ten minutes; the gemm and membound limits grow with the variants.
+# CO_GEMM_KERNELS (e.g. gemm_relu_f16_w8) limits the gemm step to those kernels, CO_MEMBOUND_ONLY
+# (e.g. softmax) the membound step.
 set -u
 mode=$1; shift
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,6 +40,7 @@ knob() { # VARIANT: its environment
   fast) echo "PH_PTXAS_FAST_COMPILE=mid" ;;
   noslp) echo "PH_GPU_SLP=0" ;;
   scalar) echo "PH_GPU_SCALAR_CARRIES=1" ;;
+  nolsr) echo "PH_GPU_LLVM_OPTS=-disable-lsr" ;;
   *) echo "unknown variant $1" >&2; exit 2 ;;
   esac
 }
@@ -61,6 +67,14 @@ build)
       build_into "$out/mb-$v-$k.log" env $e "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a --no-cache \
         -o "$out/mb-$v/$k"
     done
+    # Decode on the tensor cores and SIMT (bench_decode.py) and the attention variants next to
+    # FlexAttention (bench_memory_bound.py's attention cases), as defaults_device.sh builds them.
+    build_into "$out/dtc-$v.log" env $e "$ph" build "$root/examples/decode_attention_tc.ph" --target sm_90a --no-cache \
+      -o "$out/dtc-$v"
+    for k in sliding_window_attention alibi_attention document_attention softcap_attention gqa_prefill; do
+      build_into "$out/attn-$v-$k.log" env $e "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a --no-cache \
+        -o "$out/attn-$v/$k"
+    done
     if [ "$v" != base ]; then
       mkdir -p "$out/ex-$v"
       build_into "$out/ex-$v.log" env $e PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" \
@@ -74,7 +88,7 @@ build)
   done
   cat "$out/compile-times.txt"
   echo "$variants" > "$out/variants"
-  finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/bench_gemm.py" \
+  finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/bench_gemm.py" "$root/bench/gpu/bench_decode.py" \
     "$root/bench/gpu/bench_memory_bound.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/compile_opts_device.sh" \
     "$root/tests/gpu/check_examples.sh"
   ;;
@@ -98,12 +112,20 @@ run)
   want prefill && step prefill 180 "$cmd"
   want prefill && grep -A5 '^== ' "$logs/prefill.log" | grep -E '^==|mha_' | head -40
   dirs=; for v in $variants; do dirs="$dirs $T/gemmsm_90a-$v $T/gemmsm_90-$v"; done
-  want gemm && step gemm $((90 * n)) "cd '$T' && python3 bench_gemm.py '$R' $dirs --iters 20 --torch matmul --out '$logs/gemm.jsonl'"
+  want gemm && step gemm $((90 * n)) "cd '$T' && python3 bench_gemm.py '$R' $dirs --iters 20 --torch matmul ${CO_GEMM_KERNELS:+--kernels $CO_GEMM_KERNELS} --out '$logs/gemm.jsonl'"
   want gemm && grep -A40 '^kernel ' "$logs/gemm.log" | head -40
   pre=; for v in $variants; do pre="$pre --prebuilt $v=$T/mb-$v"; done
   want membound && step membound $((110 * n)) "cd '$T' && python3 bench_memory_bound.py - '$R' --iters 20 --configs 2 $pre \
-    --only softmax,layer_norm,rms_norm,swiglu,cross_entropy --out '$logs/membound.jsonl'"
+    --only ${CO_MEMBOUND_ONLY:-softmax,layer_norm,rms_norm,swiglu,cross_entropy} --out '$logs/membound.jsonl'"
   want membound && grep -vE 'Warning|warn' "$logs/membound.log" | tail -20
+  dirs=; labels=; for v in $variants; do dirs="$dirs${dirs:+,}$T/dtc-$v"; labels="$labels${labels:+,}$v"; done
+  want decode && step decode $((60 + 70 * n)) "cd '$T' && python3 bench_decode.py '$R' '$dirs' --labels $labels \
+    --kernels decode_split_tc,decode_combine_tc --shapes 8:4096,8:32768 --backends cudnn --iters 20 --out '$logs/decode.jsonl'"
+  want decode && grep -vE '^   |Warning|f = lambda' "$logs/decode.log" | tail -14
+  pre=; for v in $variants; do pre="$pre --prebuilt $v=$T/attn-$v"; done
+  want attention && step attention $((120 + 40 * n)) "cd '$T' && python3 bench_memory_bound.py - '$R' --iters 20 $pre \
+    --only sliding_window_attention,alibi_attention,document_attention,softcap_attention,gqa_prefill --out '$logs/attention.jsonl'"
+  want attention && grep -vE 'Warning|warn' "$logs/attention.log" | tail -14
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
   [ $fails -eq 0 ]
   ;;

@@ -24,7 +24,9 @@
 # takes some 30 s a kernel and variant (torch.compile's first compile of each kernel included).
 set -u
 mode=$1; shift
-kernels="softmax layer_norm rms_norm swiglu cross_entropy"
+# MEMBOUND_KERNELS (build) picks the kernels; run takes the ones its build made.
+kernels=${MEMBOUND_KERNELS:-softmax layer_norm rms_norm swiglu cross_entropy}
+[ "$mode" = run ] && [ -f "${1:-}/kernels" ] && kernels=$(cat "$1/kernels")
 
 one_config() { # KERNEL BR BC A: the @autotune line of one configuration
   echo "@autotune(BR in [$2], BC in [$3], A in [$4])"
@@ -59,6 +61,7 @@ build)
   mkdir -p "$out/src"
   : > "$out/ptx-summary.txt"
   echo "${MEMBOUND_VARIANTS:-new reuse old oldvec}" > "$out/variants"
+  echo "$kernels" > "$out/kernels"
   for v in ${MEMBOUND_VARIANTS:-new reuse old oldvec}; do
     for k in $kernels; do
       b=${v%_fuse}  # VARIANT_fuse: VARIANT built with PH_GPU_FP_FUSION=1
@@ -129,7 +132,7 @@ run)
   for v in $variants; do [ -d "$T/$v" ] && pre="$pre --prebuilt $v=$T/$v"; done
   # shellcheck disable=SC2086
   (cd "$T" && timeout $left python3 bench_memory_bound.py - "$R" --iters 20 --configs 3 $pre \
-     --only softmax,layer_norm,rms_norm,swiglu,cross_entropy --out "$logs/membound.jsonl") > "$logs/bench.log" 2>&1 ||
+     --only "$(echo $kernels | tr ' ' ',')" --out "$logs/membound.jsonl") > "$logs/bench.log" 2>&1 ||
     fails=$((fails+1))
   python3 -c 'import json,sys
 for l in open(sys.argv[1]):
