@@ -28,10 +28,24 @@ llvm::cl::opt<bool> *slpHorizontal() {
   return opt;
 }
 
+/// -disable-lsr (codegen's loop strength reduction), and its value before any scope.
+llvm::cl::opt<bool> *disableLsr() {
+  static llvm::cl::opt<bool> *opt = [] {
+    auto &opts = llvm::cl::getRegisteredOptions();
+    auto it = opts.find("disable-lsr");
+    return it == opts.end() ? nullptr : static_cast<llvm::cl::opt<bool> *>(it->second);
+  }();
+  return opt;
+}
+
 void apply(LlvmPipelineKind kind) {
   static const bool cpuValue = slpHorizontal() ? bool(*slpHorizontal()) : true;
-  if (llvm::cl::opt<bool> *o = slpHorizontal())
-    o->setValue(kind == LlvmPipelineKind::Gpu ? gpuSlpHorizontalReductions() : cpuValue);
+  static const bool cpuDisableLsr = disableLsr() ? bool(*disableLsr()) : false;
+  bool gpu = kind == LlvmPipelineKind::Gpu;
+  if (llvm::cl::opt<bool> *o = slpHorizontal()) o->setValue(gpu ? gpuSlpHorizontalReductions() : cpuValue);
+  // A value given on a tool's command line or in PH_GPU_LLVM_OPTS stays as given.
+  if (llvm::cl::opt<bool> *o = disableLsr(); o && o->getNumOccurrences() == 0)
+    o->setValue(gpu ? !gpuLoopStrengthReduction() : cpuDisableLsr);
 }
 
 int index(LlvmPipelineKind k) { return k == LlvmPipelineKind::Cpu ? 0 : 1; }
@@ -42,6 +56,14 @@ bool gpuSlpHorizontalReductions() {
   static const bool on = [] {
     const char *e = std::getenv("PH_GPU_SLP");
     return e && std::string(e) == "hor";
+  }();
+  return on;
+}
+
+bool gpuLoopStrengthReduction() {
+  static const bool on = [] {
+    const char *e = std::getenv("PH_GPU_LSR");
+    return e ? std::string(e) == "1" : kGpuLsrDefault;
   }();
   return on;
 }

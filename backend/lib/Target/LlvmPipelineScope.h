@@ -34,4 +34,10 @@ private:
 /// PH_GPU_SLP=hor (LLVM's -O3 as it comes, for A/B measurements).
 bool gpuSlpHorizontalReductions();
 
+/// Whether NVPTX codegen runs loop strength reduction (-disable-lsr otherwise): kGpuLsrDefault,
+/// or PH_GPU_LSR=1 / 0. LSR was 23 % of a causal attention variant's compile and nothing the
+/// GPU measured (docs/compile.md, "Loop strength reduction off on the GPU").
+inline constexpr bool kGpuLsrDefault = true;
+bool gpuLoopStrengthReduction();
+
 } // namespace ph::backend

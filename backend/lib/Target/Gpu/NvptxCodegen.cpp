@@ -208,8 +208,11 @@ bool gpuModuleToPtx(mlir::Operation *gpuModule, const NvptxOptions &opts, std::s
     return false;
   }
   mark("llvm-opt");
-  llvm::FailureOr<llvm::SmallString<0>> isa =
-      mlir::LLVM::ModuleToObject::translateModuleToISA(*m, *tm, [&] { return gpuModule->emitError(); });
+  llvm::FailureOr<llvm::SmallString<0>> isa = [&] {
+    // Codegen reads -disable-lsr while it runs (LlvmPipelineScope.h).
+    LlvmPipelineScope scope(LlvmPipelineKind::Gpu);
+    return mlir::LLVM::ModuleToObject::translateModuleToISA(*m, *tm, [&] { return gpuModule->emitError(); });
+  }();
   mark("nvptx");
   if (mlir::failed(isa)) {
     if (err.empty()) err = "the NVPTX backend produced no PTX";
