@@ -22,7 +22,24 @@ bool slpHorizontal() {
   return it != opts.end() && bool(*static_cast<llvm::cl::opt<bool> *>(it->second));
 }
 
+/// What codegen's pass configuration reads when it adds loop strength reduction.
+bool lsrDisabled() {
+  auto &opts = llvm::cl::getRegisteredOptions();
+  auto it = opts.find("disable-lsr");
+  EXPECT_NE(it, opts.end()) << "LLVM has no -disable-lsr any more: PH_GPU_LSR sets nothing";
+  return it != opts.end() && bool(*static_cast<llvm::cl::opt<bool> *>(it->second));
+}
+
 } // namespace
+
+TEST(LlvmPipelineScope, LoopStrengthReductionFollowsTheGpuSettingAndStaysOnTheCpu) {
+  {
+    LlvmPipelineScope gpu(LlvmPipelineKind::Gpu);
+    EXPECT_EQ(lsrDisabled(), !gpuLoopStrengthReduction());
+  }
+  LlvmPipelineScope cpu(LlvmPipelineKind::Cpu);
+  EXPECT_FALSE(lsrDisabled()) << "LLVM's default on the CPU";
+}
 
 TEST(LlvmPipelineScope, TheGpuPipelineSearchesNoHorizontalReductionsTheCpuOneDoes) {
   ASSERT_FALSE(gpuSlpHorizontalReductions()) << "run without PH_GPU_SLP=hor";
