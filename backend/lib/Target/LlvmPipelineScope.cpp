@@ -17,27 +17,26 @@ int active = 0;               // scopes alive, all of kind `current`
 int waiting[2] = {0, 0};      // scopes waiting to start, per kind
 LlvmPipelineKind current = LlvmPipelineKind::Cpu;
 
-/// -slp-vectorize-hor, and the value it had before any scope (LLVM's default, or what the
-/// command line of a tool set).
+llvm::cl::opt<bool> *boolOption(const char *name) {
+  auto &opts = llvm::cl::getRegisteredOptions();
+  auto it = opts.find(name);
+  return it == opts.end() ? nullptr : static_cast<llvm::cl::opt<bool> *>(it->second);
+}
+
+/// -slp-vectorize-hor (the SLP vectorizer's search for horizontal reductions).
 llvm::cl::opt<bool> *slpHorizontal() {
-  static llvm::cl::opt<bool> *opt = [] {
-    auto &opts = llvm::cl::getRegisteredOptions();
-    auto it = opts.find("slp-vectorize-hor");
-    return it == opts.end() ? nullptr : static_cast<llvm::cl::opt<bool> *>(it->second);
-  }();
+  static llvm::cl::opt<bool> *opt = boolOption("slp-vectorize-hor");
   return opt;
 }
 
-/// -disable-lsr (codegen's loop strength reduction), and its value before any scope.
+/// -disable-lsr (codegen's loop strength reduction).
 llvm::cl::opt<bool> *disableLsr() {
-  static llvm::cl::opt<bool> *opt = [] {
-    auto &opts = llvm::cl::getRegisteredOptions();
-    auto it = opts.find("disable-lsr");
-    return it == opts.end() ? nullptr : static_cast<llvm::cl::opt<bool> *>(it->second);
-  }();
+  static llvm::cl::opt<bool> *opt = boolOption("disable-lsr");
   return opt;
 }
 
+/// The CPU's values are what the options held before any scope (LLVM's defaults, or what the
+/// command line of a tool set).
 void apply(LlvmPipelineKind kind) {
   static const bool cpuValue = slpHorizontal() ? bool(*slpHorizontal()) : true;
   static const bool cpuDisableLsr = disableLsr() ? bool(*disableLsr()) : false;
