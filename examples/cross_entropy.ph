@@ -4,7 +4,8 @@
 /// denominator `l` over blocks of `BC` columns. The full blocks run in a loop without a column
 /// mask (its end, whole blocks of V, lets the compiler read them unmasked too); the ragged last
 /// block, if any, runs once after it with `col < extent - c`. The label's logit is one scalar
-/// read a row after the loops, `X[r + i, L[r + i, 0]]` (a label outside `[0, V)` reads 0), not
+/// read a row after the loops, `X[r + i, L[r + i, 0]]` (a label outside `[0, V)` reads 0: that
+/// row's loss is its logsumexp, where PyTorch's `ignore_index` would give 0), not
 /// picked out of every block with a compare and a select an element: 0.91 -> 0.94 of the copy
 /// bandwidth on an H100 (docs/tilegpu.md, "Cross-entropy's label read once").
 /// `A = 8`: 16-byte loads where V is a multiple of 8 (softmax.ph).

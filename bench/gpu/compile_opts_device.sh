@@ -10,7 +10,7 @@
 #           files change, the GEMMs' and the row kernels');
 #   scalar  PH_GPU_SCALAR_CARRIES=1 (a loop's carried tiles as one phi a register instead of a
 #           struct: -4-14 % of our own time; 385 of 563 PTX files change);
-#   nolsr   PH_GPU_LLVM_OPTS=-disable-lsr (LLVM's loop strength reduction off: 23 % of a causal
+#   nolsr   PH_GPU_LSR=0 (NVPTX codegen's loop strength reduction off: 23 % of a causal
 #           attention variant's compile; mha.ph's median our time 99 -> 93 ms a variant).
 #
 #   compile_opts_device.sh build PH OUT    (here: every variant built, with its compile time)
@@ -40,7 +40,7 @@ knob() { # VARIANT: its environment
   fast) echo "PH_PTXAS_FAST_COMPILE=mid" ;;
   noslp) echo "PH_GPU_SLP=0" ;;
   scalar) echo "PH_GPU_SCALAR_CARRIES=1" ;;
-  nolsr) echo "PH_GPU_LLVM_OPTS=-disable-lsr" ;;
+  nolsr) echo "PH_GPU_LSR=0" ;;
   *) echo "unknown variant $1" >&2; exit 2 ;;
   esac
 }
@@ -67,7 +67,7 @@ build)
       build_into "$out/mb-$v-$k.log" env $e "$ph" build "$root/examples/$k.ph" --kernel $k --target sm_90a --no-cache \
         -o "$out/mb-$v/$k"
     done
-    # Decode on the tensor cores and SIMT (bench_decode.py) and the attention variants next to
+    # GQA decode on the tensor cores (bench_decode.py) and the attention variants next to
     # FlexAttention (bench_memory_bound.py's attention cases), as defaults_device.sh builds them.
     build_into "$out/dtc-$v.log" env $e "$ph" build "$root/examples/decode_attention_tc.ph" --target sm_90a --no-cache \
       -o "$out/dtc-$v"

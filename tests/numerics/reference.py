@@ -421,7 +421,8 @@ CASES = {
                                   "L": (np.int32, (13, 1), lambda rng, n: labels(rng, n, 300, [299, 298, 0]))},
                           args={}, outputs={"Loss": F32},
                           ref=lambda i: {"Loss": cross_entropy(i["X"], i["L"])}),
-    # Labels outside [0, V): -1, -100 (PyTorch's ignore_index), V and past it read 0.
+    # Labels outside [0, V): -1, -100, V and past it read 0, so the loss is the row's logsumexp
+    # (PyTorch's ignore_index = -100 would give 0).
     "cross_entropy_outside": dict(file="examples/cross_entropy.ph", kernel="cross_entropy",
                                   inputs={"X": (F16, (13, 300)),
                                           "L": (np.int32, (13, 1), lambda rng, n: labels(rng, n, 300, [-1, -100, 300, 305, 299]))},

@@ -1,5 +1,6 @@
 //===- Emit.cpp - `ph emit`'s stages and the pipeline plumbing they share ---===//
 #include "Stages.h"
+#include "Target/LlvmPipelineScope.h"
 #include "Target/LoweringDiagnostics.h"
 
 #include "ph/Conversion/Passes.h"
@@ -217,6 +218,8 @@ void ph::backend::registerCpuStages(StageRegistry &r) {
     }
     mod->setDataLayout((*tm)->createDataLayout());
     mod->setTargetTriple((*tm)->getTargetTriple());
+    // LLVM's global pass options at the CPU's values through the IR pipeline and codegen.
+    LlvmPipelineScope scope(LlvmPipelineKind::Cpu);
     if (llvm::Error e = cpuTransformer(opt, tm->get())(mod.get())) {
       err = llvm::toString(std::move(e));
       return false;

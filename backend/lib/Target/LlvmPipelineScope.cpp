@@ -62,7 +62,8 @@ bool gpuSlpHorizontalReductions() {
 bool gpuLoopStrengthReduction() {
   static const bool on = [] {
     const char *e = std::getenv("PH_GPU_LSR");
-    return e ? std::string(e) == "1" : kGpuLsrDefault;
+    if (!e || !*e) return kGpuLsrDefault;
+    return std::string(e) != "0";
   }();
   return on;
 }

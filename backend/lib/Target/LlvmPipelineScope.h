@@ -1,8 +1,9 @@
 //===- LlvmPipelineScope.h - LLVM's global pass options, per kind of pipeline -*- C++ -*-===//
 //
 // Some of LLVM's pass options are global variables (cl::opt), read while the pass runs, and
-// the GPU's IR pipeline wants one of them otherwise than the CPU's: the SLP vectorizer's
-// search for horizontal reductions (-slp-vectorize-hor). On the GPU it was a tenth of a
+// the GPU's pipelines want some of them otherwise than the CPU's: the SLP vectorizer's
+// search for horizontal reductions (-slp-vectorize-hor), and, under PH_GPU_LSR=0, codegen's
+// loop strength reduction (-disable-lsr). A scope covers the IR pipeline and codegen. On the GPU it was a tenth of a
 // variant's own compile time (mha.ph, sm_90a) and found nothing in any kernel of examples/,
 // bench/gpu/ or tests/gpu/Inputs/ (NVPTX's vectors are pairs of 16-bit values; our
 // reductions are f32); on the CPU it vectorizes row sums, so it stays on there
@@ -35,8 +36,9 @@ private:
 bool gpuSlpHorizontalReductions();
 
 /// Whether NVPTX codegen runs loop strength reduction (-disable-lsr otherwise): kGpuLsrDefault,
-/// or PH_GPU_LSR=1 / 0. LSR was 23 % of a causal attention variant's compile and nothing the
-/// GPU measured (docs/compile.md, "Loop strength reduction off on the GPU").
+/// or PH_GPU_LSR=0 (off) / any other value (on). LSR is 23 % of a causal attention variant's
+/// compile; what turning it off costs on the GPU is not measured yet (docs/compile.md, "Where
+/// a causal variant's codegen goes").
 inline constexpr bool kGpuLsrDefault = true;
 bool gpuLoopStrengthReduction();
 

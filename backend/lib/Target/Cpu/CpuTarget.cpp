@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 using namespace mlir;
 using namespace ph;
@@ -188,8 +189,8 @@ std::function<llvm::Error(llvm::Module *)> ph::backend::cpuTransformer(unsigned 
   return [optimize](llvm::Module *mod) -> llvm::Error {
     for (llvm::Function &f : *mod)
       if (!f.isDeclaration()) f.addFnAttr("target-features", features);
-    // LLVM's global pass options at the CPU's values (the GPU's differ: LlvmPipelineScope.h).
-    LlvmPipelineScope scope(LlvmPipelineKind::Cpu);
+    // The caller holds a CPU LlvmPipelineScope over this and the machine-code step: LLVM's
+    // global pass options (-slp-vectorize-hor, -disable-lsr) at the CPU's values while both run.
     return optimize(mod);
   };
 }
@@ -316,6 +317,9 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
     if (diags) diags->push_back(kernelDiagnostic(DiagKind::CpuLoweringFailed, text, "LLVM", k, "LLVM's JIT failed: "));
     return nullptr;
   };
+  // LLVM's global pass options at the CPU's values (the GPU's differ: LlvmPipelineScope.h) through
+  // the IR pipeline (the transformer, in create) and the machine code (the lookup below).
+  std::optional<LlvmPipelineScope> scope(std::in_place, LlvmPipelineKind::Cpu);
   auto engine = ExecutionEngine::create(*m, eo);
   lap("engine (LLVM IR, opt)");
   if (!engine) return jitFailed(engine.takeError());
@@ -332,6 +336,7 @@ std::unique_ptr<CpuKernel> ph::backend::compileForCpu(const kir::Kernel &k, std:
   const char *noJit = std::getenv("PH_TEST_CPU_NO_JIT");
   std::string entry = noJit && std::string(noJit) == "1" ? k.name + "_refused_by_PH_TEST_CPU_NO_JIT" : k.name;
   if (auto fn = (*engine)->lookupPacked(entry); !fn) return jitFailed(fn.takeError());
+  scope.reset();
   lap("machine code");
   Signature sig;
   sig.name = k.name;
