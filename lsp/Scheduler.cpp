@@ -285,7 +285,11 @@ void Scheduler::finish(const std::shared_ptr<Doc> &doc, std::shared_ptr<Snapshot
     auto dropped = [&] {
       std::lock_guard<std::mutex> lock(impl_->mu);
       ++impl_->cancelledAnalyses;
-      doc->completing = false; // the newer version's analysis owns `pending`
+      // The newer version's analysis owns `pending`, and `completing` too once its first part
+      // has finished (then `latest` is its snapshot): clearing it here let a second post of the
+      // newer version end `pending` before its own rest was published (CI, ASan run,
+      // Scheduler.TheWholeAnalysisIsBuiltOnceWhenARequestNeedsIt).
+      if (!doc->latest || doc->latest->version == version) doc->completing = false;
       impl_->idle.notify_all();
     };
     if (stale()) return dropped();
