@@ -3,11 +3,11 @@
 // Some of LLVM's pass options are global variables (cl::opt), read while the pass runs, and
 // the GPU's pipelines want some of them otherwise than the CPU's: the SLP vectorizer's
 // search for horizontal reductions (-slp-vectorize-hor), and, under PH_GPU_LSR=0, codegen's
-// loop strength reduction (-disable-lsr). A scope covers the IR pipeline and codegen. On the GPU it was a tenth of a
-// variant's own compile time (mha.ph, sm_90a) and found nothing in any kernel of examples/,
-// bench/gpu/ or tests/gpu/Inputs/ (NVPTX's vectors are pairs of 16-bit values; our
-// reductions are f32); on the CPU it vectorizes row sums, so it stays on there
-// (docs/compile.md, "2026-12-06, fourth session").
+// loop strength reduction (-disable-lsr). A scope covers a module's IR pipeline and codegen.
+// The horizontal-reduction search was a tenth of a GPU variant's own compile time (mha.ph,
+// sm_90a) and found nothing in any kernel of examples/, bench/gpu/ or tests/gpu/Inputs/
+// (NVPTX's vectors are pairs of 16-bit values; our reductions are f32); on the CPU it
+// vectorizes row sums, so it stays on there (docs/compile.md, "2026-12-06, fourth session").
 //
 // A scope holds the options at its kind's values for as long as it lives. Scopes of one
 // kind run together (ph build's GPU workers); one of the other kind waits until they are

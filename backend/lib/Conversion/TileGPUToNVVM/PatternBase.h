@@ -59,7 +59,7 @@ void noteDivisibility(mlir::Operation *root);
 
 // One populate function per op family.
 /// `causalMaskDiff`: convert-tilegpu-to-nvvm's causal-mask-diff (MaskPattern, ElementwiseToNVVM.cpp).
-void populateElementwisePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p, bool causalMaskDiff = true);
+void populateElementwisePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p, bool causalMaskDiff);
 void populateReducePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateLoadStorePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateSharedPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);

@@ -111,8 +111,6 @@ llvm::TargetMachine *targetMachine(const NvptxOptions &o, unsigned level, std::s
 /// turns the SLP vectorizer off, PH_GPU_PASSES replaces the pipeline (text, as
 /// `opt -passes=`), both for experiments.
 llvm::Error optimize(llvm::Module &m, llvm::TargetMachine *tm, unsigned level) {
-  // The SLP vectorizer without its search for horizontal reductions (LlvmPipelineScope.h).
-  LlvmPipelineScope scope(LlvmPipelineKind::Gpu);
   const char *slp = env("PH_GPU_SLP");
   const char *passes = env("PH_GPU_PASSES");
   if (!passes && !(slp && std::string(slp) == "0")) return mlir::makeOptimizingTransformer(level, 0, tm)(&m);
@@ -203,16 +201,16 @@ bool gpuModuleToPtx(mlir::Operation *gpuModule, const NvptxOptions &opts, std::s
   m->setTargetTriple(tm->getTargetTriple());
   if (!linkLibraries(*m, opts.libraries, err)) return false;
   mark("llvm-ir");
+  // LLVM's global pass options at the GPU's values (LlvmPipelineScope.h) while the IR pipeline
+  // (the SLP vectorizer's horizontal reductions) and codegen (-disable-lsr) run.
+  LlvmPipelineScope scope(LlvmPipelineKind::Gpu);
   if (llvm::Error e = optimize(*m, tm, level)) {
     err = "LLVM's IR pipeline failed: " + llvm::toString(std::move(e));
     return false;
   }
   mark("llvm-opt");
-  llvm::FailureOr<llvm::SmallString<0>> isa = [&] {
-    // Codegen reads -disable-lsr while it runs (LlvmPipelineScope.h).
-    LlvmPipelineScope scope(LlvmPipelineKind::Gpu);
-    return mlir::LLVM::ModuleToObject::translateModuleToISA(*m, *tm, [&] { return gpuModule->emitError(); });
-  }();
+  llvm::FailureOr<llvm::SmallString<0>> isa =
+      mlir::LLVM::ModuleToObject::translateModuleToISA(*m, *tm, [&] { return gpuModule->emitError(); });
   mark("nvptx");
   if (mlir::failed(isa)) {
     if (err.empty()) err = "the NVPTX backend produced no PTX";
