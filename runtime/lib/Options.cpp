@@ -23,6 +23,8 @@ const char *kToolOptionsHelp =
     "  --bench             time every configuration: warm-up, then the median of CUDA-event timed\n"
     "                      launches over fresh random input sets, with FLOP/s or GB/s\n"
     "  --warmup N --iters N  benchmark launches (default 10 and 100)\n"
+    "  --min-ms T          keep timing launches until T ms were timed, up to 10x --iters\n"
+    "                      (default 200; 0: exactly --iters launches)\n"
     "  --json              one ph-output document on stdout (docs/output.md)\n"
     "  --timeout S         stop the run after S seconds, exit code 124 (default 600; 0: no limit)\n";
 
@@ -64,6 +66,7 @@ const Spec kSpecs[] = {
     {"--out", kRunOptions, true},     {"--seed", kRunOptions, true},     {"--check", kRunOptions, false},
     {"--json", kRunOptions, false},   {"--target", kTargetOption, true}, {"--ref", kRefOption, true},
     {"--bench", kBenchOptions, false}, {"--warmup", kBenchOptions, true}, {"--iters", kBenchOptions, true},
+    {"--min-ms", kBenchOptions, true},
     {"--timeout", kTimeoutOption, true}, {"--info", kInfoOption, false},
 };
 
@@ -135,6 +138,10 @@ std::string parseToolOptions(const std::vector<std::string> &args, ToolOptions &
       if (!parseInt(v, n) || n < (a == "--iters" ? 1 : 0) || n > 1000000)
         return "`" + a + "` takes a count" + (a == "--iters" ? " from 1" : "") + ", found `" + v + "`";
       (a == "--warmup" ? opt.benchOptions.warmup : opt.benchOptions.iterations) = int(n);
+    } else if (a == "--min-ms") {
+      double t = 0;
+      if (!parseDouble(v, t) || !(t >= 0) || t > 1e7) return "`--min-ms` takes milliseconds from 0, found `" + v + "`";
+      opt.benchOptions.minTimeMs = t;
     } else if (a == "--timeout") {
       double t = 0;
       if (!parseDouble(v, t) || !(t >= 0)) return "`--timeout` takes a number of seconds, found `" + v + "`";

@@ -201,6 +201,12 @@ TEST(Tool, ParsesOptions) {
             "`--config` takes NAME=INTEGER[,NAME=INTEGER...], found `BR=x`");
   EXPECT_EQ(parseToolOptions({"--seed", "x1"}, bad, rest), "`--seed` takes an integer, found `x1`");
   EXPECT_EQ(parseToolOptions({"--iters", "0"}, bad, rest), "`--iters` takes a count from 1, found `0`");
+  EXPECT_EQ(parseToolOptions({"--min-ms", "-1"}, bad, rest), "`--min-ms` takes milliseconds from 0, found `-1`");
+  ToolOptions burst;
+  ASSERT_EQ(parseToolOptions({"dir", "--bench", "--min-ms", "0", "--iters", "5"}, burst, rest), "");
+  EXPECT_EQ(burst.benchOptions.minTimeMs, 0.0);
+  EXPECT_EQ(burst.benchOptions.iterations, 5);
+  EXPECT_EQ(ToolOptions().benchOptions.minTimeMs, 200.0);
 }
 
 TEST(Tool, OneParserForPhRunPhBenchAndPhRun) {
