@@ -123,7 +123,11 @@ private:
   bool axisUsed_[3] = {false, false, false};
   size_t errors_ = 0;
   bool tensorcore_ = false;
-  bool explicitGrid_ = false; // @grid: slices of ctx.block are not known to stay inside
+  bool explicitGrid_ = false; // @grid given: the grid is not inferred from the slices
+  // @grid's axis a was read before the body (explicitGrid): ctx.block.a is below k_->grid[a]'s
+  // extent, ceil(sizes[size] / divisor) or the constant, at every launch (Launch.cpp computes it
+  // from the same GridAxis). An axis whose expression failed stays unknown.
+  bool gridKnown_[3] = {false, false, false};
 
   // --- Diagnostics -------------------------------------------------------------
   Diagnostic &report(DiagKind kind, SourceRange r, std::vector<std::string> args) {
@@ -235,6 +239,9 @@ private:
   const Binding *bindingOf(const Expr &e);
   bool sameShape(const Type &a, const Type &b) const;
   bool maskNeeded(const kir::TensorDim &dim, const Val &start, int64_t len, bool isIndex);
+  /// Whether every block of `@grid`'s axis stays inside `dim` with `ctx.block.axis * len :+ len`
+  /// (len 1: the index `ctx.block.axis`), whose length divides the dimension's alignment.
+  bool gridInside(int axis, const kir::TensorDim &dim, int64_t len) const;
   /// Known >= 0: a constant >= 0, a size, an affine block id with coefficient and offset >= 0,
   /// or a loop variable whose loop starts at such a value.
   bool nonNegative(const IntFacts &f) const;
@@ -263,6 +270,8 @@ private:
 
   // --- Kernel setup --------------------------------------------------------------
   bool setupParams();
+  /// Reads `@grid(...)` into k_->grid before the body, so that its extents are facts there.
+  void explicitGrid();
   void inferGrid();
 };
 

@@ -1,48 +1,62 @@
 //===- Grid.cpp - Grid inference from ctx.block slices -----------------------===//
 //
-// `@grid(...)` when given; else each axis from the slices that use
-// `ctx.block` (E0406 when none does, E0407 when two disagree).
+// `@grid(...)` when given, read before the body (its extents bound ctx.block there,
+// Slices.cpp's maskNeeded); else each axis from the slices that use `ctx.block`
+// (E0406 when none does, E0407 when two disagree).
 //
 //===----------------------------------------------------------------------===//
 #include "Elaborator.h"
 
 namespace ph::check::elab {
 
-void Elaborator::inferGrid() {
+void Elaborator::explicitGrid() {
   const KernelDecorators &kd = st_.decorators[&decl_];
-  static const char *axisName[3] = {"x", "y", "z"};
-  if (kd.grid) {
-    for (size_t a = 0; a < 3; ++a) {
-      kir::GridAxis g;
-      k_->gridText[a] = "1";
-      if (a < kd.grid->args.size() && kd.grid->args[a].kind == DecoratorArg::Kind::Expr) {
-        const Expr &e = *kd.grid->args[a].values[0];
-        const Expr *num = &e;
-        int64_t div = 1;
-        if (e.kind == ExprKind::Binary && e.binOp == BinOp::Div) {
-          auto d = constInt(*e.operands[1], "the divisor in `@grid`");
-          if (!d || *d <= 0) continue;
-          div = *d;
-          num = e.operands[0].get();
-        }
-        Val v = intExpr(*num, "an axis of `@grid`");
-        if (v.isError()) continue;
-        if (v.ints.c) {
-          g.constant = (*v.ints.c + div - 1) / div;
-        } else if (v.ints.extentSize >= 0) {
-          g.fromSize = true;
-          g.size = v.ints.extentSize;
-          g.divisor = div;
-        } else {
-          report(DiagKind::DecoratorArgs, e.range, {"grid", "an axis is an integer, a size, or `N / B`"});
-          continue;
-        }
-        k_->gridText[a] = text(e.range);
+  for (size_t a = 0; a < 3; ++a) {
+    kir::GridAxis g;
+    k_->gridText[a] = "1";
+    if (a < kd.grid->args.size() && kd.grid->args[a].kind == DecoratorArg::Kind::Expr) {
+      const Expr &e = *kd.grid->args[a].values[0];
+      const Expr *num = &e;
+      int64_t div = 1;
+      if (e.kind == ExprKind::Binary && e.binOp == BinOp::Div) {
+        auto d = constInt(*e.operands[1], "the divisor in `@grid`");
+        if (!d || *d <= 0) continue;
+        div = *d;
+        num = e.operands[0].get();
       }
-      k_->grid[a] = g;
+      Val v = intExpr(*num, "an axis of `@grid`");
+      if (v.isError()) continue;
+      if (v.ints.c) {
+        g.constant = (*v.ints.c + div - 1) / div;
+      } else if (v.ints.extentSize >= 0) {
+        g.fromSize = true;
+        g.size = v.ints.extentSize;
+        g.divisor = div;
+      } else {
+        report(DiagKind::DecoratorArgs, e.range, {"grid", "an axis is an integer, a size, or `N / B`"});
+        continue;
+      }
+      k_->gridText[a] = text(e.range);
     }
-    return;
+    k_->grid[a] = g;
+    gridKnown_[a] = true;
   }
+}
+
+bool Elaborator::gridInside(int axis, const kir::TensorDim &dim, int64_t len) const {
+  if (axis < 0 || axis > 2 || !gridKnown_[axis]) return false;
+  const kir::GridAxis &g = k_->grid[axis];
+  // The last block ends at extent * len: a constant extent against a static dimension.
+  if (!g.fromSize) return dim.value >= 0 && g.constant * len <= dim.value;
+  // ceil(N / q) blocks of len over the dimension N: with q a multiple of len, the last ends at
+  // ceil(N / q) * len <= ceil(N / len) * len, which is N when len divides N (its alignment).
+  // `@grid(N / BR)` over `ctx.block.x * BR :+ BR` and `@grid(H)` over the index `ctx.block.y`.
+  return dim.value < 0 && g.size == dim.size && g.divisor % len == 0 &&
+         k_->sizes[dim.size].alignedTo % len == 0;
+}
+
+void Elaborator::inferGrid() {
+  static const char *axisName[3] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a) {
     kir::GridAxis g;
     k_->gridText[a] = "1";

@@ -143,6 +143,15 @@ std::string Elaborator::inlineKey(const Decl &fn, const Frame &nf, InlineAliases
     if (f.decl->range.file < st_.inlineCacheBelow && !f.decl->isKernel) w.i64(st_.inlineCache->fnId(st_, *f.decl));
   w.u8(tensorcore_);
   w.u8(explicitGrid_);
+  // `@grid`'s extents decide the masks of slices by ctx.block (Slices.cpp, gridInside).
+  for (int a = 0; a < 3; ++a) {
+    const kir::GridAxis &g = k_->grid[a];
+    w.u8(gridKnown_[a]);
+    if (!gridKnown_[a]) continue;
+    w.u8(g.fromSize);
+    w.i64(g.fromSize ? static_cast<int64_t>(g.size) : g.constant);
+    w.i64(g.divisor);
+  }
   w.i64(static_cast<int64_t>(k_->sizes.size()));
   for (auto &sz : k_->sizes) {
     w.str(sz.name);

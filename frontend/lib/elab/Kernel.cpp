@@ -167,8 +167,9 @@ std::shared_ptr<kir::Kernel> Elaborator::run() {
     return nullptr;
   }
   out_ = &k_->body;
+  if (explicitGrid_) explicitGrid();
   stmts(decl_.body, k_->body);
-  inferGrid();
+  if (!explicitGrid_) inferGrid();
   for (size_t i = 0; i < varTypes_.size(); ++i) {
     k_->vars[i].type = ktype(varTypes_[i]);
     recordSymbolType(varSymbol_[i], varTypes_[i]);

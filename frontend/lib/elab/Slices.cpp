@@ -18,8 +18,10 @@ bool Elaborator::maskNeeded(const kir::TensorDim &dim, const Val &start, int64_t
              false);
   }
   if (isIndex) {
-    // ctx.block.a over a dimension the grid is inferred from stays inside it.
-    return explicitGrid_ || !(f.axis >= 0 && f.coef == 1 && f.offset == 0);
+    // ctx.block.a over a dimension the grid is inferred from stays inside it; under `@grid`, when
+    // the axis's extent is at most the dimension's (`@grid(N / BR, H)` over an index into H).
+    if (!(f.axis >= 0 && f.coef == 1 && f.offset == 0)) return true;
+    return explicitGrid_ && !gridInside(f.axis, dim, 1);
   }
   bool blocksTile = aligned % len == 0;
   // `for c in range(lo, end, len)` with lo >= 0 a multiple of len: c + len <= the end when the end
@@ -34,8 +36,9 @@ bool Elaborator::maskNeeded(const kir::TensorDim &dim, const Val &start, int64_t
     }
   }
   if (!blocksTile) return true;
-  // `ctx.block.a * len + c*len :+ len`: the grid along a is ceil(N / len).
-  if (!explicitGrid_ && f.axis >= 0 && f.coef == len && f.offset == 0) return false;
+  // `ctx.block.a * len :+ len`: the grid inferred along a is ceil(N / len); one given by `@grid`
+  // must be no larger (gridInside).
+  if (f.axis >= 0 && f.coef == len && f.offset == 0) return explicitGrid_ && !gridInside(f.axis, dim, len);
   return true;
 }
 
