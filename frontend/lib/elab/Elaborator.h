@@ -9,7 +9,7 @@
 // One class, its members defined by job, as Carbon's toolchain/check/ splits
 // its checker: Kernel.cpp (set-up, autotune), Statements.cpp, Expressions.cpp
 // (and integer facts), Calls.cpp (builtins, inlining), Slices.cpp (slices,
-// masks), Grid.cpp (grid inference).
+// masks), Grid.cpp (`@grid`, its facts about ctx.block, grid inference).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -45,6 +45,14 @@ struct IntFacts {
   int quotSize = -1;          // exactly sizes[quotSize] / quotBy (quotBy > 0)
   int64_t quotBy = 0;
   int leSize = -1;            // in [0, sizes[leSize]]: `extent(T, d) / k * k`, whole blocks of a size
+  // With axis >= 0: the block counted from the end, value = coef*(G - 1 - block[axis]) + offset,
+  // G `@grid`'s extent along the axis. G - 1 - block runs over [0, G) as the block id does, so
+  // every rule about the block's range holds for it (gqa_prefill's `row`; Elaborator::binary).
+  bool mirror = false;
+  int sumSize = -1;           // exactly sizes[sumSize] + sumPlus (`N + BR - 1`)
+  int64_t sumPlus = 0;
+  int ceilSize = -1;          // exactly ceil(sizes[ceilSize] / ceilBy) + ceilPlus (`(N + BR - 1) / BR`)
+  int64_t ceilBy = 0, ceilPlus = 0;
 };
 
 struct Val {
@@ -220,6 +228,11 @@ private:
   Val readBinding(const Binding &b, SourceRange loc);
   Val member(const Expr &e);
   Val binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc, const char *verb);
+  /// `a - b` as the block counted from the end (IntFacts::mirror) where a is `@grid`'s extent
+  /// along b's axis plus a constant and b that block id plus a constant: into r.
+  void mirrorBlock(const IntFacts &a, const IntFacts &b, IntFacts &r) const;
+  /// Sets f.leSize where f, affine in a block id of `@grid`, is known to be in [0, N].
+  void blockWithinSize(IntFacts &f) const;
   Val compare(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc);
   /// Reports a condition (a `bool` value) where a number is needed; true if it did.
   bool rejectBool(const Val &v, SourceRange loc, const std::string &verb);

@@ -203,6 +203,12 @@ static IntFacts combineInts(kir::Op op, const IntFacts &a, const IntFacts &b) {
     return r;
   }
   auto affine = [](const IntFacts &f) { return f.axis >= -1; };
+  // A size plus a constant, `N + BR - 1` (a size alone adds 0).
+  auto sizePlus = [](const IntFacts &f, int &size, int64_t &plus) {
+    size = f.extentSize >= 0 ? f.extentSize : f.sumSize;
+    plus = f.extentSize >= 0 ? 0 : f.sumPlus;
+    return size >= 0;
+  };
   switch (op) {
   case kir::Op::Add:
   case kir::Op::Sub: {
@@ -212,6 +218,21 @@ static IntFacts combineInts(kir::Op op, const IntFacts &a, const IntFacts &b) {
       r.axis = a.axis >= 0 ? a.axis : b.axis;
       r.coef = a.axis >= 0 ? a.coef : s * b.coef;
       r.offset = a.offset + s * b.offset;
+      r.mirror = a.axis >= 0 ? a.mirror : b.mirror;
+    }
+    int size = -1;
+    int64_t plus = 0;
+    if (b.c && sizePlus(a, size, plus)) {
+      r.sumSize = size;
+      r.sumPlus = plus + s * *b.c;
+    } else if (a.c && op == kir::Op::Add && sizePlus(b, size, plus)) {
+      r.sumSize = size;
+      r.sumPlus = plus + *a.c;
+    }
+    if (b.c && a.ceilSize >= 0) {
+      r.ceilSize = a.ceilSize, r.ceilBy = a.ceilBy, r.ceilPlus = a.ceilPlus + s * *b.c;
+    } else if (a.c && op == kir::Op::Add && b.ceilSize >= 0) {
+      r.ceilSize = b.ceilSize, r.ceilBy = b.ceilBy, r.ceilPlus = b.ceilPlus + *a.c;
     }
     break;
   }
@@ -223,6 +244,7 @@ static IntFacts combineInts(kir::Op op, const IntFacts &a, const IntFacts &b) {
       r.axis = o->axis;
       r.coef = o->coef * *k->c;
       r.offset = o->offset * *k->c;
+      r.mirror = o->mirror;
     }
     // floor(S / q) * k <= S for 0 < k <= q: the whole blocks of a size.
     if (k && o->quotSize >= 0 && *k->c > 0 && *k->c <= o->quotBy) r.leSize = o->quotSize;
@@ -233,6 +255,14 @@ static IntFacts combineInts(kir::Op op, const IntFacts &a, const IntFacts &b) {
     if (a.extentSize >= 0 && b.c && *b.c > 0) {
       r.quotSize = a.extentSize;
       r.quotBy = *b.c;
+    }
+    // (N + q - 1) / q is ceil(N / q): N >= 0, so truncation is floor.
+    if (int size = -1; b.c && *b.c > 0) {
+      int64_t plus = 0;
+      if (sizePlus(a, size, plus) && plus == *b.c - 1) {
+        r.ceilSize = size;
+        r.ceilBy = *b.c;
+      }
     }
     break;
   default: r.div = 1; break;
@@ -276,6 +306,8 @@ Val Elaborator::binary(const Expr &e, kir::Op op, Val a, Val b, SourceRange loc,
     } else if (a.type.isInteger() && b.type.isInteger()) {
       IntFacts f = combineInts(op, a.ints, b.ints);
       if (f.c) return intConst(*f.c, loc);
+      if (op == kir::Op::Sub) mirrorBlock(a.ints, b.ints, f);
+      blockWithinSize(f);
       r.ints = f;
       elem = Elem::I32;
     } else if (op == kir::Op::Rem) {

@@ -1,8 +1,9 @@
-//===- Grid.cpp - Grid inference from ctx.block slices -----------------------===//
+//===- Grid.cpp - The grid: `@grid`, its facts, inference from slices -------===//
 //
-// `@grid(...)` when given, read before the body (its extents bound ctx.block there,
-// Slices.cpp's maskNeeded); else each axis from the slices that use `ctx.block`
-// (E0406 when none does, E0407 when two disagree).
+// `@grid(...)` when given, read before the body: its extents bound ctx.block there
+// (gridInside for Slices.cpp's maskNeeded; the block counted from the end, mirrorBlock;
+// blocks within a size, blockWithinSize). Else each axis is inferred from the slices that
+// use `ctx.block` (E0406 when none does, E0407 when two disagree).
 //
 //===----------------------------------------------------------------------===//
 #include "Elaborator.h"
@@ -53,6 +54,36 @@ bool Elaborator::gridInside(int axis, const kir::TensorDim &dim, int64_t len) co
   // `@grid(N / BR)` over `ctx.block.x * BR :+ BR` and `@grid(H)` over the index `ctx.block.y`.
   return dim.value < 0 && g.size == dim.size && g.divisor % len == 0 &&
          k_->sizes[dim.size].alignedTo % len == 0;
+}
+
+void Elaborator::mirrorBlock(const IntFacts &a, const IntFacts &b, IntFacts &r) const {
+  // a = ceil(N / q) + p (a size is ceil(N / 1) + 0, `N + p` the same plus p), b = block + o.
+  int size = a.ceilSize;
+  int64_t by = a.ceilBy, plus = a.ceilPlus;
+  if (size < 0) {
+    size = a.extentSize >= 0 ? a.extentSize : a.sumSize;
+    by = 1;
+    plus = a.extentSize >= 0 ? 0 : a.sumPlus;
+  }
+  if (size < 0 || b.axis < 0 || b.mirror || b.coef != 1 || !gridKnown_[b.axis]) return;
+  const kir::GridAxis &g = k_->grid[b.axis];
+  if (!g.fromSize || g.size != static_cast<uint32_t>(size) || g.divisor != by) return;
+  // a - b = (G - 1 - block) + (p + 1 - o) with G = ceil(N / q) the axis's extent.
+  r.axis = b.axis;
+  r.coef = 1;
+  r.offset = plus + 1 - b.offset;
+  r.mirror = true;
+}
+
+void Elaborator::blockWithinSize(IntFacts &f) const {
+  // coef*B + offset with B in [0, G) and G = ceil(N / q), q a multiple of coef and coef dividing N:
+  // G <= N / coef, so the value is in [offset, N - coef + offset], inside [0, N] when 0 <= offset
+  // <= coef. gqa_prefill's loop end `row + BR` under `@aligned(N = BR)` (Slices.cpp, maskNeeded).
+  if (f.axis < 0 || f.leSize >= 0 || f.coef <= 0 || f.offset < 0 || f.offset > f.coef || !gridKnown_[f.axis])
+    return;
+  const kir::GridAxis &g = k_->grid[f.axis];
+  if (g.fromSize && g.divisor % f.coef == 0 && k_->sizes[g.size].alignedTo % f.coef == 0)
+    f.leSize = static_cast<int>(g.size);
 }
 
 void Elaborator::inferGrid() {

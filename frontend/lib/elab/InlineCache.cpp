@@ -170,6 +170,12 @@ std::string Elaborator::inlineKey(const Decl &fn, const Frame &nf, InlineAliases
     w.i64(f.quotSize);
     w.i64(f.quotBy);
     w.i64(f.leSize);
+    w.u8(f.mirror);
+    w.i64(f.sumSize);
+    w.i64(f.sumPlus);
+    w.i64(f.ceilSize);
+    w.i64(f.ceilBy);
+    w.i64(f.ceilPlus);
     if (f.loopVar < 0) w.u8(0);
     else {
       w.u8(1);

@@ -124,7 +124,7 @@ bool Elaborator::sliceTensor(int tensor, const std::vector<kir::Slice> *outer, c
       sl.masked = maskNeeded(td, start, len, it.kind == SliceItem::Kind::Index);
       // Grid inference: `ctx.block.a * S + c :+ S` over N gives ceil(N / S).
       const IntFacts &f = start.ints;
-      if (f.axis >= 0 && ((it.kind == SliceItem::Kind::Range && f.coef == len) ||
+      if (f.axis >= 0 && !f.mirror && ((it.kind == SliceItem::Kind::Range && f.coef == len) ||
                           (it.kind == SliceItem::Kind::Index && f.coef == 1))) {
         GridCandidate c;
         c.size = td.value < 0 ? static_cast<int>(td.size) : -1;

@@ -102,6 +102,76 @@ kernel fine_grid(X: tensor<f32>[N, 4], Y: tensor<f32>[N, 4]) {
   Y[ctx.block.x * 16 :+ 16, :] = X[ctx.block.x * 16 :+ 16, :]
 }
 
+// gqa_prefill's row counted from the end, ((N + BR - 1) / BR - 1 - ctx.block.x) * BR under
+// `@grid(N / BR, ...)`: ceil(N / BR) - 1 - ctx.block.x runs over [0, ceil(N / BR)) as the block
+// id does (IntFacts::mirror). Unaligned, the first block is the ragged one: the rows and the
+// loop over keys up to `row + BR` keep their masks.
+// RUN: ph emit %s --stage tile --kernel from_the_end | %FileCheck %s --check-prefix=END
+// RUN: ph run %s --kernel from_the_end --target interp --size N=77 --size H=3 --check 2>&1 | %FileCheck %s --check-prefix=RUNO
+// RUN: ph run %s --kernel from_the_end --target cpu --size N=77 --size H=3 --check 2>&1 | %FileCheck %s --check-prefix=RUNO
+// END-LABEL: func.func @from_the_end
+// END: tile.load %arg0{{.*}}masked = array<i1: false, true, false>
+// END: scf.for
+// END: tile.load %arg0{{.*}}masked = array<i1: false, true, false>
+// END: tile.store {{.*}}masked = array<i1: false, true, false>
+@autotune(BR in [16], BC in [8])
+@grid(N / BR, H)
+kernel from_the_end(Q: tensor<f32>[H, N, 4], O: tensor<f32>[H, N, 4]) {
+  let h = ctx.block.y
+  let row = ((extent(Q, 1) + BR - 1) / BR - 1 - ctx.block.x) * BR
+  var acc: tile<f32>[BR, 4] = Q[h, row :+ BR, :]
+  for kt in range(0, row + BR, BC) {
+    acc += colsum(Q[h, kt :+ BC, :])
+  }
+  O[h, row :+ BR, :] = acc
+}
+
+// The same with `@aligned(N = BR)`: the blocks end at N, and so does the loop's end `row + BR`
+// (a multiple of BC, which divides BR): no mask along N is left (gqa_prefill's aligned twin).
+// RUN: ph emit %s --stage tile --kernel from_the_end_aligned | %FileCheck %s --check-prefix=ENDAL
+// RUN: ph run %s --kernel from_the_end_aligned --target interp --size N=80 --size H=3 --check 2>&1 | %FileCheck %s --check-prefix=RUNO
+// RUN: ph run %s --kernel from_the_end_aligned --target cpu --size N=80 --size H=3 --check 2>&1 | %FileCheck %s --check-prefix=RUNO
+// ENDAL-LABEL: func.func @from_the_end_aligned
+// ENDAL: tile.load %arg0{{.*}}masked = array<i1: false, false, false>
+// ENDAL: scf.for
+// ENDAL: tile.load %arg0{{.*}}masked = array<i1: false, false, false>
+// ENDAL: tile.store {{.*}}masked = array<i1: false, false, false>
+@autotune(BR in [16], BC in [8])
+@aligned(N = BR)
+@grid(N / BR, H)
+kernel from_the_end_aligned(Q: tensor<f32>[H, N, 4], O: tensor<f32>[H, N, 4]) {
+  let h = ctx.block.y
+  let row = ((extent(Q, 1) + BR - 1) / BR - 1 - ctx.block.x) * BR
+  var acc: tile<f32>[BR, 4] = Q[h, row :+ BR, :]
+  for kt in range(0, row + BR, BC) {
+    acc += colsum(Q[h, kt :+ BC, :])
+  }
+  O[h, row :+ BR, :] = acc
+}
+
+// Negative: counted from the end of ceil(N / 16) blocks while the grid runs ceil(N / 8): the
+// later blocks start below 0 (rows -16, -32, ... at N = 48, reading zeros and writing nothing),
+// so every mask along N stays.
+// RUN: ph emit %s --stage tile --kernel from_the_end_other_grid | %FileCheck %s --check-prefix=ENDNEG
+// RUN: ph run %s --kernel from_the_end_other_grid --target interp --size N=48 --size H=3 --check 2>&1 | %FileCheck %s --check-prefix=RUNO
+// RUN: ph run %s --kernel from_the_end_other_grid --target cpu --size N=48 --size H=3 --check 2>&1 | %FileCheck %s --check-prefix=RUNO
+// ENDNEG-LABEL: func.func @from_the_end_other_grid
+// ENDNEG: tile.load %arg0{{.*}}masked = array<i1: false, true, false>
+// ENDNEG: scf.for
+// ENDNEG: tile.load %arg0{{.*}}masked = array<i1: false, true, false>
+// ENDNEG: tile.store {{.*}}masked = array<i1: false, true, false>
+@aligned(N = 16)
+@grid(N / 8, H)
+kernel from_the_end_other_grid(Q: tensor<f32>[H, N, 4], O: tensor<f32>[H, N, 4]) {
+  let h = ctx.block.y
+  let row = ((extent(Q, 1) + 15) / 16 - 1 - ctx.block.x) * 16
+  var acc: tile<f32>[16, 4] = Q[h, row :+ 16, :]
+  for kt in range(0, row + 16, 8) {
+    acc += colsum(Q[h, kt :+ 8, :])
+  }
+  O[h, row :+ 16, :] = acc
+}
+
 // Without `@grid` nothing changes: the grid inferred from the head index is H, and from the
 // rows ceil(N / BR).
 // RUN: ph emit %s --stage tile --kernel inferred | %FileCheck %s --check-prefix=INFERRED

@@ -128,6 +128,42 @@ TEST(Checker, GridAndMasks) {
   EXPECT_NE(printed.find("dot(convert($8.s) : f16[64,32], $7.v) : f32[64,64]"), std::string::npos) << printed;
 }
 
+// `@grid(N / BR, H)` is read before the body: ctx.block.y is below H, so gqa_prefill's head index
+// into Q and O needs no mask; its row, counted from the end of the ceil(N / BR) blocks, needs one
+// unless N is a multiple of BR (`@aligned(N = BR)`), and then neither does the loop over keys up
+// to `row + BR`.
+TEST(Checker, GridExtentsBoundTheBlockIds) {
+  for (bool aligned : {false, true}) {
+    std::string src = readSource("examples/gqa_prefill.ph");
+    if (aligned) src.replace(src.find("@grid("), 0, "@aligned(N = BR)\n");
+    auto a = analyzeText(src);
+    ASSERT_FALSE(a->hasErrors());
+    ASSERT_EQ(a->specialised.size(), 4u);
+    for (auto &kp : a->specialised) {
+      const kir::Kernel &k = *kp;
+      ASSERT_TRUE(k.grid[0].fromSize && k.grid[1].fromSize);
+      EXPECT_EQ(k.sizes[k.grid[0].size].name, "N");
+      EXPECT_EQ(k.sizes[k.grid[1].size].name, "H");
+      EXPECT_EQ(k.grid[1].divisor, 1);
+      const kir::Slice *q = nullptr, *o = nullptr, *kv = nullptr;
+      for (auto &s : k.body) {
+        if (s->kind == kir::StmtKind::Decl && s->value && s->value->kind == kir::ExprKind::TensorLoad)
+          q = s->value->slices.data();
+        if (s->kind == kir::StmtKind::Store) o = s->slices.data();
+        if (s->kind == kir::StmtKind::For && s->body[0]->value->kind == kir::ExprKind::TensorLoad)
+          kv = s->body[0]->value->slices.data();
+      }
+      ASSERT_TRUE(q && o && kv);
+      EXPECT_FALSE(q[0].masked);
+      EXPECT_FALSE(o[0].masked);
+      EXPECT_EQ(q[1].masked, !aligned);
+      EXPECT_EQ(o[1].masked, !aligned);
+      EXPECT_TRUE(kv[0].masked); // hk = h / (H / HK): H need not be a multiple of HK
+      EXPECT_EQ(kv[1].masked, !aligned);
+    }
+  }
+}
+
 TEST(Checker, RotaryPairsWritesThroughFnParameters) {
   auto a = analyzeText(readSource("examples/rotary_pairs.ph"));
   ASSERT_EQ(a->specialised.size(), 1u);
