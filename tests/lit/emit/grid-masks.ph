@@ -172,6 +172,20 @@ kernel from_the_end_other_grid(Q: tensor<f32>[H, N, 4], O: tensor<f32>[H, N, 4])
   O[h, row :+ 16, :] = acc
 }
 
+// The head counted from the end, H - 1 - ctx.block.y under `@grid(..., H)`, is in [0, H) too.
+// RUN: ph emit %s --stage tile --kernel head_from_the_end | %FileCheck %s --check-prefix=HEADEND
+// RUN: ph run %s --kernel head_from_the_end --target interp --size N=40 --size H=3 --check 2>&1 | %FileCheck %s --check-prefix=RUNO
+// HEADEND-LABEL: func.func @head_from_the_end
+// HEADEND: tile.load %arg0{{.*}}masked = array<i1: false, true, false>
+// HEADEND: tile.store {{.*}}masked = array<i1: false, true, false>
+@autotune(BR in [16])
+@grid(N / BR, H)
+kernel head_from_the_end(Q: tensor<f32>[H, N, 4], O: tensor<f32>[H, N, 4]) {
+  let h = H - 1 - ctx.block.y
+  let row = ctx.block.x * BR
+  O[h, row :+ BR, :] = Q[h, row :+ BR, :] * 2.0
+}
+
 // Without `@grid` nothing changes: the grid inferred from the head index is H, and from the
 // rows ceil(N / BR).
 // RUN: ph emit %s --stage tile --kernel inferred | %FileCheck %s --check-prefix=INFERRED
