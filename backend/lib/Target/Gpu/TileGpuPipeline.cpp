@@ -272,6 +272,10 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
   lowerPm.addPass(tilegpu::createTileGPUInsertBarriers());
+  // Two warpgroups take turns at the tensor cores (FlashAttention-3's ping-pong; docs/tilegpu.md,
+  // "Warpgroups in turn"): PH_TILEGPU_PINGPONG=1 until a GPU run has timed it.
+  if (const char *e = std::getenv("PH_TILEGPU_PINGPONG"); e && std::string(e) == "1")
+    lowerPm.addPass(tilegpu::createTileGPUPingPong());
   if (failed(lowerPm.run(m))) return false;
   collectPlacements(m, res);
   for (auto f : m.getOps<func::FuncOp>())

@@ -72,3 +72,19 @@ func.func @tma_padded(%map: !tile.ptr<i8>, %i: index) {
   tilegpu.tma_copy %map[%i, %i] into %ring[%i] on %full[%i] {squeezed = array<i1: false, false>} : !tile.ptr<i8>, !tilegpu.memdesc<2x64x64xf16, #pad>, !tilegpu.memdesc<2xi64, #bar>
   return
 }
+
+// -----
+
+func.func @turn_kind() {
+  // expected-error @+1 {{kind must be init, wait, pass or fini, not `go`}}
+  tilegpu.warpgroup_turn "go" {barrier = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @turn_barrier() {
+  // expected-error @+1 {{barrier must be in [1, 14], not 15}}
+  tilegpu.warpgroup_turn "wait" {barrier = 15 : i32}
+  return
+}

@@ -267,6 +267,28 @@ def TileGPUInsertBarriers : Pass<"tilegpu-insert-barriers", "::mlir::ModuleOp"> 
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
 }
 
+def TileGPUPingPong : Pass<"tilegpu-pingpong", "::mlir::ModuleOp"> {
+  let summary = "Two warpgroups take turns at the tensor cores: one's softmax under the other's wgmmas";
+  let description = [{
+    In a kernel of two warpgroups (`tile.threads` = 256, or 256 consumers of a
+    warp-specialized kernel) whose top-level `scf.for` waits for two or more
+    `tilegpu.warpgroup_dot`s (attention's S = Q K^T and P V), each such dot
+    becomes an `async` one between a `tilegpu.warpgroup_turn wait` and `pass`,
+    followed by a `tilegpu.warpgroup_wait 0` whose result replaces it; `init`
+    goes before the loop and `fini` after it. Warpgroup 0 issues its dot, then
+    warpgroup 1 issues its own while warpgroup 0 waits for its result and runs
+    its softmax, and so on: the tensor cores take the two warpgroups' dots in
+    turn instead of both at once, then idling through both softmaxes
+    (FlashAttention-3's ping-pong schedule). Loops whose dots sit deeper (in an
+    `scf.if`) or are already async (a GEMM's chained K loop) are left alone.
+  }];
+  let options = [
+    Option<"barrier", "barrier", "int32_t", /*default=*/"2",
+           "the first of the two named barriers (0 is the CTA's, 1 the consumers' under warp specialization)">,
+  ];
+  let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
+}
+
 def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "::mlir::ModuleOp"> {
   let summary = "Lower a kernel with layouts to a gpu.func of LLVM, NVVM and nvgpu ops";
   let description = [{

@@ -98,6 +98,25 @@ def TileGPU_WarpgroupWaitOp : TileGPU_Op<"warpgroup_wait", [
   let hasVerifier = 1;
 }
 
+def TileGPU_WarpgroupTurnOp : TileGPU_Op<"warpgroup_turn"> {
+  let summary = "two warpgroups take turns issuing wgmma, on a pair of named barriers (ping-pong)";
+  let description = [{
+    FlashAttention-3's warp-scheduler barriers: warpgroup w (of the CTA's
+    first two, threads [0, 256)) owns named barrier `barrier + w`. `wait`
+    blocks until the other warpgroup passed the turn (`bar.sync` on its own
+    barrier, 256 threads: its 128 and the other's 128 arrivals); `pass` gives
+    the turn to the other (`bar.arrive` on the other's barrier); `init`, before
+    the loop, is warpgroup 1's pass that lets warpgroup 0 go first; `fini`,
+    after it, is warpgroup 0's wait that takes the last pass, so every arrival
+    is matched. Between its `wait` and `pass` a warpgroup issues its wgmmas;
+    the other's softmax runs meanwhile. Both warpgroups must run the same
+    sequence of turns (a loop with a CTA-uniform trip count).
+  }];
+  let arguments = (ins StrAttr:$kind, I32Attr:$barrier);
+  let assemblyFormat = "$kind attr-dict";
+  let hasVerifier = 1;
+}
+
 def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared"> {
   let summary = "orders this thread's shared-memory writes before the async proxy's reads (wgmma, TMA)";
   let description = [{

@@ -319,6 +319,15 @@ LogicalResult WarpgroupDotOp::verify() {
   return success();
 }
 
+LogicalResult WarpgroupTurnOp::verify() {
+  StringRef k = getKind();
+  if (k != "init" && k != "wait" && k != "pass" && k != "fini")
+    return emitOpError("kind must be init, wait, pass or fini, not `") << k << "`";
+  // Two barriers, barrier and barrier + 1, of the CTA's 16 (0 is the CTA-wide one).
+  if (getBarrier() < 1 || getBarrier() > 14) return emitOpError("barrier must be in [1, 14], not ") << getBarrier();
+  return success();
+}
+
 LogicalResult WarpgroupWaitOp::verify() {
   if (getValues().getTypes() != getResults().getTypes()) return emitOpError("returns its values unchanged: the same types");
   return success();

@@ -1,0 +1,62 @@
+#!/bin/sh
+# pingpong_device.sh - two warpgroups in turn at the tensor cores (PH_TILEGPU_PINGPONG=1, issue 15;
+# docs/tilegpu.md, "Warpgroups in turn") against the default, in one device call.
+#
+#   pingpong_device.sh build PH OUT    (here: bench/gpu/attention_tc.ph's attn_w8 and causal_w8 on
+#                                      sm_90a, with and without the knob)
+#   pingpong_device.sh run OUT [LOGS]  (on the device; some 4 minutes; exits 77 without a GPU)
+#
+# run: every configuration of both kernels with the knob against the fp64 interpreter (N = 256 and
+# 384: whole and partial key blocks, the causal diagonal), compute-sanitizer racecheck and synccheck
+# on attn_w8 D = 128 BC = 64, then `ph-run --bench` of both builds in turns, two rounds, on
+# [4, 16, 4096, D] (D = 64 and 128, causal and not), then bench_tensorcore.py on the knob's build
+# (SDPA flash and FlexAttention in the same process).
+set -u
+mode=$1; shift
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/pack_steps.sh"
+case $mode in
+build)
+  ph=$1 out=$2
+  mkdir -p "$out"
+  for v in base pp; do
+    for k in attn_w8 causal_w8; do
+      e=PH_NONE=1; [ $v = pp ] && e=PH_TILEGPU_PINGPONG=1
+      build_into "$out/$v-$k.log" env $e "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --target sm_90a \
+        --no-cache -o "$out/$v/$k"
+    done
+  done
+  finish_pack "$ph" "$out" "$root/bench/gpu/bench_tensorcore.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/pingpong_device.sh"
+  ;;
+run)
+  start_pack "$@"
+  for k in attn_w8 causal_w8; do
+    for d in 64 128; do for bc in 32 64 128; do for n in 256 384; do
+      step "check-$k-D$d-BC$bc-N$n" 30 "'$R' '$T/pp/$k' --kernel $k --config D=$d,BR=128,BC=$bc --size B=1 --size H=2 --size N=$n --seed 9 --check"
+    done; done; done
+  done
+  grep -l -i "mismatch\|fail" "$logs"/check-*.log 2>/dev/null | head
+  if command -v compute-sanitizer >/dev/null; then
+    for tool in racecheck synccheck; do
+      step "sanitizer-$tool" 120 "compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$T/pp/attn_w8' --kernel attn_w8 \
+        --config D=128,BR=128,BC=64 --size B=1 --size H=1 --size N=256 --seed 3"
+      tail -3 "$logs/sanitizer-$tool.log"
+    done
+  fi
+  for round in 1 2; do
+    for v in base pp; do
+      for k in attn_w8 causal_w8; do
+        for d in 64 128; do
+          step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
+          echo "   $(grep -E 'best|^D=' "$logs/bench-$round-$v-$k-D$d.log" | sort -k2 -n | head -1)"
+        done
+      done
+    done
+  done
+  step tensorcore 240 "cd '$T' && python3 bench_tensorcore.py '$R' '$T/pp' --iters 20"
+  grep -A12 '^ *shape' "$logs/tensorcore.log" | head -14
+  echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
+  [ $fails -eq 0 ]
+  ;;
+*) echo "usage: pingpong_device.sh build PH OUT | run OUT [LOGS]"; exit 2 ;;
+esac
