@@ -10,7 +10,7 @@
 # 384: whole and partial key blocks, the causal diagonal), compute-sanitizer racecheck and synccheck
 # on attn_w8 D = 128 BC = 64, then `ph-run --bench` of both builds in turns, two rounds, on
 # [4, 16, 4096, D] (D = 64 and 128, causal and not), then bench_tensorcore.py on the knob's build
-# (SDPA flash and FlexAttention in the same process).
+# (SDPA flash and FlexAttention in the same process; PP_TORCH=0 leaves it out).
 set -u
 mode=$1; shift
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,8 +53,10 @@ run)
       done
     done
   done
-  step tensorcore 240 "cd '$T' && python3 bench_tensorcore.py '$R' '$T/pp' --iters 20"
-  grep -A12 '^ *shape' "$logs/tensorcore.log" | head -14
+  if [ "${PP_TORCH:-1}" = 1 ]; then
+    step tensorcore 240 "cd '$T' && python3 bench_tensorcore.py '$R' '$T/pp' --iters 20"
+    grep -A12 '^ *shape' "$logs/tensorcore.log" | head -14
+  fi
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
   [ $fails -eq 0 ]
   ;;
