@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "Elaborator.h"
 
+#include <limits>
+
 namespace ph::check::elab {
 
 /// Converts a scalar or tile to element type `to` (literals are retyped).
@@ -187,19 +189,38 @@ static IntFacts combineInts(kir::Op op, const IntFacts &a, const IntFacts &b) {
   IntFacts r;
   r.axis = -2;
   if (a.c && b.c) {
-    int64_t x = *a.c, y = *b.c, v = 0;
+    // Folds exactly what the kernel computes in i32: Div and Rem truncate toward zero, tmax
+    // and tmin. An op the folder does not know, a division by zero (the run fails there), and a
+    // result outside i32 (the kernel wraps it) stay unknown: folded, they would read as a value
+    // the kernel never computes (tmax(48, 16) once folded to 0).
+    int64_t x = *a.c, y = *b.c;
+    std::optional<int64_t> v;
+    int64_t m = 0;
     switch (op) {
-    case kir::Op::Add: v = x + y; break;
-    case kir::Op::Sub: v = x - y; break;
-    case kir::Op::Mul: v = x * y; break;
-    case kir::Op::Div: v = y ? x / y : 0; break;
-    case kir::Op::Rem: v = y ? x % y : 0; break;
+    case kir::Op::Add:
+      if (!__builtin_add_overflow(x, y, &m)) v = m;
+      break;
+    case kir::Op::Sub:
+      if (!__builtin_sub_overflow(x, y, &m)) v = m;
+      break;
+    case kir::Op::Mul:
+      if (!__builtin_mul_overflow(x, y, &m)) v = m;
+      break;
+    case kir::Op::Div:
+      if (y != 0 && !(y == -1 && x == std::numeric_limits<int64_t>::min())) v = x / y;
+      break;
+    case kir::Op::Rem:
+      if (y != 0) v = y == -1 ? 0 : x % y;
+      break;
+    case kir::Op::Max: v = std::max(x, y); break;
+    case kir::Op::Min: v = std::min(x, y); break;
     default: break;
     }
+    if (!v || *v < std::numeric_limits<int32_t>::min() || *v > std::numeric_limits<int32_t>::max()) return IntFacts{};
     r.c = v;
-    r.div = v;
+    r.div = *v;
     r.axis = -1;
-    r.offset = v;
+    r.offset = *v;
     return r;
   }
   auto affine = [](const IntFacts &f) { return f.axis >= -1; };
