@@ -31,6 +31,8 @@ using KExpr = kir::Expr;
 using KStmt = kir::Stmt;
 
 /// What is known about an integer value at compile time.
+// A field added here must be added to the inline cache's key too (InlineCache.cpp, inlineKey:
+// a structured binding over every field there stops the build until it is).
 struct IntFacts {
   std::optional<int64_t> c;  // its value
   int64_t div = 1;           // a divisor of it (0 when it is 0)

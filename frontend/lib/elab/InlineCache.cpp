@@ -158,28 +158,33 @@ std::string Elaborator::inlineKey(const Decl &fn, const Frame &nf, InlineAliases
     w.i64(sz.alignedTo);
   }
   std::function<void(uint32_t)> var;
+  // Every field of IntFacts, by a structured binding: a field added to IntFacts without a
+  // name here fails to compile ("type has 18 members"), so the key cannot silently forget a
+  // fact that changes what the inlined body elaborates to (Elaborator.h, IntFacts).
   std::function<void(const IntFacts &)> ints = [&](const IntFacts &f) {
-    w.u8(f.c.has_value());
-    w.i64(f.c.value_or(0));
-    w.i64(f.div);
-    w.i64(f.axis);
-    w.i64(f.coef);
-    w.i64(f.offset);
-    w.i64(f.extentSize);
-    w.i64(f.extentStatic);
-    w.i64(f.quotSize);
-    w.i64(f.quotBy);
-    w.i64(f.leSize);
-    w.u8(f.mirror);
-    w.i64(f.sumSize);
-    w.i64(f.sumPlus);
-    w.i64(f.ceilSize);
-    w.i64(f.ceilBy);
-    w.i64(f.ceilPlus);
-    if (f.loopVar < 0) w.u8(0);
+    const auto &[c, div, axis, coef, offset, loopVar, extentSize, extentStatic, quotSize, quotBy, leSize, mirror,
+                 sumSize, sumPlus, ceilSize, ceilBy, ceilPlus] = f;
+    w.u8(c.has_value());
+    w.i64(c.value_or(0));
+    w.i64(div);
+    w.i64(axis);
+    w.i64(coef);
+    w.i64(offset);
+    w.i64(extentSize);
+    w.i64(extentStatic);
+    w.i64(quotSize);
+    w.i64(quotBy);
+    w.i64(leSize);
+    w.u8(mirror);
+    w.i64(sumSize);
+    w.i64(sumPlus);
+    w.i64(ceilSize);
+    w.i64(ceilBy);
+    w.i64(ceilPlus);
+    if (loopVar < 0) w.u8(0);
     else {
       w.u8(1);
-      var(static_cast<uint32_t>(f.loopVar));
+      var(static_cast<uint32_t>(loopVar));
     }
   };
   // A variable or tensor seen before is written as its order of first appearance, so
