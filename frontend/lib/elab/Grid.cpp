@@ -12,6 +12,11 @@ namespace ph::check::elab {
 
 void Elaborator::explicitGrid() {
   const KernelDecorators &kd = st_.decorators[&decl_];
+  // `0`, or `BR - 16` = 0 where the text is not the value (an `@autotune` constant).
+  auto shown = [&](const Expr &x, int64_t v) {
+    std::string t = text(x.range), n = std::to_string(v);
+    return "`" + t + "`" + (t == n ? "" : " = " + n);
+  };
   for (size_t a = 0; a < 3; ++a) {
     kir::GridAxis g;
     k_->gridText[a] = "1";
@@ -21,13 +26,25 @@ void Elaborator::explicitGrid() {
       int64_t div = 1;
       if (e.kind == ExprKind::Binary && e.binOp == BinOp::Div) {
         auto d = constInt(*e.operands[1], "the divisor in `@grid`");
-        if (!d || *d <= 0) continue;
+        if (!d) continue;
+        // A divisor below 1 would make the axis 1 (the launch's old fallback): refuse it, and
+        // leave the axis unknown (gridKnown_ false) so that no fact reads it.
+        if (*d <= 0) {
+          report(DiagKind::DecoratorArgs, e.range,
+                 {"grid", "the divisor of an axis `N / B` is a positive integer, found " + shown(*e.operands[1], *d)});
+          continue;
+        }
         div = *d;
         num = e.operands[0].get();
       }
       Val v = intExpr(*num, "an axis of `@grid`");
       if (v.isError()) continue;
       if (v.ints.c) {
+        // A constant extent below 1 launches no block along the axis: nothing would run.
+        if (*v.ints.c < 1) {
+          report(DiagKind::DecoratorArgs, e.range, {"grid", "an axis is at least 1, found " + shown(e, *v.ints.c)});
+          continue;
+        }
         g.constant = (*v.ints.c + div - 1) / div;
       } else if (v.ints.extentSize >= 0) {
         g.fromSize = true;
