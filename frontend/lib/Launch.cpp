@@ -379,6 +379,30 @@ std::string ph::bindLaunch(const kir::Kernel &k, const LaunchRequest &req,
              limits::groupDigits(req.maxTensorBytes) + " bytes for one run (largest " + largestText + ")";
   }
 
+  // A size-based `@grid` axis `N / q` runs ceil(N / q) blocks, and the elaborator reads the
+  // kernel's `(N + q - 1) / q` as exactly that (the block counted from the end, gqa_prefill's row,
+  // drops masks on it: docs/language.md, The grid). The kernel computes N + q - 1 in i32, which
+  // wraps past 2^31 - 1 and makes the quotient a lie: such a size is refused here, for every
+  // target, before anything is allocated. An inferred grid's axis is refused alike (the Kernel
+  // does not say which axes `@grid` gave, and ph-run's manifest neither); after the limit on
+  // the bytes, whose message names the tensors.
+  static const char *axisName[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    const kir::GridAxis &g = k.grid[a];
+    if (!g.fromSize || g.divisor <= 1 || g.size >= sizes.size()) continue;
+    const int64_t imax = std::numeric_limits<int32_t>::max();
+    int64_t n = sizes[g.size];
+    if (n <= imax - (g.divisor - 1)) continue;
+    const std::string &name = k.sizes[g.size].name;
+    std::string q = std::to_string(g.divisor);
+    std::string most = g.divisor - 1 >= imax ? "no size fits" : name + " may be at most " + std::to_string(imax - (g.divisor - 1));
+    std::string plus = name + " + " + std::to_string(g.divisor - 1);
+    return "size `" + name + "` = " + std::to_string(n) + " (from " + from[g.size] + ") is too large for the grid's axis " +
+           axisName[a] + ", `" + name + " / " + q + "` (`@grid` or inferred): ceil(" + name + " / " + q + ") is `(" + plus + ") / " + q +
+           "` in the kernel's i32, and " + plus + " = " + std::to_string(n + g.divisor - 1) +
+           " is above 2147483647 (" + most + ")";
+  }
+
   // Allocate. Pointers into `storage` must stay valid: reserve first.
   storage.clear();
   storage.reserve(k.tensors.size());
