@@ -8,7 +8,8 @@
 #                                      and on two warpgroups in turn)
 #   pingpong_device.sh run OUT [LOGS]  (on the device; some 4 minutes; exits 77 without a GPU)
 #
-# run: every configuration of both kernels with the knob against the fp64 interpreter (N = 256 and
+# ppmb: the knob with the rings on mbarriers (PH_TILEGPU_MBARRIERS=1: no CTA barrier per key block).
+# run: every configuration of both kernels with the knob (and ppmb) against the fp64 interpreter (N = 256 and
 # 384: whole and partial key blocks, the causal diagonal), compute-sanitizer racecheck and synccheck
 # on attn_w8 D = 128 BC = 64, then `ph-run --bench` of both builds in turns, two rounds, on
 # [4, 16, 4096, D] (D = 64 and 128, causal and not), mha.ph's three builds through bench_prefill.py
@@ -22,9 +23,9 @@ case $mode in
 build)
   ph=$1 out=$2
   mkdir -p "$out"
-  for v in base pp; do
+  for v in base pp ppmb; do
     for k in attn_w8 causal_w8; do
-      e=PH_NONE=1; [ $v = pp ] && e=PH_TILEGPU_PINGPONG=1
+      case $v in base) e=PH_NONE=1 ;; pp) e=PH_TILEGPU_PINGPONG=1 ;; ppmb) e="PH_TILEGPU_PINGPONG=1 PH_TILEGPU_MBARRIERS=1" ;; esac
       build_into "$out/$v-$k.log" env $e "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --target sm_90a \
         --no-cache -o "$out/$v/$k"
     done
@@ -41,11 +42,11 @@ run)
   start_pack "$@"
   steps=${PP_STEPS:-checks bench prefill}
   want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
-  want checks && for k in attn_w8 causal_w8; do
+  want checks && for v in pp ppmb; do for k in attn_w8 causal_w8; do
     for d in 64 128; do for bc in 32 64 128; do for n in 256 384; do
-      step "check-$k-D$d-BC$bc-N$n" 30 "'$R' '$T/pp/$k' --kernel $k --config D=$d,BR=128,BC=$bc --size B=1 --size H=2 --size N=$n --seed 9 --check"
+      step "check-$v-$k-D$d-BC$bc-N$n" 30 "'$R' '$T/$v/$k' --kernel $k --config D=$d,BR=128,BC=$bc --size B=1 --size H=2 --size N=$n --seed 9 --check"
     done; done; done
-  done
+  done; done
   want checks && for v in w8 w8pp; do for k in mha_f16 mha_causal_f16; do for d in 64 128; do
     step "check-mha-$v-$k-D$d" 30 "'$R' '$T/mha/$v/$k' --kernel $k --config D=$d,BR=128 --size B=1 --size H=2 --size N=384 --seed 4 --check"
   done; done; done
@@ -61,7 +62,7 @@ run)
     done
   fi
   want bench && for round in 1 2; do
-    for v in base pp; do
+    for v in base pp ppmb; do
       for k in attn_w8 causal_w8; do
         for d in ${PP_DS:-64 128}; do
           step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
