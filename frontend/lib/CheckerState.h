@@ -21,6 +21,7 @@ namespace ph::check {
 
 struct KernelDecorators {
   int threads = 128;
+  bool launchGiven = false; // `@launch(...)` written: the GPU target keeps its count (else it may choose)
   /// `@launch(T)` with `T` an autotune parameter: its name (each configuration's value
   /// is its thread count, checked by the resolver); empty for `@launch(128)`.
   std::string threadsParam;

@@ -247,6 +247,7 @@ void Resolver::resolveDecorators(const Decl &d) {
       if (dec.hasParens) bad(dec.range, "`@tensorcore` takes no arguments");
       kd.tensorcore = true;
     } else if (n == "launch") {
+      kd.launchGiven = true;
       if (dec.args.size() == 1 && dec.args[0].kind == DecoratorArg::Kind::Expr &&
           dec.args[0].values[0]->kind == ExprKind::Name) {
         kd.threadsExpr = dec.args[0].values[0].get(); // an autotune parameter: resolveLaunch

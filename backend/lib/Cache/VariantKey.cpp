@@ -160,6 +160,7 @@ public:
       str(k.gridText[i]);
     }
     i64(k.threads);
+    u64(k.threadsGiven);
     u64(k.tensorcore);
     u64(k.vars.size());
     for (const kir::Var &v : k.vars) {

@@ -749,6 +749,7 @@ OwningOpRef<ModuleOp> Emitter::run(std::string &err) {
     args.push_back(elemType(s.elem == Elem::I32 ? Elem::I32 : Elem::F32));
   auto f = func::FuncOp::create(b, kl, k.name, b.getFunctionType(args, {}));
   f->setAttr(ph::tile::kThreadsAttr, b.getI32IntegerAttr(k.threads));
+  if (k.threadsGiven) f->setAttr(ph::tile::kLaunchAttr, b.getUnitAttr());
   if (k.tensorcore)
     f->setAttr(ph::tile::kTensorcoreAttr, b.getUnitAttr());
   Block *entry = f.addEntryBlock();

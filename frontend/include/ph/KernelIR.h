@@ -175,6 +175,7 @@ struct Kernel {
   GridAxis grid[3];
   std::string gridText[3]; // e.g. "ceil(Nq / 64)"
   int threads = 128;
+  bool threadsGiven = false; // `@launch` written (else 128 by default, which the GPU target may change)
   bool tensorcore = false;
   std::vector<Var> vars;
   std::vector<StmtPtr> body;

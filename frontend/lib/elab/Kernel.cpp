@@ -19,6 +19,7 @@ bool Elaborator::setupParams() {
   k_->config = config_;
   const KernelDecorators &kd = st_.decorators[&decl_];
   k_->threads = kd.threads;
+  k_->threadsGiven = kd.launchGiven;
   if (!kd.threadsParam.empty())
     for (auto &[n, val] : config_)
       if (n == kd.threadsParam && val >= 32 && val <= 1024 && val % 32 == 0) k_->threads = static_cast<int>(val);

@@ -53,7 +53,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
                              << i.getInt();
     return success();
   }
-  if (name == TensorcoreAttrHelper::getNameStr())
+  if (name == TensorcoreAttrHelper::getNameStr() || name == LaunchAttrHelper::getNameStr())
     return isa<UnitAttr>(value) ? success() : wrongType("a unit attribute");
   if (name == DivisibilityAttrHelper::getNameStr()) {
     auto d = dyn_cast<DenseI64ArrayAttr>(value);

@@ -113,6 +113,28 @@ static bool gemmShaped(ModuleOp m) {
   return dots == 1;
 }
 
+/// A kernel written without @launch that reduces rows of a dot of 128 or more rows (attention
+/// with BR = 128) gets 256 threads: two warpgroups of 64 rows instead of one of 128, half the
+/// registers and half the unrolled code a thread (ptxas and our own time about halve on mha.ph's
+/// BR = 128 variants), and two warpgroups for tilegpu-pingpong to take turns between.
+static void attentionOnTwoWarpgroups(ModuleOp m) {
+  for (auto f : m.getOps<func::FuncOp>()) {
+    auto t = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr);
+    if (!t || t.getInt() != 128 || f->hasAttr(ph::tile::kLaunchAttr) || !f->hasAttr(ph::tile::kTensorcoreAttr)) continue;
+    int dots = 0;
+    bool rows128 = false, reducesRows = false;
+    f.walk([&](tile::DotOp d) {
+      ++dots;
+      rows128 |= cast<RankedTensorType>(d.getType()).getDimSize(0) >= 128;
+    });
+    f.walk([&](tile::RowMaxOp) { reducesRows = true; });
+    if (dots < 2 || !rows128 || !reducesRows) continue;
+    f->setAttr(ph::tile::kThreadsAttr, IntegerAttr::get(t.getType(), 256));
+    // The manifest's `threads` and the launch follow the lowering's count.
+    f->setAttr(tilegpu::kLaunchThreadsAttr, IntegerAttr::get(t.getType(), 256));
+  }
+}
+
 std::vector<std::string> TileGpuResult::warnings() const {
   std::vector<std::string> out;
   for (const LoweringDiag &d : diags)
@@ -156,23 +178,10 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // block in registers; PH_TILEGPU_REUSE_ROW_LOADS=1 turns it on.
   if (const char *e = std::getenv("PH_TILEGPU_REUSE_ROW_LOADS"); e && std::string(e) == "1")
     pm.addPass(tilegpu::createTileGPUReuseRowLoads());
-  // Measuring knob (issue 15): attention written for one warpgroup (no @launch: 128 threads) with
-  // 128 query rows runs on two, so that tilegpu-pingpong has two warpgroups to take turns between
-  // (docs/tilegpu.md, "Warpgroups in turn"). It overrides an explicit @launch(128) too.
-  if (const char *e = std::getenv("PH_TILEGPU_ATTN_THREADS"); e && std::atoi(e) == 256)
-    for (auto f : m.getOps<func::FuncOp>()) {
-      auto t = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr);
-      int dots = 0;
-      bool rows128 = false, reducesRows = false;
-      f.walk([&](tile::DotOp d) {
-        ++dots;
-        rows128 |= cast<RankedTensorType>(d.getType()).getDimSize(0) >= 128;
-      });
-      f.walk([&](tile::RowMaxOp) { reducesRows = true; });
-      if (!t || t.getInt() != 128 || !f->hasAttr(ph::tile::kTensorcoreAttr) || dots < 2 || !rows128 || !reducesRows) continue;
-      f->setAttr(ph::tile::kThreadsAttr, IntegerAttr::get(t.getType(), 256));
-      f->setAttr(tilegpu::kLaunchThreadsAttr, IntegerAttr::get(IntegerType::get(ctx, 32), 256));
-    }
+  // Attention of 128 query rows written without @launch (128 threads by default) on two
+  // warpgroups: PH_TILEGPU_ATTN_THREADS=256 until a GPU run has timed it (docs/tilegpu.md,
+  // "Warpgroups in turn").
+  if (const char *e = std::getenv("PH_TILEGPU_ATTN_THREADS"); e && std::atoi(e) == 256) attentionOnTwoWarpgroups(m);
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
   if (failed(pm.run(m))) return false;
   for (auto f : m.getOps<func::FuncOp>()) {

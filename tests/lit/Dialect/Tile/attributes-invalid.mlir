@@ -62,3 +62,9 @@ func.func @divisibility_zero(%x: !tile.ptr<f32>, %n: i32) attributes {tile.divis
 // Negative: shared bytes as i32.
 // expected-error @+1 {{`tile.shared_bytes` must be a non-negative i64 byte count, found 4096 : i32}}
 func.func @shared_i32() attributes {tile.shared_bytes = 4096 : i32} { return }
+
+// -----
+
+// Negative: `tile.launch` (an explicit @launch) with a value.
+// expected-error @+1 {{`tile.launch` must be a unit attribute, found 128 : i32}}
+func.func @launch_value() attributes {tile.launch = 128 : i32} { return }

@@ -27,6 +27,7 @@ namespace ph::tile {
 /// for the code that reads and writes them: one spelling, checked by the verifier.
 inline constexpr ::llvm::StringLiteral kThreadsAttr = TileDialect::ThreadsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kTensorcoreAttr = TileDialect::TensorcoreAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kLaunchAttr = TileDialect::LaunchAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kDivisibilityAttr = TileDialect::DivisibilityAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kSharedBytesAttr = TileDialect::SharedBytesAttrHelper::getNameStr();
 } // namespace ph::tile

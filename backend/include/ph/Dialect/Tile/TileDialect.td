@@ -33,6 +33,8 @@ def Tile_Dialect : Dialect {
   let discardableAttrs = (ins
     // `@launch(threads)`: threads per CTA, a multiple of 32 in [32, 1024].
     "::mlir::IntegerAttr":$threads,
+    // `@launch(...)` was written: `threads` is the user's, not a default a target may change.
+    "::mlir::UnitAttr":$launch,
     // `@tensorcore`: the kernel asks for the tensor cores.
     "::mlir::UnitAttr":$tensorcore,
     // `@aligned(N = B)`: per function argument, a number it is a multiple of (1: nothing known).
