@@ -5,7 +5,7 @@
 // need more registers than a thread has (docs/tilegpu.md, "Attention on the TileGPU path").
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64], where D * BC == 4096)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || D * BC == 16384)
 @aligned(N = BR)
 kernel mha_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -19,7 +19,7 @@ kernel mha_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64], where D * BC == 4096)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || D * BC == 16384)
 @aligned(N = BR)
 kernel mha_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
                 O: tensor<bf16>[B, H, N, D], scale: f32) {
@@ -33,7 +33,7 @@ kernel mha_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: ten
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64], where D * BC == 4096)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || D * BC == 16384)
 @aligned(N = BR)
 kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                       O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -58,7 +58,7 @@ kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V:
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64], where D * BC == 4096)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || D * BC == 16384)
 @aligned(N = BR)
 kernel mha_causal_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
                        O: tensor<bf16>[B, H, N, D], scale: f32) {

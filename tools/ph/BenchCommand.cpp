@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "DriverUtil.h"
+#include "SkippedConfiguration.h"
 
 #include "ph/Analysis.h"
 #ifdef PH_HAVE_BACKEND
@@ -114,13 +115,22 @@ int benchCommand(const Args &args) {
   go.arch = target;
   go.sources = &analysis->sources;
   std::vector<rt::Variant> variants;
+  std::vector<Diagnostic> skippedErrors;
   for (const auto &k : analysis->kernelVariants(opt.kernel)) {
     backend::GpuBinary bin;
     bool ok = backend::compileForGpu(*k, go, bin, err);
+    std::optional<Diagnostic> skip = ok ? std::nullopt : skippedConfiguration(*k, bin.diagnostics, target);
+    if (skip) {
+      // Left out, as `ph build` leaves it (W0503); E0501 if no configuration fits.
+      for (Diagnostic &d : bin.diagnostics)
+        if (d.severity == Severity::Error) skippedErrors.push_back(std::move(d));
+      bin.diagnostics = {std::move(*skip)};
+    }
     for (const Diagnostic &d : bin.diagnostics) {
       if (d.severity == Severity::Error || !opt.json) std::cerr << renderDiagnostic(d, analysis->sources);
       if (opt.json) opt.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
     }
+    if (skip) continue;
     if (!ok) {
       bool said = false;
       for (const Diagnostic &d : bin.diagnostics) said |= d.severity == Severity::Error;
@@ -129,6 +139,13 @@ int benchCommand(const Args &args) {
       return 1;
     }
     variants.push_back({std::move(bin.meta), std::move(bin.cubin), k});
+  }
+  if (variants.empty() && !skippedErrors.empty()) {
+    for (const Diagnostic &d : skippedErrors) {
+      std::cerr << renderDiagnostic(d, analysis->sources);
+      if (opt.json) opt.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));
+    }
+    return opt.json ? benchFailed(opt, "") : 1;
   }
   if (variants.empty()) return benchFailed(opt, "no kernel `" + opt.kernel + "` in `" + reportedName(file) + "`");
   std::vector<const rt::Variant *> chosen;

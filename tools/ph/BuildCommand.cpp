@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "DriverUtil.h"
+#include "SkippedConfiguration.h"
 
 #include "ph/Analysis.h"
 #ifdef PH_HAVE_BACKEND
@@ -27,7 +28,10 @@
 #include "ph/Runtime/Report.h"
 #endif
 
+#include <algorithm>
 #include <chrono>
+#include <map>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -224,10 +228,22 @@ int buildCommand(const Args &args) {
     };
 
   bool failed = false, writeFailed = false;
-  size_t cached = 0, compiled = 0, ptxasCached = 0;
+  size_t cached = 0, compiled = 0, ptxasCached = 0, skippedCount = 0;
+  // Configurations left out because they do not fit the target (W0503), with their E0501s,
+  // which become the build's errors if no configuration of the kernel fits.
+  std::map<std::string, std::vector<Diagnostic>> skipped;
   auto written = [&](size_t i, VariantResult &r) {
     const kir::Kernel &k = *variants[i];
     backend::GpuBinary &bin = r.bin;
+    bool skip = false;
+    if (!r.ok)
+      if (std::optional<Diagnostic> w = skippedConfiguration(k, bin.diagnostics, target)) {
+        auto &errors = skipped[k.name];
+        for (Diagnostic &d : bin.diagnostics)
+          if (d.severity == Severity::Error) errors.push_back(std::move(d));
+        bin.diagnostics = {std::move(*w)};
+        skip = true;
+      }
     for (const Diagnostic &d : bin.diagnostics) report(d);
     rt::report::Event event;
     if (progress) {
@@ -270,6 +286,10 @@ int buildCommand(const Args &args) {
     }
     if (timePasses && !bin.passTiming.empty())
       std::fprintf(stderr, "passes: %s [%s]\n%s", k.name.c_str(), k.configName().c_str(), bin.passTiming.c_str());
+    if (skip) {
+      ++skippedCount;
+      return;
+    }
     if (!r.ok) {
       if (bin.diagnostics.empty() || bin.diagnostics.back().severity != Severity::Error) {
         // A lowering failure without a diagnostic of its own: E0502 on the kernel, with
@@ -316,6 +336,12 @@ int buildCommand(const Args &args) {
   compileVariants(variants, vo, written,
                   [](const std::string &w) { std::fprintf(stderr, "ph build: warning: %s\n", w.c_str()); });
   if (store && compiled) store->evict();
+  for (auto &[name, errors] : skipped) {
+    bool any = std::any_of(m.kernels.begin(), m.kernels.end(), [&](const rt::ManifestKernel &mk) { return mk.sig.name == name; });
+    if (any) continue;
+    for (const Diagnostic &d : errors) report(d);
+    failed = true;
+  }
   if (writeFailed || failed) return fail(doc.error);
   if (std::string e = rt::writeManifest(outDir, m); !e.empty()) return fail(e);
   if (json) {
@@ -326,8 +352,9 @@ int buildCommand(const Args &args) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // A compiled variant whose PTX ptxas had seen (its kernel moved) took the cubin from the cache.
   std::string reused = ptxasCached ? ", ptxas skipped for " + std::to_string(ptxasCached) + " (same PTX)" : "";
-  std::printf("wrote %s/manifest.json (%zu variant(s)): %zu compiled, %zu cached%s, %.2f s\n", outDir.c_str(),
-              m.kernels.size(), compiled, cached, reused.c_str(), secs);
+  std::string left = skippedCount ? ", " + std::to_string(skippedCount) + " left out (W0503)" : "";
+  std::printf("wrote %s/manifest.json (%zu variant(s)): %zu compiled, %zu cached%s%s, %.2f s\n", outDir.c_str(),
+              m.kernels.size(), compiled, cached, reused.c_str(), left.c_str(), secs);
   return 0;
 #endif
 }

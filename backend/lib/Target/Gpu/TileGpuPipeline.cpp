@@ -117,18 +117,35 @@ static bool gemmShaped(ModuleOp m) {
 /// with BR = 128) gets 256 threads: two warpgroups of 64 rows instead of one of 128, half the
 /// registers and half the unrolled code a thread (ptxas and our own time about halve on mha.ph's
 /// BR = 128 variants), and two warpgroups for tilegpu-pingpong to take turns between.
-static void attentionOnTwoWarpgroups(ModuleOp m) {
+/// Attention written without `@launch` gets one warpgroup (128 threads) by default. Where its
+/// two accumulators (S = Q K^T and the output) would leave a thread more than
+/// `kAccumulatorsPerThread` f32 values, it gets two warpgroups instead, each with half the rows:
+/// [128, 128] blocks of keys at D = 128 would otherwise hold 256 values a thread and spill, and
+/// on two warpgroups they are the fastest blocks (H100, 2026-12-07, [4,16,4096,128]: 402 TFLOP/s
+/// against 326 for 32-key blocks on two warpgroups and 340-348 on one; docs/tilegpu.md,
+/// "Two warpgroups where one would hold too much"). Below the bound one warpgroup is as fast or
+/// faster (mma.sync at D = 64: 8 warps read every K and V fragment twice as often).
+/// PH_TILEGPU_ATTN_THREADS=128 keeps one warpgroup, 256 takes two wherever the rows allow.
+static constexpr int64_t kAccumulatorsPerThread = 160;
+
+static void attentionOnTwoWarpgroups(ModuleOp m, const char *knob) {
+  std::string mode = knob ? knob : "auto";
+  if (mode == "128") return;
   for (auto f : m.getOps<func::FuncOp>()) {
     auto t = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr);
     if (!t || t.getInt() != 128 || f->hasAttr(ph::tile::kLaunchAttr) || !f->hasAttr(ph::tile::kTensorcoreAttr)) continue;
     int dots = 0;
+    int64_t accumulators = 0;
     bool rows128 = false, reducesRows = false;
     f.walk([&](tile::DotOp d) {
       ++dots;
-      rows128 |= cast<RankedTensorType>(d.getType()).getDimSize(0) >= 128;
+      auto r = cast<RankedTensorType>(d.getType());
+      rows128 |= r.getDimSize(0) >= 128;
+      accumulators += r.getNumElements();
     });
     f.walk([&](tile::RowMaxOp) { reducesRows = true; });
     if (dots < 2 || !rows128 || !reducesRows) continue;
+    if (mode != "256" && accumulators / t.getInt() <= kAccumulatorsPerThread) continue;
     f->setAttr(ph::tile::kThreadsAttr, IntegerAttr::get(t.getType(), 256));
     // The manifest's `threads` and the launch follow the lowering's count.
     f->setAttr(tilegpu::kLaunchThreadsAttr, IntegerAttr::get(t.getType(), 256));
@@ -178,10 +195,9 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // block in registers; PH_TILEGPU_REUSE_ROW_LOADS=1 turns it on.
   if (const char *e = std::getenv("PH_TILEGPU_REUSE_ROW_LOADS"); e && std::string(e) == "1")
     pm.addPass(tilegpu::createTileGPUReuseRowLoads());
-  // Attention of 128 query rows written without @launch (128 threads by default) on two
-  // warpgroups: PH_TILEGPU_ATTN_THREADS=256 until a GPU run has timed it (docs/tilegpu.md,
-  // "Warpgroups in turn").
-  if (const char *e = std::getenv("PH_TILEGPU_ATTN_THREADS"); e && std::atoi(e) == 256) attentionOnTwoWarpgroups(m);
+  // Attention of 128 query rows written without @launch on two warpgroups where one would hold
+  // too much; PH_TILEGPU_ATTN_THREADS=128 or 256 for A/B runs.
+  attentionOnTwoWarpgroups(m, std::getenv("PH_TILEGPU_ATTN_THREADS"));
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
   if (failed(pm.run(m))) return false;
   for (auto f : m.getOps<func::FuncOp>()) {
