@@ -33,6 +33,11 @@ run)
     timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$R" "$T/new/mha_causal_f16" --kernel mha_causal_f16 \
       --config D=128,BR=128,BC=128 --size B=1 --size H=1 --size N=384 --seed 3 2>&1 | tail -2 | sed "s/^/$tool: /"
   done; fi 2>&1 | tee $OUT/logs/sanitizers.log
+  # Every D = 128 configuration of both builds timed side by side (which blocks each target wants).
+  for b in new new90; do for k in mha_f16 mha_causal_f16; do
+    timeout 60 "$R" "$T/$b/$k" --kernel $k --config D=128 --size B=4 --size H=16 --size N=4096 --bench --iters 30 2>&1 \
+      | grep -E '^ *D=' | sed "s/^/bench $b $k /"
+  done; done 2>&1 | tee $OUT/logs/bench-configs.log
   i=0
   for v in old new old new; do
     i=$((i + 1)); d=$T/new; [ $v = old ] && d=$OLD
