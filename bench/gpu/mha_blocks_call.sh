@@ -39,7 +39,7 @@ run)
       | grep -E '^ *D=' | sed "s/^/bench $b $k /"
   done; done 2>&1 | tee $OUT/logs/bench-configs.log
   i=0
-  for v in old new old new; do
+  for v in ${MB_ROUNDS:-old new old new}; do
     i=$((i + 1)); d=$T/new; [ $v = old ] && d=$OLD
     (cd $T && timeout 100 python3 bench_prefill.py "$R" "$d" --iters 20 > $OUT/logs/prefill-$i-$v.log 2>&1)
     grep -E '^mha_' $OUT/logs/prefill-$i-$v.log | sed "s/^/   $v /"
