@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -74,7 +75,7 @@ void Server::compileOnSave(const std::string &uri) {
     if (st.target.rfind("sm_", 0) == 0) argv.insert(argv.end(), {"--target", st.target});
     driver::appendSourceName(argv, file, path);
     auto progress = beginProgress("Compiling " + fs::path(path).filename().string(), nullptr, cancel, true);
-    int of = 0, done = 0, fromCache = 0;
+    int of = 0, done = 0, fromCache = 0, skipped = 0;
     ProcessResult r = runProcess(argv, "", cancel, std::chrono::minutes(10), [&](const std::string &line) {
       rt::report::Event e;
       if (!rt::report::eventFromJson(line, e).empty()) return; // the document, read at the end
@@ -82,17 +83,19 @@ void Server::compileOnSave(const std::string &uri) {
       if (e.event != "variant") return;
       ++done;
       if (e.fromCache) ++fromCache;
+      if (e.skipped) ++skipped;
       // `3/16 mha [D=128,BR=64]: 168 regs · 47.2 KiB smem · 1 blocks/SM (...)`
       std::string msg = std::to_string(e.index + 1) + "/" + std::to_string(e.of) + " " + e.kernel;
       if (!e.configName.empty()) msg += " [" + e.configName + "]";
-      msg += ": " + (e.variant ? driver::figuresText(*e.variant) : std::string("failed"));
+      msg += ": " + (e.variant ? driver::figuresText(*e.variant) : std::string(e.skipped ? "left out (does not fit the target)" : "failed"));
       if (e.fromCache) msg += " (cached)";
       if (progress) progress->report(msg, e.of ? (e.index + 1) * 100 / e.of : -1);
     });
     if (progress) {
       char took[96];
-      std::snprintf(took, sizeof took, "%d variant(s): %d compiled, %d cached, %.1f s", of, done - fromCache, fromCache,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      std::snprintf(took, sizeof took, "%d variant(s): %d compiled, %d cached, %.1f s", of - skipped, done - fromCache - skipped,
+                    fromCache, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      if (skipped) std::snprintf(took + std::strlen(took), sizeof took - std::strlen(took), ", %d left out", skipped);
       progress->end(r.cancelled ? "cancelled" : r.exitCode == 0 ? std::string(took) : "failed");
     }
     {

@@ -375,6 +375,7 @@ json toJson(const Event &e) {
   j["index"] = e.index;
   j["ok"] = e.ok;
   j["cached"] = e.fromCache;
+  if (e.skipped) j["skipped"] = true;
   j["ms"] = e.ms;
   j["kernel"] = e.kernel;
   j["configName"] = e.configName;
@@ -403,6 +404,7 @@ std::string eventFromJson(const std::string &line, Event &out) {
     out.index = j.value("index", 0);
     out.ok = j.value("ok", false);
     out.fromCache = j.value("cached", false);
+    out.skipped = j.value("skipped", false);
     out.ms = j.value("ms", 0.0);
     out.kernel = j.value("kernel", "");
     out.configName = j.value("configName", "");

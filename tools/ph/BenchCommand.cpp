@@ -119,11 +119,12 @@ int benchCommand(const Args &args) {
   for (const auto &k : analysis->kernelVariants(opt.kernel)) {
     backend::GpuBinary bin;
     bool ok = backend::compileForGpu(*k, go, bin, err);
-    std::optional<Diagnostic> skip = ok ? std::nullopt : skippedConfiguration(*k, bin.diagnostics, target);
+    std::optional<Diagnostic> skip =
+        ok ? std::nullopt : skippedConfiguration(*k, bin, target.empty() ? backend::defaultGpuArch() : target);
     if (skip) {
       // Left out, as `ph build` leaves it (W0503); E0501 if no configuration fits.
       for (Diagnostic &d : bin.diagnostics)
-        if (d.severity == Severity::Error) skippedErrors.push_back(std::move(d));
+        if (d.severity == Severity::Error) skippedErrors.push_back(skippedConfigurationError(*k, std::move(d)));
       bin.diagnostics = {std::move(*skip)};
     }
     for (const Diagnostic &d : bin.diagnostics) {

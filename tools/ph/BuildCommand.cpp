@@ -30,7 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
+#include <set>
 #include <optional>
 #include <cstdio>
 #include <filesystem>
@@ -230,20 +230,24 @@ int buildCommand(const Args &args) {
   bool failed = false, writeFailed = false;
   size_t cached = 0, compiled = 0, ptxasCached = 0, skippedCount = 0;
   // Configurations left out because they do not fit the target (W0503), with their E0501s,
-  // which become the build's errors if no configuration of the kernel fits.
-  std::map<std::string, std::vector<Diagnostic>> skipped;
+  // which become the build's errors for a kernel none of whose configurations got further;
+  // kernels in the order they come.
+  std::vector<std::pair<std::string, std::vector<Diagnostic>>> skipped;
+  std::set<std::string> notOnlySkipped;
   auto written = [&](size_t i, VariantResult &r) {
     const kir::Kernel &k = *variants[i];
     backend::GpuBinary &bin = r.bin;
     bool skip = false;
     if (!r.ok)
-      if (std::optional<Diagnostic> w = skippedConfiguration(k, bin.diagnostics, target)) {
-        auto &errors = skipped[k.name];
+      if (std::optional<Diagnostic> w = skippedConfiguration(k, bin, target)) {
+        auto it = std::find_if(skipped.begin(), skipped.end(), [&](const auto &e) { return e.first == k.name; });
+        if (it == skipped.end()) it = skipped.insert(skipped.end(), {k.name, {}});
         for (Diagnostic &d : bin.diagnostics)
-          if (d.severity == Severity::Error) errors.push_back(std::move(d));
+          if (d.severity == Severity::Error) it->second.push_back(skippedConfigurationError(k, std::move(d)));
         bin.diagnostics = {std::move(*w)};
         skip = true;
       }
+    if (!skip) notOnlySkipped.insert(k.name);
     for (const Diagnostic &d : bin.diagnostics) report(d);
     rt::report::Event event;
     if (progress) {
@@ -252,6 +256,7 @@ int buildCommand(const Args &args) {
       event.index = int(i);
       event.ok = r.ok;
       event.fromCache = r.cached;
+      event.skipped = skip;
       event.ms = r.ms;
       event.kernel = k.name;
       event.configName = k.configName();
@@ -337,8 +342,7 @@ int buildCommand(const Args &args) {
                   [](const std::string &w) { std::fprintf(stderr, "ph build: warning: %s\n", w.c_str()); });
   if (store && compiled) store->evict();
   for (auto &[name, errors] : skipped) {
-    bool any = std::any_of(m.kernels.begin(), m.kernels.end(), [&](const rt::ManifestKernel &mk) { return mk.sig.name == name; });
-    if (any) continue;
+    if (notOnlySkipped.count(name)) continue;
     for (const Diagnostic &d : errors) report(d);
     failed = true;
   }

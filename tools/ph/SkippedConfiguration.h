@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ph/Backend/GpuTarget.h"
 #include "ph/Diagnostic.h"
 #include "ph/KernelIR.h"
 
@@ -18,14 +19,15 @@
 
 namespace ph::driver {
 
-/// W0503 for a configuration of an autotuned kernel whose compile failed only because its
-/// buffers exceed the target's shared memory (E0501); nullopt for any other failure, which
-/// stays an error.
-inline std::optional<Diagnostic> skippedConfiguration(const kir::Kernel &k, const std::vector<Diagnostic> &diags,
+/// W0503 for a configuration of an autotuned kernel that was refused only because its buffers
+/// exceed the target's shared memory on every lowering it tried (GpuBinary::sharedMemoryOnly);
+/// nullopt for any other failure, which stays an error. The warning is at the kernel (a buffer
+/// may be in std/, which an editor does not show for the user's file), the buffer a note.
+inline std::optional<Diagnostic> skippedConfiguration(const kir::Kernel &k, const backend::GpuBinary &bin,
                                                       const std::string &target) {
-  if (k.config.empty()) return std::nullopt;
+  if (k.config.empty() || !bin.sharedMemoryOnly) return std::nullopt;
   const Diagnostic *exceeded = nullptr;
-  for (const Diagnostic &d : diags) {
+  for (const Diagnostic &d : bin.diagnostics) {
     if (d.severity != Severity::Error) continue;
     if (d.kind != DiagKind::SharedMemoryExceeded) return std::nullopt;
     exceeded = &d;
@@ -34,10 +36,17 @@ inline std::optional<Diagnostic> skippedConfiguration(const kir::Kernel &k, cons
   Diagnostic w;
   w.kind = DiagKind::ConfigurationSkipped;
   w.severity = Severity::Warning;
-  w.range = exceeded->range;
+  w.range = k.loc;
   w.message = formatDiag(DiagKind::ConfigurationSkipped, {k.configName(), k.name, target, exceeded->message});
-  w.notes = exceeded->notes;
+  if (!(exceeded->range == k.loc)) w.notes.push_back({exceeded->range, "the largest buffer"});
   return w;
+}
+
+/// The E0501 of a configuration left out, with the configuration as a note: the build's error
+/// when no configuration of the kernel fits.
+inline Diagnostic skippedConfigurationError(const kir::Kernel &k, Diagnostic d) {
+  d.notes.push_back({k.loc, "in configuration " + k.configName()});
+  return d;
 }
 
 } // namespace ph::driver

@@ -67,6 +67,10 @@ struct GpuBinary {
   std::vector<PhaseTime> phases;
   /// MLIR's pass timing report (GpuOptions::timePasses), else empty.
   std::string passTiming;
+  /// Refused only because its buffers exceed the target's shared memory (E0501) on every
+  /// lowering it tried: the tensor-core policies too for a `@tensorcore` kernel. An autotuned
+  /// build may leave such a configuration out (W0503); any other refusal stays an error.
+  bool sharedMemoryOnly = false;
 };
 
 /// `sm_90`/`sm_80`/... of the GPU present, else `sm_90`.

@@ -573,6 +573,9 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     if (simt.sharedBytes > sharedMemoryLimit(arch)) {
       out.diagnostics.push_back(sharedExceededDiagnostic(k, simt, arch, opts.sources));
       err = out.diagnostics.back().message;
+      // A @tensorcore kernel that its policies refused for another reason is not only too large.
+      out.sharedMemoryOnly =
+          !k.tensorcore || !hasDot(*m) || (mma.tensorCores() && mma.sharedBytes > sharedMemoryLimit(arch));
     } else {
       loweringFailed(out, simt.diags, k, opts.sources, /*warnings=*/false, "");
     }

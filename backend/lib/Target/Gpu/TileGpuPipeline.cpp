@@ -113,10 +113,6 @@ static bool gemmShaped(ModuleOp m) {
   return dots == 1;
 }
 
-/// A kernel written without @launch that reduces rows of a dot of 128 or more rows (attention
-/// with BR = 128) gets 256 threads: two warpgroups of 64 rows instead of one of 128, half the
-/// registers and half the unrolled code a thread (ptxas and our own time about halve on mha.ph's
-/// BR = 128 variants), and two warpgroups for tilegpu-pingpong to take turns between.
 /// Attention written without `@launch` gets one warpgroup (128 threads) by default. Where its
 /// two accumulators (S = Q K^T and the output) would leave a thread more than
 /// `kAccumulatorsPerThread` f32 values, it gets two warpgroups instead, each with half the rows:

@@ -188,6 +188,7 @@ struct Event {
   int index = 0;     // variant: 0-based, in build order
   bool ok = false;   // variant: compiled (or read from the cache)
   bool fromCache = false;
+  bool skipped = false; // variant: left out, since it does not fit the target (W0503; ok is false)
   double ms = 0;     // variant: wall time of its compile or cache read
   std::string kernel, configName;
   std::optional<Variant> variant; // variant, when ok: its figures as in the document
