@@ -35,7 +35,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <optional>
 
 namespace ph::driver {
 

@@ -8,6 +8,7 @@
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -124,23 +125,36 @@ static bool gemmShaped(ModuleOp m) {
 /// PH_TILEGPU_ATTN_THREADS=128 keeps one warpgroup, 256 takes two wherever the rows allow.
 static constexpr int64_t kAccumulatorsPerThread = 160;
 
+/// The f32 values the dots of the loop that reduces rows keep live, over the CTA: the dots at
+/// the top of that loop's body (S = Q K^T and P V; a dot after the loop or under an `if` is not
+/// live beside them). 0 where no loop reduces rows of a dot of 128 or more rows.
+static int64_t attentionAccumulators(func::FuncOp f) {
+  int64_t best = 0;
+  f.walk([&](tile::RowMaxOp r) {
+    auto loop = r->getParentOfType<scf::ForOp>();
+    if (!loop) return;
+    int dots = 0;
+    int64_t values = 0;
+    bool rows128 = false;
+    for (auto d : loop.getBody()->getOps<tile::DotOp>()) {
+      auto t = cast<RankedTensorType>(d.getType());
+      ++dots;
+      values += t.getNumElements();
+      rows128 |= t.getDimSize(0) >= 128;
+    }
+    if (dots >= 2 && rows128) best = std::max(best, values);
+  });
+  return best;
+}
+
 static void attentionOnTwoWarpgroups(ModuleOp m, const char *knob) {
   std::string mode = knob ? knob : "auto";
   if (mode == "128") return;
   for (auto f : m.getOps<func::FuncOp>()) {
     auto t = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr);
     if (!t || t.getInt() != 128 || f->hasAttr(ph::tile::kLaunchAttr) || !f->hasAttr(ph::tile::kTensorcoreAttr)) continue;
-    int dots = 0;
-    int64_t accumulators = 0;
-    bool rows128 = false, reducesRows = false;
-    f.walk([&](tile::DotOp d) {
-      ++dots;
-      auto r = cast<RankedTensorType>(d.getType());
-      rows128 |= r.getDimSize(0) >= 128;
-      accumulators += r.getNumElements();
-    });
-    f.walk([&](tile::RowMaxOp) { reducesRows = true; });
-    if (dots < 2 || !rows128 || !reducesRows) continue;
+    int64_t accumulators = attentionAccumulators(f);
+    if (!accumulators) continue;
     if (mode != "256" && accumulators / t.getInt() <= kAccumulatorsPerThread) continue;
     f->setAttr(ph::tile::kThreadsAttr, IntegerAttr::get(t.getType(), 256));
     // The manifest's `threads` and the launch follow the lowering's count.
@@ -192,8 +206,9 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   if (const char *e = std::getenv("PH_TILEGPU_REUSE_ROW_LOADS"); e && std::string(e) == "1")
     pm.addPass(tilegpu::createTileGPUReuseRowLoads());
   // Attention of 128 query rows written without @launch on two warpgroups where one would hold
-  // too much; PH_TILEGPU_ATTN_THREADS=128 or 256 for A/B runs.
-  attentionOnTwoWarpgroups(m, std::getenv("PH_TILEGPU_ATTN_THREADS"));
+  // too much (a count for the tensor cores' accumulators, so not on the SIMT fallback);
+  // PH_TILEGPU_ATTN_THREADS=128 or 256 for A/B runs.
+  if (!lowerSimt) attentionOnTwoWarpgroups(m, std::getenv("PH_TILEGPU_ATTN_THREADS"));
   pm.addPass(tilegpu::createTileGPUAssignLayouts(lo));
   if (failed(pm.run(m))) return false;
   for (auto f : m.getOps<func::FuncOp>()) {
