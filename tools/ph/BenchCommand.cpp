@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "DriverUtil.h"
-#include "SkippedConfiguration.h"
+#include "ph/Backend/SkippedConfiguration.h"
 
 #include "ph/Analysis.h"
 #ifdef PH_HAVE_BACKEND
@@ -120,11 +120,11 @@ int benchCommand(const Args &args) {
     backend::GpuBinary bin;
     bool ok = backend::compileForGpu(*k, go, bin, err);
     std::optional<Diagnostic> skip =
-        ok ? std::nullopt : skippedConfiguration(*k, bin, target.empty() ? backend::defaultGpuArch() : target);
+        ok ? std::nullopt : backend::skippedConfiguration(*k, bin, target.empty() ? backend::defaultGpuArch() : target);
     if (skip) {
       // Left out, as `ph build` leaves it (W0503); E0501 if no configuration fits.
       for (Diagnostic &d : bin.diagnostics)
-        if (d.severity == Severity::Error) skippedErrors.push_back(skippedConfigurationError(*k, std::move(d)));
+        if (d.severity == Severity::Error) skippedErrors.push_back(backend::skippedConfigurationError(*k, std::move(d)));
       bin.diagnostics = {std::move(*skip)};
     }
     for (const Diagnostic &d : bin.diagnostics) {

@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "DriverUtil.h"
-#include "SkippedConfiguration.h"
+#include "ph/Backend/SkippedConfiguration.h"
 
 #include "ph/Analysis.h"
 #ifdef PH_HAVE_BACKEND
@@ -238,11 +238,11 @@ int buildCommand(const Args &args) {
     backend::GpuBinary &bin = r.bin;
     bool skip = false;
     if (!r.ok)
-      if (std::optional<Diagnostic> w = skippedConfiguration(k, bin, target)) {
+      if (std::optional<Diagnostic> w = backend::skippedConfiguration(k, bin, target)) {
         auto it = std::find_if(skipped.begin(), skipped.end(), [&](const auto &e) { return e.first == k.name; });
         if (it == skipped.end()) it = skipped.insert(skipped.end(), {k.name, {}});
         for (Diagnostic &d : bin.diagnostics)
-          if (d.severity == Severity::Error) it->second.push_back(skippedConfigurationError(k, std::move(d)));
+          if (d.severity == Severity::Error) it->second.push_back(backend::skippedConfigurationError(k, std::move(d)));
         bin.diagnostics = {std::move(*w)};
         skip = true;
       }

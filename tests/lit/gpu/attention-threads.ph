@@ -5,6 +5,11 @@
 // RUN: rm -rf %t && ph build %s --target sm_90a -o %t > %t.log
 // RUN: python3 -c "import json,sys; print(sorted((k['name'], k['configName'], k['threads']) for k in json.load(open(sys.argv[1]))['kernels']))" %t/manifest.json | %FileCheck %s
 // CHECK: [('big_blocks', 'BC=128', 256), ('big_blocks', 'BC=32', 128), ('projected', '', 128)]
+// `ph emit`'s header says what the lowering launches.
+// RUN: ph emit %s --kernel big_blocks --config BC=128 --stage tilegpu --target sm_90a | %FileCheck %s --check-prefix=EMIT
+// RUN: ph emit %s --kernel big_blocks --config BC=32 --stage gpu --target sm_90a | %FileCheck %s --check-prefix=EMIT128
+// EMIT: // sm_90a, 256 threads, policy wgmma
+// EMIT128: // sm_90a, 128 threads,
 
 @tensorcore
 @autotune(BC in [32, 128])

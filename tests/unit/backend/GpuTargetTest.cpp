@@ -1,5 +1,6 @@
 //===- GpuTargetTest.cpp - GPU target diagnostics without a GPU -------------===//
 #include "ph/Backend/GpuTarget.h"
+#include "ph/Backend/SkippedConfiguration.h"
 
 #include <gtest/gtest.h>
 
@@ -29,4 +30,61 @@ TEST(GpuTarget, SpillsInThePtxasReportAreAWarning) {
       "ptxas info    : Function properties for heavy\n    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
       "ptxas info    : Used 40 registers\n", "heavy");
   EXPECT_TRUE(backend::spillDiagnostics(k, clean).empty());
+}
+
+namespace {
+Diagnostic exceeded(SourceRange at) {
+  Diagnostic d;
+  d.kind = DiagKind::SharedMemoryExceeded;
+  d.severity = Severity::Error;
+  d.range = at;
+  d.message = "kernel `k` needs 174080 bytes of shared memory, more than the 166912 that sm_80 allows";
+  return d;
+}
+} // namespace
+
+TEST(GpuTarget, AConfigurationTooLargeOnEveryLoweringIsLeftOutAtTheKernel) {
+  kir::Kernel k;
+  k.name = "k";
+  k.loc = SourceRange{0, 10, 20};
+  k.config = {{"BC", 128}};
+  backend::GpuBinary bin;
+  bin.sharedMemoryOnly = true;
+  SourceRange buffer{1, 30, 40};
+  bin.diagnostics = {exceeded(buffer)};
+  auto w = backend::skippedConfiguration(k, bin, "sm_80");
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ("[" + std::string(w->code()) + "]", "[W0503]");
+  EXPECT_EQ(w->severity, Severity::Warning);
+  EXPECT_EQ(w->range, k.loc);
+  ASSERT_EQ(w->notes.size(), 1u);
+  EXPECT_EQ(w->notes[0].range, buffer);
+  EXPECT_NE(w->message.find("configuration BC=128 of `k` does not fit sm_80"), std::string::npos) << w->message;
+  // The E0501 kept for a kernel none of whose configurations fits names the configuration.
+  Diagnostic e = backend::skippedConfigurationError(k, bin.diagnostics[0]);
+  EXPECT_EQ(e.kind, DiagKind::SharedMemoryExceeded);
+  ASSERT_FALSE(e.notes.empty());
+  EXPECT_EQ(e.notes.back().message, "in configuration BC=128");
+}
+
+TEST(GpuTarget, EveryOtherRefusalStaysAnError) {
+  kir::Kernel k;
+  k.name = "k";
+  k.loc = SourceRange{0, 10, 20};
+  k.config = {{"BC", 128}};
+  backend::GpuBinary bin;
+  bin.diagnostics = {exceeded(k.loc)};
+  // A tensor-core policy refused it for another reason before the SIMT policy ran out.
+  bin.sharedMemoryOnly = false;
+  EXPECT_FALSE(backend::skippedConfiguration(k, bin, "sm_80").has_value());
+  // Another error beside the E0501.
+  bin.sharedMemoryOnly = true;
+  Diagnostic other = exceeded(k.loc);
+  other.kind = DiagKind::GpuLoweringFailed;
+  bin.diagnostics.push_back(other);
+  EXPECT_FALSE(backend::skippedConfiguration(k, bin, "sm_80").has_value());
+  // A kernel without @autotune keeps its E0501.
+  bin.diagnostics = {exceeded(k.loc)};
+  k.config.clear();
+  EXPECT_FALSE(backend::skippedConfiguration(k, bin, "sm_80").has_value());
 }

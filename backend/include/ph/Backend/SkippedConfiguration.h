@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-namespace ph::driver {
+namespace ph::backend {
 
 /// W0503 for a configuration of an autotuned kernel that was refused only because its buffers
 /// exceed the target's shared memory on every lowering it tried (GpuBinary::sharedMemoryOnly);
 /// nullopt for any other failure, which stays an error. The warning is at the kernel (a buffer
 /// may be in std/, which an editor does not show for the user's file), the buffer a note.
-inline std::optional<Diagnostic> skippedConfiguration(const kir::Kernel &k, const backend::GpuBinary &bin,
+inline std::optional<Diagnostic> skippedConfiguration(const kir::Kernel &k, const GpuBinary &bin,
                                                       const std::string &target) {
   if (k.config.empty() || !bin.sharedMemoryOnly) return std::nullopt;
   const Diagnostic *exceeded = nullptr;
@@ -49,4 +49,4 @@ inline Diagnostic skippedConfigurationError(const kir::Kernel &k, Diagnostic d) 
   return d;
 }
 
-} // namespace ph::driver
+} // namespace ph::backend
