@@ -12,11 +12,11 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "DriverUtil.h"
-#include "ph/Backend/SkippedConfiguration.h"
 
 #include "ph/Analysis.h"
 #ifdef PH_HAVE_BACKEND
 #include "ph/Backend/GpuTarget.h"
+#include "ph/Backend/SkippedConfiguration.h"
 #include "ph/Runtime/Tool.h"
 #endif
 
@@ -119,14 +119,9 @@ int benchCommand(const Args &args) {
   for (const auto &k : analysis->kernelVariants(opt.kernel)) {
     backend::GpuBinary bin;
     bool ok = backend::compileForGpu(*k, go, bin, err);
-    std::optional<Diagnostic> skip =
-        ok ? std::nullopt : backend::skippedConfiguration(*k, bin, target.empty() ? backend::defaultGpuArch() : target);
-    if (skip) {
-      // Left out, as `ph build` leaves it (W0503); E0501 if no configuration fits.
-      for (Diagnostic &d : bin.diagnostics)
-        if (d.severity == Severity::Error) skippedErrors.push_back(backend::skippedConfigurationError(*k, std::move(d)));
-      bin.diagnostics = {std::move(*skip)};
-    }
+    // Left out, as `ph build` leaves it (W0503); E0501 if no configuration fits.
+    bool skip = !ok && backend::leaveOutConfiguration(*k, bin, target.empty() ? backend::defaultGpuArch() : target,
+                                                      skippedErrors);
     for (const Diagnostic &d : bin.diagnostics) {
       if (d.severity == Severity::Error || !opt.json) std::cerr << renderDiagnostic(d, analysis->sources);
       if (opt.json) opt.diagnostics.push_back(rt::report::fromDiagnostic(d, analysis->sources));

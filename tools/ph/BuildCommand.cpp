@@ -17,12 +17,12 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "DriverUtil.h"
-#include "ph/Backend/SkippedConfiguration.h"
 
 #include "ph/Analysis.h"
 #ifdef PH_HAVE_BACKEND
 #include "VariantCompiler.h"
 #include "ph/Backend/GpuTarget.h"
+#include "ph/Backend/SkippedConfiguration.h"
 #include "ph/Cache/Store.h"
 #include "ph/Runtime/Manifest.h"
 #include "ph/Runtime/Report.h"
@@ -30,11 +30,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
-#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
+#include <optional>
+#include <set>
 
 namespace ph::driver {
 
@@ -236,16 +237,13 @@ int buildCommand(const Args &args) {
   auto written = [&](size_t i, VariantResult &r) {
     const kir::Kernel &k = *variants[i];
     backend::GpuBinary &bin = r.bin;
-    bool skip = false;
-    if (!r.ok)
-      if (std::optional<Diagnostic> w = backend::skippedConfiguration(k, bin, target)) {
-        auto it = std::find_if(skipped.begin(), skipped.end(), [&](const auto &e) { return e.first == k.name; });
-        if (it == skipped.end()) it = skipped.insert(skipped.end(), {k.name, {}});
-        for (Diagnostic &d : bin.diagnostics)
-          if (d.severity == Severity::Error) it->second.push_back(backend::skippedConfigurationError(k, std::move(d)));
-        bin.diagnostics = {std::move(*w)};
-        skip = true;
-      }
+    std::vector<Diagnostic> errors;
+    bool skip = !r.ok && backend::leaveOutConfiguration(k, bin, target, errors);
+    if (skip) {
+      auto it = std::find_if(skipped.begin(), skipped.end(), [&](const auto &e) { return e.first == k.name; });
+      if (it == skipped.end()) it = skipped.insert(skipped.end(), {k.name, {}});
+      std::move(errors.begin(), errors.end(), std::back_inserter(it->second));
+    }
     if (!skip) notOnlySkipped.insert(k.name);
     for (const Diagnostic &d : bin.diagnostics) report(d);
     rt::report::Event event;

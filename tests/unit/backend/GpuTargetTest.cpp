@@ -41,13 +41,18 @@ Diagnostic exceeded(SourceRange at) {
   d.message = "kernel `k` needs 174080 bytes of shared memory, more than the 166912 that sm_80 allows";
   return d;
 }
-} // namespace
 
-TEST(GpuTarget, AConfigurationTooLargeOnEveryLoweringIsLeftOutAtTheKernel) {
+kir::Kernel autotunedKernel() {
   kir::Kernel k;
   k.name = "k";
   k.loc = SourceRange{0, 10, 20};
   k.config = {{"BC", 128}};
+  return k;
+}
+} // namespace
+
+TEST(GpuTarget, AConfigurationTooLargeOnEveryLoweringIsLeftOutAtTheKernel) {
+  kir::Kernel k = autotunedKernel();
   backend::GpuBinary bin;
   bin.sharedMemoryOnly = true;
   SourceRange buffer{1, 30, 40};
@@ -60,18 +65,20 @@ TEST(GpuTarget, AConfigurationTooLargeOnEveryLoweringIsLeftOutAtTheKernel) {
   ASSERT_EQ(w->notes.size(), 1u);
   EXPECT_EQ(w->notes[0].range, buffer);
   EXPECT_NE(w->message.find("configuration BC=128 of `k` does not fit sm_80"), std::string::npos) << w->message;
-  // The E0501 kept for a kernel none of whose configurations fits names the configuration.
-  Diagnostic e = backend::skippedConfigurationError(k, bin.diagnostics[0]);
-  EXPECT_EQ(e.kind, DiagKind::SharedMemoryExceeded);
-  ASSERT_FALSE(e.notes.empty());
-  EXPECT_EQ(e.notes.back().message, "in configuration BC=128");
+  // Left out, the variant says only W0503; the E0501 kept for a kernel none of whose
+  // configurations fits names the configuration.
+  std::vector<Diagnostic> errors;
+  ASSERT_TRUE(backend::leaveOutConfiguration(k, bin, "sm_80", errors));
+  ASSERT_EQ(bin.diagnostics.size(), 1u);
+  EXPECT_EQ(bin.diagnostics[0].kind, DiagKind::ConfigurationSkipped);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].kind, DiagKind::SharedMemoryExceeded);
+  ASSERT_FALSE(errors[0].notes.empty());
+  EXPECT_EQ(errors[0].notes.back().message, "in configuration BC=128");
 }
 
 TEST(GpuTarget, EveryOtherRefusalStaysAnError) {
-  kir::Kernel k;
-  k.name = "k";
-  k.loc = SourceRange{0, 10, 20};
-  k.config = {{"BC", 128}};
+  kir::Kernel k = autotunedKernel();
   backend::GpuBinary bin;
   bin.diagnostics = {exceeded(k.loc)};
   // A tensor-core policy refused it for another reason before the SIMT policy ran out.
@@ -87,4 +94,10 @@ TEST(GpuTarget, EveryOtherRefusalStaysAnError) {
   bin.diagnostics = {exceeded(k.loc)};
   k.config.clear();
   EXPECT_FALSE(backend::skippedConfiguration(k, bin, "sm_80").has_value());
+  // Nothing left out, nothing changed.
+  std::vector<Diagnostic> errors;
+  EXPECT_FALSE(backend::leaveOutConfiguration(k, bin, "sm_80", errors));
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(bin.diagnostics.size(), 1u);
+  EXPECT_EQ(bin.diagnostics[0].kind, DiagKind::SharedMemoryExceeded);
 }

@@ -4,7 +4,8 @@
 // may hold: a [128, 128] block of keys at D = 128 fits sm_90's 227 KiB of shared memory and
 // not sm_80's 163 KiB. As Triton's autotuner prunes a configuration that runs out of
 // resources, `ph build` and `ph bench` leave such a configuration out with W0503 at the
-// buffer that did not fit, and fail (E0501) only when no configuration of the kernel fits.
+// kernel (the buffer that did not fit a note), and fail (E0501) only when no configuration
+// of the kernel fits.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -42,11 +43,20 @@ inline std::optional<Diagnostic> skippedConfiguration(const kir::Kernel &k, cons
   return w;
 }
 
-/// The E0501 of a configuration left out, with the configuration as a note: the build's error
-/// when no configuration of the kernel fits.
-inline Diagnostic skippedConfigurationError(const kir::Kernel &k, Diagnostic d) {
-  d.notes.push_back({k.loc, "in configuration " + k.configName()});
-  return d;
+/// Leaves a configuration out where skippedConfiguration says so: its diagnostics become the
+/// W0503 alone, and its E0501s, each with the configuration as a note, go to `errors` (the
+/// build's errors if no configuration of the kernel fits). False, and nothing changed, otherwise.
+inline bool leaveOutConfiguration(const kir::Kernel &k, GpuBinary &bin, const std::string &target,
+                                  std::vector<Diagnostic> &errors) {
+  std::optional<Diagnostic> w = skippedConfiguration(k, bin, target);
+  if (!w) return false;
+  for (Diagnostic &d : bin.diagnostics)
+    if (d.severity == Severity::Error) {
+      d.notes.push_back({k.loc, "in configuration " + k.configName()});
+      errors.push_back(std::move(d));
+    }
+  bin.diagnostics = {std::move(*w)};
+  return true;
 }
 
 } // namespace ph::backend
