@@ -303,6 +303,10 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
       po.producerRegs = std::atoi(v.substr(comma + 1).c_str());
     }
   }
+  // Attention's P·V under the next block's softmax (FlashAttention-3's intra-warpgroup
+  // pipelining; docs/tilegpu.md, "P·V under the next softmax"): PH_TILEGPU_OVERLAP=1 until a GPU
+  // run has timed it.
+  if (const char *e = std::getenv("PH_TILEGPU_OVERLAP")) po.overlapSoftmax = std::string(e) == "1";
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   // Row loops read their next block while this one is reduced (loops without rings, stores or
   // dots): softmax 0.85 -> 0.93 of copy, cross-entropy 0.74 -> 0.81 on an H100 (docs/tilegpu.md,

@@ -152,6 +152,11 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
            "copies each stage's boxes onto the stage's full mbarrier, where every operand is a 2-D box "
            "of a tensor argument with rows of whole 16-byte chunks (the kernel takes one tensor map per "
            "box, `tilegpu.tma`)">,
+    Option<"overlapSoftmax", "overlap-softmax", "bool", /*default=*/"false",
+           "an attention loop (S = Q·Kᵀ, then P·V accumulated into what the loop carries, both wgmma, a "
+           "ring of 3 or more stages on the CTA barrier) issues P·V of block j after S of block j + 1, so "
+           "that it runs under that block's softmax (FlashAttention-3's intra-warpgroup pipelining); "
+           "iteration 0 is peeled and the last P·V follows the loop; copies run stages - 2 ahead">,
     Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"224",
            "registers per consumer thread after setmaxnreg (warp-specialize)">,
     Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"56",

@@ -59,7 +59,10 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   bool async = S >= 3 && chainsAccumulator(loop) &&
                llvm::all_of(loads, [](Staged &s) { return s.wgmma(); });
   if (async) asyncLoops_.insert(loop);
-  bool mb = byMBarriers(loop, async, S);
+  // Attention's P·V read a ring stage one iteration later, like a group left in flight.
+  bool overlap = !async && overlapsSoftmax(loop, loads, S);
+  if (overlap) overlapLoops_.push_back(loop);
+  bool mb = byMBarriers(loop, async || overlap, S);
   // TMA fills the ring (one thread, a full mbarrier per stage) where the loop keeps one wgmma
   // group in flight: the CTA barrier per iteration stays, and retires the stage being refilled.
   bool tma = tma_ && async && !mb && llvm::all_of(loads, [&](Staged &s) { return tmaCanCopy(s.load, f_); });
@@ -69,7 +72,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   // iterations before, so one warp may run an iteration ahead of another
   // (with a stage read one iteration before, every iteration would wait for
   // the slowest warp, as a CTA barrier does).
-  int64_t D = async || mb ? S - 2 : S - 1;
+  int64_t D = async || mb || overlap ? S - 2 : S - 1;
   int64_t threads = 128;
   if (auto t = f_->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = t.getInt();
   bool wgmma = llvm::any_of(loads, [](Staged &s) { return s.wgmma(); });
@@ -214,6 +217,7 @@ void Pipeliner::run() {
   for (Staged s : single) stageOnce(s, s.load->getParentOfType<scf::ForOp>() != nullptr);
   for (auto &[loop, loads] : byLoop) pipelineLoop(cast<scf::ForOp>(loop), loads);
   toWarpgroupDots();
+  for (scf::ForOp loop : overlapLoops_) overlapSoftmax(loop);
   moveIntoConsumers();
 }
 
@@ -238,7 +242,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
                                  << int64_t(vectorDotRegs);
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, vectorDotsByRegisters ? int64_t(vectorDotRegs) : 0, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, vectorDotsByRegisters ? int64_t(vectorDotRegs) : 0, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma, overlapSoftmax).run(); });
   }
 };
 

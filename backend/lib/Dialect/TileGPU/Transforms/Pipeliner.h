@@ -67,8 +67,8 @@ class Pipeliner {
 public:
   Pipeliner(mlir::func::FuncOp f, bool fmaRings, int64_t vectorDotRegs, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
             bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs, int64_t chainedStages,
-            int64_t sharedPerSM, int64_t sharedPerBlock, bool tma)
-      : tma_(tma), fmaRings_(fmaRings), vectorDotRegs_(vectorDotRegs), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
+            int64_t sharedPerSM, int64_t sharedPerBlock, bool tma, bool overlapSoftmax)
+      : tma_(tma), overlapSoftmax_(overlapSoftmax), fmaRings_(fmaRings), vectorDotRegs_(vectorDotRegs), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
         warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs),
         chainedStages_(chainedStages), sharedPerSM_(sharedPerSM), sharedPerBlock_(sharedPerBlock) {}
   void run();
@@ -89,6 +89,9 @@ private:
   // WarpgroupDots.cpp.
   void toWarpgroupDots();
   void keepOneGroupInFlight(WarpgroupDotOp dot);
+  // OverlapSoftmax.cpp.
+  bool overlapsSoftmax(mlir::scf::ForOp loop, llvm::ArrayRef<Staged> loads, int64_t stages) const;
+  void overlapSoftmax(mlir::scf::ForOp loop);
 
   mlir::Value allocBarriers(mlir::Location loc, int64_t stages) {
     mlir::OpBuilder b(f_.getContext());
@@ -112,6 +115,9 @@ private:
   mlir::Value tmaMap(tile::LoadOp ld, MemDescType ring);
 
   bool tma_;
+  /// Attention loops' P·V moves under the next block's softmax (OverlapSoftmax.cpp).
+  bool overlapSoftmax_;
+  llvm::SmallVector<mlir::scf::ForOp> overlapLoops_;
   bool fmaRings_;
   /// The registers a thread a loop of vector dots may carry to stream by registers (0: never).
   int64_t vectorDotRegs_;

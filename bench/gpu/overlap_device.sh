@@ -1,0 +1,94 @@
+#!/bin/sh
+# overlap_device.sh - attention's P·V under the next block's softmax (PH_TILEGPU_OVERLAP=1, issue 15;
+# docs/tilegpu.md, "P·V under the next softmax") against the default, in one or two device calls.
+#
+#   overlap_device.sh build PH OUT    (here: bench/gpu/attention_tc.ph's attn_w8, causal_w8 and attn_w4
+#                                     on sm_90a, with and without the knob; examples/mha.ph's four
+#                                     kernels with and without it on sm_90a, and as it is on sm_90)
+#   overlap_device.sh run OUT [LOGS]  (on the device; exits 77 without a GPU)
+#
+# OV_STEPS picks the steps (default "checks sanitizers bench prefill"):
+#   checks      every configuration of the knob's builds against the fp64 interpreter (N = 256 and 384:
+#               whole and partial key blocks, the causal diagonal, a single key block), and mha.ph's
+#               default builds (sm_90a and sm_90: its 128 x 128 blocks on two warpgroups included);
+#   sanitizers  compute-sanitizer racecheck and synccheck on the knob's attn_w8 and mha_causal_f16;
+#   bench       `ph-run --bench` of both builds in turns, two rounds, [4, 16, 4096, D], D = 64 and 128;
+#   prefill     mha.ph's default and knob builds through bench_prefill.py (SDPA flash and cuDNN in the
+#               same process), default again last.
+set -u
+mode=$1; shift
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/pack_steps.sh"
+MHA="mha_f16 mha_causal_f16 mha_bf16 mha_causal_bf16"
+case $mode in
+build)
+  ph=$1 out=$2
+  rm -rf "$out"; mkdir -p "$out"
+  for v in base ov; do
+    case $v in base) e=PH_NONE=1 ;; ov) e=PH_TILEGPU_OVERLAP=1 ;; esac
+    for k in attn_w8 causal_w8 attn_w4; do
+      build_into "$out/$v-$k.log" env $e "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --target sm_90a \
+        --no-cache -o "$out/$v/$k"
+    done
+    for k in $MHA; do
+      build_into "$out/mha-$v-$k.log" env $e "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a --no-cache \
+        -o "$out/mha/$v/$k"
+    done
+  done
+  for k in $MHA; do
+    build_into "$out/mha-sm90-$k.log" "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90 --no-cache -o "$out/mha/sm90/$k"
+  done
+  finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/overlap_device.sh"
+  ;;
+run)
+  start_pack "$@"
+  steps=${OV_STEPS:-checks sanitizers bench prefill}
+  want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+  nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
+  if want checks; then
+    for k in attn_w8 causal_w8 attn_w4; do
+      br=128; [ $k = attn_w4 ] && br=64
+      for d in 64 128; do for bc in 32 64 128; do for n in 256 384; do
+        step "check-ov-$k-D$d-BC$bc-N$n" 30 "'$R' '$T/ov/$k' --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=$n --seed 9 --check"
+      done; done; done
+    done
+    for v in ov base sm90; do for k in $MHA; do
+      for c in D=64,BR=64,BC=64 D=64,BR=128,BC=64 D=128,BR=64,BC=32 D=128,BR=128,BC=32 D=128,BR=128,BC=128; do
+        # sm_80-class shared memory holds the 128 x 128 blocks on sm_90 too (227 KiB a CTA).
+        step "check-mha-$v-$k-$c" 30 "'$R' '$T/mha/$v/$k' --kernel $k --config $c --size B=1 --size H=2 --size N=384 --seed 4 --check"
+      done
+    done; done
+    echo "checks: $(grep -l -i 'mismatch\|fail' "$logs"/check-*.log 2>/dev/null | wc -l) failing of $(ls "$logs"/check-*.log | wc -l)"
+    grep -l -i "mismatch\|fail" "$logs"/check-*.log 2>/dev/null | head
+  fi
+  if want sanitizers && command -v compute-sanitizer >/dev/null; then
+    for tool in racecheck synccheck; do
+      step "sanitizer-$tool" 120 "compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$T/ov/attn_w8' --kernel attn_w8 \
+        --config D=128,BR=128,BC=128 --size B=1 --size H=1 --size N=384 --seed 3"
+      tail -2 "$logs/sanitizer-$tool.log"
+      step "sanitizer-mha-$tool" 120 "compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$T/mha/ov/mha_causal_f16' \
+        --kernel mha_causal_f16 --config D=128,BR=128,BC=128 --size B=1 --size H=1 --size N=384 --seed 3"
+      tail -2 "$logs/sanitizer-mha-$tool.log"
+    done
+  fi
+  want bench && for round in 1 2; do
+    for v in base ov; do
+      for k in attn_w8 causal_w8; do
+        for d in ${OV_DS:-64 128}; do
+          step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
+          grep -E '^ *D=' "$logs/bench-$round-$v-$k-D$d.log" | sed "s/^/   $round $v $k /"
+        done
+      done
+    done
+  done
+  i=0
+  want prefill && for v in base ov base; do
+    i=$((i + 1))
+    step "prefill-$i-$v" 90 "cd '$T' && python3 bench_prefill.py '$R' '$T/mha/$v' --iters 20"
+    grep -E '^mha_' "$logs/prefill-$i-$v.log" | sed "s/^/   $v /"
+  done
+  echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
+  [ $fails -eq 0 ]
+  ;;
+*) echo "usage: overlap_device.sh build PH OUT | run OUT [LOGS]"; exit 2 ;;
+esac
