@@ -1,13 +1,14 @@
 // Batched multi-head flash attention over [B, H, N, D] tensors: one CTA per block of BR
 // queries of one head of one sequence (grid: ceil(N / BR) x H x B). D is 64 or 128; the
 // launch picks the variant whose D matches the tensors. Blocks of BC keys with D * BC = 4096
-// (64 keys at D = 64, 32 at D = 128: what one warpgroup holds in registers), and square
-// 128 x 128 blocks at D = 128, which the GPU target runs on two warpgroups of 64 query rows
-// (docs/tilegpu.md, "Two warpgroups where one would hold too much"). A configuration a target
-// cannot hold (128 x 128 at D = 128 on sm_80's shared memory) is left out there (W0503).
+// (64 keys at D = 64, 32 at D = 128: what one warpgroup holds in registers), and 128 x 128
+// blocks at either D, which the GPU target runs on two warpgroups of 64 query rows
+// (docs/tilegpu.md, "Two warpgroups where one would hold too much") and, on sm_90a, on wgmma
+// (128 keys a block reach its N = 128). A configuration a target cannot hold (128 x 128 at
+// D = 128 on sm_80's shared memory) is left out there (W0503).
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || D == BR && BR == BC)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BR == 128 && BC == 128)
 @aligned(N = BR)
 kernel mha_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -21,7 +22,7 @@ kernel mha_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || D == BR && BR == BC)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BR == 128 && BC == 128)
 @aligned(N = BR)
 kernel mha_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
                 O: tensor<bf16>[B, H, N, D], scale: f32) {
@@ -35,7 +36,7 @@ kernel mha_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: ten
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || D == BR && BR == BC)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BR == 128 && BC == 128)
 @aligned(N = BR)
 kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                       O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -60,7 +61,7 @@ kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V:
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || D == BR && BR == BC)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BR == 128 && BC == 128)
 @aligned(N = BR)
 kernel mha_causal_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
                        O: tensor<bf16>[B, H, N, D], scale: f32) {

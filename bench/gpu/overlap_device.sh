@@ -13,6 +13,8 @@
 #               default builds (sm_90a and sm_90: its 128 x 128 blocks on two warpgroups included);
 #   sanitizers  compute-sanitizer racecheck and synccheck on the knob's attn_w8 and mha_causal_f16;
 #   bench       `ph-run --bench` of both builds in turns, two rounds, [4, 16, 4096, D], D = 64 and 128;
+#   vs          (ask for it) shared/tools/ph_vs_torch.py --only prefill on mha.ph's sm_90a build, if the
+#               pack has the script (../shared/tools beside the checkout);
 #   prefill     mha.ph's default and knob builds through bench_prefill.py (SDPA flash and cuDNN in the
 #               same process), default again last.
 set -u
@@ -24,8 +26,8 @@ case $mode in
 build)
   ph=$1 out=$2
   rm -rf "$out"; mkdir -p "$out"
-  for v in base ov; do
-    case $v in base) e=PH_NONE=1 ;; ov) e=PH_TILEGPU_OVERLAP=1 ;; esac
+  for v in expf base ov; do
+    case $v in base) e=PH_NONE=1 ;; ov) e=PH_TILEGPU_OVERLAP=1 ;; expf) e=PH_TILEGPU_WGMMA_EXPF=1 ;; esac
     for k in attn_w8 causal_w8 attn_w4; do
       build_into "$out/$v-$k.log" env $e "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --target sm_90a \
         --no-cache -o "$out/$v/$k"
@@ -38,6 +40,9 @@ build)
   for k in $MHA; do
     build_into "$out/mha-sm90-$k.log" "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90 --no-cache -o "$out/mha/sm90/$k"
   done
+  # shared/tools/ph_vs_torch.py's prefill: mha.ph as it is, one build of the file.
+  build_into "$out/vs-mha.log" "$ph" build "$root/examples/mha.ph" --target sm_90a --no-cache -o "$out/vs/mha"
+  [ -f "$root/../shared/tools/ph_vs_torch.py" ] && cp "$root/../shared/tools/ph_vs_torch.py" "$out/"
   finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/overlap_device.sh"
   ;;
 run)
@@ -46,14 +51,14 @@ run)
   want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
   nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
   if want checks; then
-    for k in attn_w8 causal_w8 attn_w4; do
+    for k in ${OV_CHECK_KERNELS:-attn_w8 causal_w8 attn_w4}; do
       br=128; [ $k = attn_w4 ] && br=64
       for d in 64 128; do for bc in 32 64 128; do for n in 256 384; do
-        step "check-ov-$k-D$d-BC$bc-N$n" 30 "'$R' '$T/ov/$k' --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=$n --seed 9 --check"
+        step "check-${OV_CHECK_BUILD:-ov}-$k-D$d-BC$bc-N$n" 30 "'$R' '$T/${OV_CHECK_BUILD:-ov}/$k' --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=$n --seed 9 --check"
       done; done; done
     done
-    for v in ov base sm90; do for k in $MHA; do
-      for c in D=64,BR=64,BC=64 D=64,BR=128,BC=64 D=128,BR=64,BC=32 D=128,BR=128,BC=32 D=128,BR=128,BC=128; do
+    for v in ${OV_CHECKS:-ov base sm90}; do for k in $MHA; do
+      for c in D=64,BR=64,BC=64 D=64,BR=128,BC=64 D=64,BR=128,BC=128 D=128,BR=64,BC=32 D=128,BR=128,BC=32 D=128,BR=128,BC=128; do
         # sm_80-class shared memory holds the 128 x 128 blocks on sm_90 too (227 KiB a CTA).
         step "check-mha-$v-$k-$c" 30 "'$R' '$T/mha/$v/$k' --kernel $k --config $c --size B=1 --size H=2 --size N=384 --seed 4 --check"
       done
@@ -72,7 +77,7 @@ run)
     done
   fi
   want bench && for round in 1 2; do
-    for v in base ov; do
+    for v in ${OV_VARIANTS:-expf base ov}; do
       for k in attn_w8 causal_w8; do
         for d in ${OV_DS:-64 128}; do
           step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
@@ -82,11 +87,15 @@ run)
     done
   done
   i=0
-  want prefill && for v in base ov base; do
+  want prefill && for v in ${OV_PREFILL:-expf base ov base}; do
     i=$((i + 1))
     step "prefill-$i-$v" 90 "cd '$T' && python3 bench_prefill.py '$R' '$T/mha/$v' --iters 20"
     grep -E '^mha_' "$logs/prefill-$i-$v.log" | sed "s/^/   $v /"
   done
+  if want vs && [ -f "$T/ph_vs_torch.py" ]; then
+    step vs-prefill 240 "cd '$T' && python3 ph_vs_torch.py '$T/vs' --only prefill --out '$logs/ph_vs_torch.jsonl'"
+    grep -E 'prefill|FAILED' "$logs/vs-prefill.log" | tail -12
+  fi
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
   [ $fails -eq 0 ]
   ;;

@@ -52,19 +52,23 @@ struct ElementwisePattern : ConversionPattern {
   }
 };
 
-/// exp of an f32 tile in an mma.sync accumulator layout (attention's softmax) or a blocked one
-/// (the SIMT policy's rows: softmax, cross-entropy): 2^(x log2 e), a multiply and math.exp2
-/// (one MUFU.EX2, relative error about 2^-22, where libdevice's expf takes about ten
+/// exp of an f32 tile in an mma.sync or wgmma accumulator layout (attention's softmax) or a
+/// blocked one (the SIMT policy's rows: softmax, cross-entropy): 2^(x log2 e), a multiply and
+/// math.exp2 (one MUFU.EX2, relative error about 2^-22, where libdevice's expf takes about ten
 /// instructions an element), as the legacy tensor-core emitter computes it. A memory-bound
 /// row softmax has about 36 instruction slots an element at 90 % of the H200's copy
-/// bandwidth; two libdevice expf took 20 of them.
+/// bandwidth; two libdevice expf took 20 of them. On wgmma the softmax is what the tensor
+/// cores wait for, 64 scores a thread a key block at 128 x 128 (`wgmmaFastExp`).
 struct MmaExpPattern : OpConversionPattern<math::ExpOp> {
-  MmaExpPattern(TypeConverter &tc, MLIRContext *ctx) : OpConversionPattern(tc, ctx, /*benefit=*/2) {}
+  MmaExpPattern(TypeConverter &tc, MLIRContext *ctx, bool wgmma)
+      : OpConversionPattern(tc, ctx, /*benefit=*/2), wgmma_(wgmma) {}
+  bool wgmma_;
   LogicalResult matchAndRewrite(math::ExpOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
     auto rt = dyn_cast<RankedTensorType>(op.getType());
     auto m = rt ? dyn_cast_or_null<MmaEncodingAttr>(rt.getEncoding()) : MmaEncodingAttr();
     bool blocked = rt && isa_and_nonnull<BlockedEncodingAttr>(rt.getEncoding());
-    if ((!blocked && (!m || m.getVersion() != 2)) || !rt.getElementType().isF32()) return failure();
+    bool mma = m && (m.getVersion() == 2 || (m.getVersion() == 3 && wgmma_));
+    if ((!blocked && !mma) || !rt.getElementType().isF32()) return failure();
     Location loc = op.getLoc();
     Type resTy = getTypeConverter()->convertType(rt);
     Value log2e = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(1.4426950408889634f));
@@ -215,10 +219,12 @@ struct MaskPattern : OpConversionPattern<MaskOp> {
 
 } // namespace
 
-void populateElementwisePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p, bool causalMaskDiff) {
+void populateElementwisePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p, bool causalMaskDiff,
+                                 bool wgmmaFastExp) {
   MLIRContext *ctx = p.getContext();
   p.add<ElementwisePattern>(tc, ctx);
-  p.add<MmaExpPattern, ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, IotaPattern, MaskPattern<tile::MaskColsOp>>(
+  p.add<MmaExpPattern>(tc, ctx, wgmmaFastExp);
+  p.add<ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, IotaPattern, MaskPattern<tile::MaskColsOp>>(
       tc, ctx);
   p.add<MaskPattern<tile::CausalMaskOp>>(tc, ctx, causalMaskDiff);
 }

@@ -106,7 +106,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     TileGPUTypeConverter tc(ctx);
     RewritePatternSet patterns(ctx);
     patterns.add<FuncPattern, ReturnPattern>(tc, ctx);
-    populateElementwisePatterns(tc, patterns, causalMaskDiff);
+    populateElementwisePatterns(tc, patterns, causalMaskDiff, wgmmaFastExp);
     populateReducePatterns(tc, patterns);
     populateLoadStorePatterns(tc, patterns);
     populateSharedPatterns(tc, patterns);

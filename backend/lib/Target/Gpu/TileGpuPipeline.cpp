@@ -350,6 +350,9 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // PH_TILEGPU_MASK_DIFF=0 compares `col + j > row + i` per register, as before, for A/B runs.
   tilegpu::ConvertTileGPUToNVVMOptions co;
   if (const char *e = std::getenv("PH_TILEGPU_MASK_DIFF"); e && std::string(e) == "0") co.causalMaskDiff = false;
+  // The softmax's exp on wgmma as one ex2 (docs/tilegpu.md, "P·V under the next softmax");
+  // PH_TILEGPU_WGMMA_EXPF=1 keeps libdevice's expf for A/B runs.
+  if (const char *e = std::getenv("PH_TILEGPU_WGMMA_EXPF"); e && std::string(e) == "1") co.wgmmaFastExp = false;
   convertPm.addPass(tilegpu::createConvertTileGPUToNVVM(co));
   if (failed(convertPm.run(m))) {
     if (err.empty()) err = "the TileGPU lowering failed";

@@ -1,11 +1,14 @@
 // RUN: ph-opt %s --convert-tilegpu-to-nvvm | %FileCheck %s
+// RUN: ph-opt %s --convert-tilegpu-to-nvvm="wgmma-fast-exp=0" | %FileCheck %s --check-prefix=EXPF
 // REQUIRES: mlir
 // exp of an f32 tile in the mma.sync accumulator layout (attention's scores) or a blocked one
 // (the SIMT policy's softmax rows) is 2^(x log2 e): a multiply and math.exp2 per register
 // (MUFU.EX2), as the legacy tensor-core emitter computes it; other element types stay math.exp
-// (libdevice).
+// (libdevice). So is wgmma's accumulator layout (version 3: attention's scores on sm_90a),
+// unless wgmma-fast-exp=0 (EXPF), which keeps libdevice's expf there for A/B runs.
 
 #mma = #tilegpu.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+#wgmma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 16]}>
 #bl = #tilegpu.blocked<{sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
 
 // CHECK-LABEL: gpu.func @scores
@@ -19,6 +22,24 @@ func.func @scores(%o: !tile.ptr<f32>, %x: f32) attributes {tile.threads = 128 : 
   %s = tile.splat %x : tensor<64x16xf32, #mma>
   %e = math.exp %s : tensor<64x16xf32, #mma>
   tile.store %e, %o[%c0, %c0] extents[%c64, %c64] {lens = array<i64: 64, 16>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<64x16xf32, #mma>, !tile.ptr<f32>
+  return
+}
+
+// CHECK-LABEL: gpu.func @wgmma_scores
+// CHECK-COUNT-8: math.exp2 %{{.*}} : f32
+// CHECK-NOT: math.exp %
+// CHECK: gpu.return
+// EXPF-LABEL: gpu.func @wgmma_scores
+// EXPF-NOT: math.exp2
+// EXPF-COUNT-8: math.exp %{{.*}} : f32
+// EXPF-NOT: math.exp2
+// EXPF: gpu.return
+func.func @wgmma_scores(%o: !tile.ptr<f32>, %x: f32) attributes {tile.threads = 128 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %s = tile.splat %x : tensor<64x16xf32, #wgmma>
+  %e = math.exp %s : tensor<64x16xf32, #wgmma>
+  tile.store %e, %o[%c0, %c0] extents[%c64, %c64] {lens = array<i64: 64, 16>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<64x16xf32, #wgmma>, !tile.ptr<f32>
   return
 }
 

@@ -313,6 +313,11 @@ def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "::mlir::ModuleOp"> {
            "per register: one use of a loop's induction variable where there were one a register, "
            "which LLVM's loop strength reduction spent 23 % of a causal variant's compile on "
            "(docs/compile.md; `ph` takes it unless PH_TILEGPU_MASK_DIFF=0)">,
+    Option<"wgmmaFastExp", "wgmma-fast-exp", "bool", /*default=*/"true",
+           "exp of an f32 tile in a wgmma accumulator layout (attention's softmax on sm_90a) is "
+           "2^(x log2 e), a multiply and one ex2.approx, as in the mma.sync and blocked layouts, "
+           "instead of libdevice's expf (about ten instructions a score); false keeps expf "
+           "(`ph`: PH_TILEGPU_WGMMA_EXPF=1, for A/B runs)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::nvgpu::NVGPUDialect", "::mlir::vector::VectorDialect",
