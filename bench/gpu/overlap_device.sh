@@ -12,7 +12,8 @@
 #               whole and partial key blocks, the causal diagonal, a single key block), and mha.ph's
 #               default builds (sm_90a and sm_90: its 128 x 128 blocks on two warpgroups included);
 #   sanitizers  compute-sanitizer racecheck and synccheck on the knob's attn_w8 and mha_causal_f16;
-#   bench       `ph-run --bench` of both builds in turns, two rounds, [4, 16, 4096, D], D = 64 and 128;
+#   bench       `ph-run --bench` of the builds in turns (OV_VARIANTS, default "expf base ov"; also pp, ppmb,
+#               mb), two rounds, [4, 16, 4096, D], D = 64 and 128;
 #   vs          (ask for it) shared/tools/ph_vs_torch.py --only prefill on mha.ph's sm_90a build, if the
 #               pack has the script (../shared/tools beside the checkout);
 #   prefill     mha.ph's default and knob builds through bench_prefill.py (SDPA flash and cuDNN in the
@@ -26,12 +27,17 @@ case $mode in
 build)
   ph=$1 out=$2
   rm -rf "$out"; mkdir -p "$out"
-  for v in expf base ov; do
-    case $v in base) e=PH_NONE=1 ;; ov) e=PH_TILEGPU_OVERLAP=1 ;; expf) e=PH_TILEGPU_WGMMA_EXPF=1 ;; esac
+  for v in expf base ov pp ppmb mb; do
+    case $v in
+    base) e=PH_NONE=1 ;; ov) e=PH_TILEGPU_OVERLAP=1 ;; expf) e=PH_TILEGPU_WGMMA_EXPF=1 ;;
+    pp) e=PH_TILEGPU_PINGPONG=1 ;; ppmb) e="PH_TILEGPU_PINGPONG=1 PH_TILEGPU_MBARRIERS=1" ;; mb) e=PH_TILEGPU_MBARRIERS=1 ;;
+    esac
     for k in attn_w8 causal_w8 attn_w4; do
       build_into "$out/$v-$k.log" env $e "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --target sm_90a \
         --no-cache -o "$out/$v/$k"
     done
+    # mha.ph with the knobs that change its code: the default, the expf and the overlap builds.
+    case $v in pp|ppmb|mb) continue ;; esac
     for k in $MHA; do
       build_into "$out/mha-$v-$k.log" env $e "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a --no-cache \
         -o "$out/mha/$v/$k"
