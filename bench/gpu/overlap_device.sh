@@ -82,7 +82,7 @@ run)
       tail -2 "$logs/sanitizer-mha-$tool.log"
     done
   fi
-  want bench && for round in 1 2; do
+  want bench && for round in ${OV_ROUNDS:-1 2}; do
     for v in ${OV_VARIANTS:-expf base ov}; do
       for k in attn_w8 causal_w8; do
         for d in ${OV_DS:-64 128}; do
