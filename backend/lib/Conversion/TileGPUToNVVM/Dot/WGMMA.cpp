@@ -205,6 +205,19 @@ struct WarpgroupWaitPattern : OpConversionPattern<WarpgroupWaitOp> {
     SmallVector<Value> results;
     for (auto [v, t] : llvm::zip(a.getValues(), op.getResultTypes())) {
       SmallVector<Value> regs = unpack(rw, loc, v);
+      // An A operand in registers (P of P·V) is read by wgmma as 32-bit pairs of its 16-bit
+      // values, built as WarpgroupDotWGMMA builds them (LLVM merges the two): those registers
+      // are the ones to keep until the wait, not the halves. The value itself is unchanged.
+      auto rt = cast<RankedTensorType>(t);
+      auto opA = dyn_cast_or_null<DotOperandEncodingAttr>(rt.getEncoding());
+      if (opA && opA.getOpIdx() == 0 && rt.getElementType().getIntOrFloatBitWidth() == 16 && regs.size() % 2 == 0) {
+        SmallVector<Value> pairs;
+        for (size_t i = 0; i < regs.size(); i += 2)
+          pairs.push_back(LLVM::BitcastOp::create(rw, loc, rw.getI32Type(), vectorOf(rw, loc, ValueRange{regs[i], regs[i + 1]})));
+        tieAfterWait(rw, loc, pairs);
+        results.push_back(v);
+        continue;
+      }
       tieAfterWait(rw, loc, regs);
       results.push_back(pack(rw, loc, getTypeConverter()->convertType(t), regs));
     }

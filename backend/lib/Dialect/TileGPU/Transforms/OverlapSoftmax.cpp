@@ -51,6 +51,19 @@ std::optional<std::pair<Dot, Dot>> softmaxDots(scf::ForOp loop) {
   while (yield.getOperand(k) != r) ++k;
   BlockArgument acc = loop.getRegionIterArg(k);
   if (pv.getAcc() == acc) return std::nullopt;
+  // P·V must accumulate onto the carried value (the rescale of it): the rotated loop's wait for
+  // P·V sits before the first reader of that value, and a loop that overwrote it would have none.
+  bool fromAcc = false;
+  SmallVector<Value> work = {pv.getAcc()};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty() && !fromAcc) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second) continue;
+    if (v == acc) fromAcc = true;
+    else if (Operation *d = v.getDefiningOp(); d && d->getBlock() == loop.getBody())
+      llvm::append_range(work, d->getOperands());
+  }
+  if (!fromAcc) return std::nullopt;
   if (llvm::is_contained(s->getOperands(), r)) return std::nullopt;
   for (OpOperand &use : acc.getUses()) {
     Operation *user = inBlock(use.getOwner(), loop.getBody());
@@ -93,7 +106,8 @@ void Pipeliner::overlapSoftmax(scf::ForOp loop) {
 
   // Under lb < ub: iteration 0 and the last P·V exist only where the loop runs.
   OpBuilder b(loop);
-  Value runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lb, ub);
+  auto lt = loop.getUnsignedCmp() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+  Value runs = arith::CmpIOp::create(b, loc, lt, lb, ub);
   auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs, /*withElseRegion=*/true);
   OpBuilder els = OpBuilder::atBlockEnd(guard.elseBlock());
   scf::YieldOp::create(els, loc, loop.getInitArgs());
@@ -114,6 +128,7 @@ void Pipeliner::overlapSoftmax(scf::ForOp loop) {
   // S_j's wait lets P·V run under the softmax, whose rescale waits for it.
   Value next = arith::AddIOp::create(in, loc, lb, step);
   auto rotated = scf::ForOp::create(in, loc, next, ub, step, inits);
+  rotated.setUnsignedCmp(loop.getUnsignedCmp());
   {
     Block *nb = rotated.getBody();
     OpBuilder bb = OpBuilder::atBlockBegin(nb);
@@ -160,6 +175,8 @@ void Pipeliner::overlapSoftmax(scf::ForOp loop) {
       if (&op != pv.getOperation() && !(sink && readers.contains(&op))) cloneOne(op);
     if (sink)
       for (Operation *op : readers) cloneOne(*op);
+    // softmaxDots saw P·V read the carried value, so its wait is in place; never leave it out.
+    if (!waited) WarpgroupWaitOp::create(bb, pv.getLoc(), ValueRange{accFull, pPrev}, 0);
     SmallVector<Value> yields;
     for (unsigned i = 0; i < n; ++i) yields.push_back(map.lookupOrDefault(i == k ? pv.getAcc() : yield.getOperand(i)));
     yields.push_back(map.lookupOrDefault(pv.getA()));
