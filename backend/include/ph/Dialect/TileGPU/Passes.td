@@ -156,7 +156,8 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
            "an attention loop (S = Q·Kᵀ, then P·V accumulated into what the loop carries, both wgmma, a "
            "ring of 3 or more stages on the CTA barrier) issues P·V of block j after S of block j + 1, so "
            "that it runs under that block's softmax (FlashAttention-3's intra-warpgroup pipelining); "
-           "iteration 0 is peeled and the last P·V follows the loop; copies run stages - 2 ahead">,
+           "iteration 0 is peeled and the last P·V follows the loop; copies run stages - 2 ahead; not where "
+           "S, the accumulator and two P tiles would pass 192 registers a thread">,
     Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"224",
            "registers per consumer thread after setmaxnreg (warp-specialize)">,
     Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"56",

@@ -24,6 +24,9 @@ namespace ph::tilegpu::pipeline {
 
 namespace {
 
+/// The most 32-bit registers a thread the rotated loop's tiles may take (see overlapsSoftmax).
+constexpr int64_t kOverlapRegisters = 192;
+
 /// The op of `block` that holds `op` (itself, or an ancestor in a nested region).
 Operation *inBlock(Operation *op, Block *block) {
   while (op && op->getBlock() != block) op = op->getParentOp();
@@ -87,7 +90,15 @@ bool Pipeliner::overlapsSoftmax(scf::ForOp loop, ArrayRef<Staged> loads, int64_t
   auto ring = [&](Value v) {
     return llvm::any_of(loads, [&](Staged s) { return s.replaced() == v; });
   };
-  return !ring(dots->second.getA()) && ring(dots->second.getB()) && ring(dots->first.getB());
+  if (ring(dots->second.getA()) || !ring(dots->second.getB()) || !ring(dots->first.getB())) return false;
+  // The rotated loop holds S_{j+1}, the accumulator and two P tiles (f16: one S's worth of
+  // 32-bit registers) at once: where that passes 192 registers a thread, ptxas spills or
+  // serializes the wgmmas (C7512: attn_w4 at D = 64 with 128 x 128 blocks, 320).
+  int64_t threads = 128;
+  if (auto t = f_->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = t.getInt();
+  auto elems = [](Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); };
+  int64_t regs = (2 * elems(dots->first.getResult()) + elems(dots->second.getResult())) / threads;
+  return regs <= kOverlapRegisters;
 }
 
 /// The rotation, once the dots are warpgroup dots (see the file comment).
