@@ -105,7 +105,7 @@ bool Pipeliner::overlapsSoftmax(scf::ForOp loop, ArrayRef<Staged> loads, int64_t
 void Pipeliner::overlapSoftmax(scf::ForOp loop) {
   auto dots = softmaxDots<WarpgroupDotOp>(loop);
   if (!dots) return;
-  auto [s, pv] = *dots;
+  WarpgroupDotOp s = dots->first, pv = dots->second;
   if (!isa<RankedTensorType>(pv.getA().getType()) || !pv.getBStage() || s.getAsync() || pv.getAsync()) return;
   Location loc = loop.getLoc();
   Block *body = loop.getBody();
