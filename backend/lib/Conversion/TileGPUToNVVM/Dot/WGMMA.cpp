@@ -37,6 +37,12 @@ uint64_t descriptorBits(const BufferShape &s) {
   return (lbo & 0x3FFF) << 16 | (sbo & 0x3FFF) << 32 | uint64_t(s.swizzleMode()) << 62;
 }
 
+/// Two 16-bit values as the 32-bit register wgmma reads an A operand from. The dot and the
+/// wait that keeps P's registers build it alike, so that LLVM merges the two.
+Value packPair(OpBuilder &rw, Location loc, Value lo, Value hi) {
+  return LLVM::BitcastOp::create(rw, loc, rw.getI32Type(), vectorOf(rw, loc, ValueRange{lo, hi})).getResult();
+}
+
 /// An empty asm that takes and gives back `regs`: placed after a wait, no
 /// read of them can move above it (an intrinsic orders memory, not values).
 void tieAfterWait(OpBuilder &rw, Location loc, MutableArrayRef<Value> regs) {
@@ -139,9 +145,7 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
       A = unpack(rw, loc, a.getA());
       la = layoutOfType(aReg);
     }
-    auto pair = [&](Value lo, Value hi) {
-      return LLVM::BitcastOp::create(rw, loc, rw.getI32Type(), vectorOf(rw, loc, ValueRange{lo, hi})).getResult();
-    };
+    auto pair = [&](Value lo, Value hi) { return packPair(rw, loc, lo, hi); };
     bool transB = op.getTransB();
 
     SmallVector<Value> C = unpack(rw, loc, a.getAcc());
@@ -206,14 +210,14 @@ struct WarpgroupWaitPattern : OpConversionPattern<WarpgroupWaitOp> {
     for (auto [v, t] : llvm::zip(a.getValues(), op.getResultTypes())) {
       SmallVector<Value> regs = unpack(rw, loc, v);
       // An A operand in registers (P of P·V) is read by wgmma as 32-bit pairs of its 16-bit
-      // values, built as WarpgroupDotWGMMA builds them (LLVM merges the two): those registers
-      // are the ones to keep until the wait, not the halves. The value itself is unchanged.
+      // values (packPair): those registers are the ones to keep until the wait, not the halves.
+      // The value itself is unchanged.
       auto rt = cast<RankedTensorType>(t);
       auto opA = dyn_cast_or_null<DotOperandEncodingAttr>(rt.getEncoding());
       if (opA && opA.getOpIdx() == 0 && rt.getElementType().getIntOrFloatBitWidth() == 16 && regs.size() % 2 == 0) {
         SmallVector<Value> pairs;
         for (size_t i = 0; i < regs.size(); i += 2)
-          pairs.push_back(LLVM::BitcastOp::create(rw, loc, rw.getI32Type(), vectorOf(rw, loc, ValueRange{regs[i], regs[i + 1]})));
+          pairs.push_back(packPair(rw, loc, regs[i], regs[i + 1]));
         tieAfterWait(rw, loc, pairs);
         results.push_back(v);
         continue;

@@ -27,18 +27,19 @@ namespace {
 /// The most 32-bit registers a thread the rotated loop's tiles may take (see overlapsSoftmax).
 constexpr int64_t kOverlapRegisters = 192;
 
-/// The op of `block` that holds `op` (itself, or an ancestor in a nested region).
-Operation *inBlock(Operation *op, Block *block) {
-  while (op && op->getBlock() != block) op = op->getParentOp();
-  return op;
-}
+/// S and P·V of an attention loop, and the loop-carried value P·V is yielded as.
+template <typename Dot>
+struct SoftmaxDots {
+  Dot s, pv;
+  unsigned carried;
+};
 
 /// S and P·V of an attention loop: two dots in the loop's own block, the second
 /// accumulating into what the loop carries (through the rescale, never itself)
 /// and yielded as it, read by nothing else; the carried value read only after
 /// the first dot, and only by ops the loop's block holds.
 template <typename Dot>
-std::optional<std::pair<Dot, Dot>> softmaxDots(scf::ForOp loop) {
+std::optional<SoftmaxDots<Dot>> softmaxDots(scf::ForOp loop) {
   Dot s, pv;
   int count = 0;
   bool nested = false;
@@ -69,10 +70,10 @@ std::optional<std::pair<Dot, Dot>> softmaxDots(scf::ForOp loop) {
   if (!fromAcc) return std::nullopt;
   if (llvm::is_contained(s->getOperands(), r)) return std::nullopt;
   for (OpOperand &use : acc.getUses()) {
-    Operation *user = inBlock(use.getOwner(), loop.getBody());
+    Operation *user = loop.getBody()->findAncestorOpInBlock(*use.getOwner());
     if (!user || user == yield || !s->isBeforeInBlock(user)) return std::nullopt;
   }
-  return std::make_pair(s, pv);
+  return SoftmaxDots<Dot>{s, pv, k};
 }
 
 } // namespace
@@ -90,14 +91,12 @@ bool Pipeliner::overlapsSoftmax(scf::ForOp loop, ArrayRef<Staged> loads, int64_t
   auto ring = [&](Value v) {
     return llvm::any_of(loads, [&](Staged s) { return s.replaced() == v; });
   };
-  if (ring(dots->second.getA()) || !ring(dots->second.getB()) || !ring(dots->first.getB())) return false;
+  if (ring(dots->pv.getA()) || !ring(dots->pv.getB()) || !ring(dots->s.getB())) return false;
   // The rotated loop holds S_{j+1}, the accumulator and two P tiles (f16: one S's worth of
   // 32-bit registers) at once: where that passes 192 registers a thread, ptxas spills or
   // serializes the wgmmas (C7512: attn_w4 at D = 64 with 128 x 128 blocks, 320).
-  int64_t threads = 128;
-  if (auto t = f_->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = t.getInt();
   auto elems = [](Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); };
-  int64_t regs = (2 * elems(dots->first.getResult()) + elems(dots->second.getResult())) / threads;
+  int64_t regs = (2 * elems(dots->s.getResult()) + elems(dots->pv.getResult())) / threads();
   return regs <= kOverlapRegisters;
 }
 
@@ -105,13 +104,12 @@ bool Pipeliner::overlapsSoftmax(scf::ForOp loop, ArrayRef<Staged> loads, int64_t
 void Pipeliner::overlapSoftmax(scf::ForOp loop) {
   auto dots = softmaxDots<WarpgroupDotOp>(loop);
   if (!dots) return;
-  WarpgroupDotOp s = dots->first, pv = dots->second;
+  WarpgroupDotOp s = dots->s, pv = dots->pv;
+  unsigned k = dots->carried;
   if (!isa<RankedTensorType>(pv.getA().getType()) || !pv.getBStage() || s.getAsync() || pv.getAsync()) return;
   Location loc = loop.getLoc();
   Block *body = loop.getBody();
   auto yield = cast<scf::YieldOp>(body->getTerminator());
-  unsigned k = 0;
-  while (yield.getOperand(k) != pv.getResult()) ++k;
   unsigned n = loop.getNumRegionIterArgs();
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(), step = loop.getStep();
 
@@ -158,7 +156,7 @@ void Pipeliner::overlapSoftmax(scf::ForOp loop) {
       bool reads = false;
       op.walk([&](Operation *o) {
         for (Value v : o->getOperands())
-          if (v == acc || (v.getDefiningOp() && readers.contains(inBlock(v.getDefiningOp(), body)))) reads = true;
+          if (v == acc || (v.getDefiningOp() && readers.contains(body->findAncestorOpInBlock(*v.getDefiningOp())))) reads = true;
       });
       if (reads) readers.insert(&op);
     }

@@ -73,8 +73,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   // (with a stage read one iteration before, every iteration would wait for
   // the slowest warp, as a CTA barrier does).
   int64_t D = async || mb || overlap ? S - 2 : S - 1;
-  int64_t threads = 128;
-  if (auto t = f_->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = t.getInt();
+  int64_t threads = this->threads();
   bool wgmma = llvm::any_of(loads, [](Staged &s) { return s.wgmma(); });
   Value full, free;
   if (mb) {

@@ -79,8 +79,7 @@ bool Pipeliner::streamsByRegisters(scf::ForOp loop) {
     regs += registersPerThread(cast<RankedTensorType>(l.getType())).value_or(0);
     bytes += bufferType(l, 1, false).getStageBytes(unsigned(l.getType().getRank()));
   }
-  int64_t threads = 128;
-  if (auto t = f_->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = t.getInt();
+  int64_t threads = this->threads();
   // 64K registers an SM: the carried blocks and as many again for the rest; 1 KiB of shared
   // memory a CTA is the system's.
   int64_t ctas = std::min<int64_t>(4, 65536 / (threads * (regs + 64)));

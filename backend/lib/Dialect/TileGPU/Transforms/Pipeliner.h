@@ -74,6 +74,11 @@ public:
   void run();
 
 private:
+  /// The kernel's threads (`tile.threads`; 128, one warpgroup, where it does not say).
+  int64_t threads() const {
+    if (auto t = f_->getAttrOfType<mlir::IntegerAttr>(ph::tile::kThreadsAttr)) return t.getInt();
+    return 128;
+  }
   mlir::Value alloc(Staged s, int64_t stages) {
     mlir::OpBuilder b(f_.getContext());
     b.setInsertionPointToStart(&f_.getBody().front());
