@@ -272,21 +272,23 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     po.chainedStages = 0;
   }
   // Rings on mbarriers: measured on the H200 (docs/tilegpu.md), +18 % for D = 128 attention on
-  // mma.sync, nothing yet on wgmma (whose warpgroups still wait for every wgmma);
-  // PH_TILEGPU_MBARRIERS=0|1 overrides.
+  // mma.sync; on wgmma, with the fast exp, +5 % (cp.async) and +10-18 % filled by TMA (an H100,
+  // docs/tilegpu.md, "K and V by TMA"); PH_TILEGPU_MBARRIERS=0|1 overrides.
   // mbarrier.try_wait.parity needs sm_90: on sm_80-89 a ring waits on cp.async groups (ptxas
   // refused every mma-policy attention there, examples/softcap_attention.ph included).
   const GpuArch *ga = findGpuArch(arch);
   bool hasTryWait = ga && ga->sm >= 90;
-  po.mbarriers = res.policy == "mma" && hasTryWait;
+  po.mbarriers = (res.policy == "mma" || res.policy == "wgmma") && hasTryWait;
   if (const char *e = std::getenv("PH_TILEGPU_MBARRIERS")) po.mbarriers = std::string(e) == "1" && hasTryWait;
   // A producer warpgroup for wgmma loops (measuring: off by default).
   if (const char *e = std::getenv("PH_TILEGPU_WARPSPEC")) {
     po.warpSpecialize = std::string(e) == "1";
     if (po.warpSpecialize) po.mbarriers = true;
   }
-  // wgmma rings filled by TMA (tensor maps encoded by the runtime): PH_TILEGPU_TMA=1 until the
-  // H200 has checked and timed it (docs/tilegpu.md, "TMA").
+  // wgmma rings filled by TMA (tensor maps encoded by the runtime; docs/tilegpu.md, "TMA" and
+  // "K and V by TMA"): the GEMM's K loop +9-12 % (H200), attention +5-25 % (H100);
+  // PH_TILEGPU_TMA=0|1 overrides.
+  po.tma = ga && ga->tma;
   if (const char *e = std::getenv("PH_TILEGPU_TMA")) po.tma = std::string(e) == "1" && ga && ga->tma;
   // A producer that only issues TMA (one thread, no address arithmetic) keeps 24 registers and
   // gives the rest to the consumers, FlashAttention-3's split; cp.async producers need 56.

@@ -63,9 +63,10 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   bool overlap = !async && overlapsSoftmax(loop, loads, S);
   if (overlap) overlapLoops_.push_back(loop);
   bool mb = byMBarriers(loop, async || overlap, S);
-  // TMA fills the ring (one thread, a full mbarrier per stage) where the loop keeps one wgmma
-  // group in flight: the CTA barrier per iteration stays, and retires the stage being refilled.
-  bool tma = tma_ && async && !mb && llvm::all_of(loads, [&](Staged &s) { return tmaCanCopy(s.load, f_); });
+  // TMA fills a wgmma ring (one thread, a full mbarrier per stage) where the loop keeps one
+  // wgmma group in flight, whose CTA barrier per iteration stays and retires the stage being
+  // refilled, and on mbarriers, whose free barriers release the stages (attention's K and V).
+  bool tma = tma_ && (async || mb) && llvm::all_of(loads, [&](Staged &s) { return s.wgmma() && tmaCanCopy(s.load, f_); });
   // How many iterations ahead the copies run: with one wgmma group left in
   // flight, the buffer read two iterations before is the one free. On
   // mbarriers too: a stage is refilled once every thread has released it two
@@ -80,7 +81,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     full = allocBarriers(loc, S);
     free = allocBarriers(loc, S);
   }
-  if (tma) full = allocBarriers(loc, S);
+  else if (tma) full = allocBarriers(loc, S);
   SmallVector<Value> bufs;
   SmallVector<SmallVector<Operation *>> slices;
   for (Staged &s : loads) {
@@ -91,7 +92,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   }
   if ((mb || tma) && warpSpecialize_ && wgmma && !ws_ && loop->getParentOp() == f_.getOperation() &&
       producerCanIssue(loop, loads, slices)) {
-    if (tma) free = allocBarriers(loc, S);
+    if (tma && !mb) free = allocBarriers(loc, S);
     specialize(loop, loads, bufs, slices, S, full, free, tma);
     return;
   }
@@ -130,21 +131,20 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
         copyInto(in, loads[i].load, map, bufs[i], stage);
       }
     }
-    if (mb)
+    if (mb && !tma)
       MBarrierArriveOp::create(in, loc, full, stage, /*copies=*/true);
-    else if (!tma)
+    else if (!mb && !tma)
       AsyncCommitGroupOp::create(b, loc);
   };
 
   // Prologue: iterations 0 .. D-1.
   OpBuilder pre(loop);
   cS = constIndex(pre, loc, S);
-  if (mb) {
-    MBarrierInitOp::create(pre, loc, full, int32_t(threads));
-    MBarrierInitOp::create(pre, loc, free, int32_t(threads));
-  }
-  // One arrival (with the stage's bytes expected) per copy into a stage.
+  // By TMA, one arrival (the issuer's, with the stage's bytes expected) per copy into a stage;
+  // by cp.async, every thread's copies arrive.
   if (tma) MBarrierInitOp::create(pre, loc, full, int32_t(loads.size()), /*tma=*/true);
+  else if (mb) MBarrierInitOp::create(pre, loc, full, int32_t(threads));
+  if (mb) MBarrierInitOp::create(pre, loc, free, int32_t(threads));
   for (int64_t s = 0; s < D; ++s) {
     Value at = arith::AddIOp::create(pre, loc, loop.getLowerBound(),
                                      arith::MulIOp::create(pre, loc, loop.getStep(), ivConst(pre, s)));
@@ -160,8 +160,8 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Value stage = arith::RemUIOp::create(b, loc, iterIdx, cS);
   if (mb) {
     MBarrierWaitOp::create(b, loc, full, stage, parityOf(b, iterIdx));
-    // The copies landed through the generic proxy; wgmma reads through the async one.
-    if (wgmma) FenceAsyncSharedOp::create(b, loc);
+    // cp.async lands through the generic proxy, TMA through the async one that wgmma reads by.
+    if (wgmma && !tma) FenceAsyncSharedOp::create(b, loc);
   } else if (tma) {
     // TMA writes through the async proxy that wgmma reads by: no fence. The barrier after the
     // wait retires, in every warpgroup, the wgmma group that read the stage refilled below.
