@@ -9,21 +9,22 @@
 #                                           the producer warpgroup)
 #   tma_attention_device.sh run OUT [LOGS]  (on the device; exits 77 without a GPU)
 #
-# Variants (TA_VARIANTS, default "base mb tma ws wspp"): base = the default; mb = rings on
-# mbarriers (PH_TILEGPU_MBARRIERS=1); tma = mbarriers filled by TMA (PH_TILEGPU_TMA=1 with it);
-# ws = TMA from a producer warpgroup (PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_TMA=1, setmaxnreg 240/24);
-# wspp = ws with the consumers in turn (PH_TILEGPU_PINGPONG=1).
+# Variants (TA_VARIANTS, default "base cpasync ov ws wsov"): base = the default (sm_90a: K and V by
+# TMA onto mbarriers); cpasync = the same rings by cp.async (PH_TILEGPU_TMA=0); ov = P·V under the
+# next softmax (PH_TILEGPU_OVERLAP=1); ws = a producer warpgroup issues the TMA copies
+# (PH_TILEGPU_WARPSPEC=1, setmaxnreg 240/24); wsov = both; wspp = ws with the consumers in turn
+# (PH_TILEGPU_PINGPONG=1).
 # TA_STEPS picks the steps (default "checks examples sanitizers bench prefill"):
 #   checks      the wgmma configurations of the three kernels (N = 256 and 384: whole key blocks, the
-#               causal diagonal) and all of mha.ph's, in every variant but base, against the fp64
+#               causal diagonal) and all of mha.ph's, in every variant but cpasync, against the fp64
 #               interpreter;
-#   examples    tests/gpu/check_examples.sh on the tma and ws builds (ragged key counts: TMA's
-#               zero fill instead of the masks);
-#   sanitizers  compute-sanitizer memcheck, racecheck and synccheck on tma's and ws's attn_w8 and
-#               mha_causal_f16 (D = 128, 128-key blocks);
+#   examples    tests/gpu/check_examples.sh on builds of every example (TA_EXAMPLES, default
+#               "base wsov"; ragged key counts: TMA's zero fill instead of the masks);
+#   sanitizers  compute-sanitizer memcheck, racecheck and synccheck on attn_w8 and mha_causal_f16
+#               (D = 128, 128-key blocks) of TA_SANITIZE's variants (default "base ov wsov");
 #   bench       `ph-run --bench` of the variants in turns, [4, 16, 4096, D], D = 64 and 128
 #               (TA_ROUNDS, default "1 2");
-#   prefill     mha.ph's builds (TA_PREFILL, default "base tma ws base") through bench_prefill.py,
+#   prefill     mha.ph's builds (TA_PREFILL, default "base ov wsov base") through bench_prefill.py,
 #               SDPA flash and cuDNN in the same process.
 set -u
 mode=$1; shift
@@ -32,15 +33,16 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 MHA="mha_f16 mha_causal_f16 mha_bf16 mha_causal_bf16"
 envOf() {
   case $1 in
-  base) echo PH_NONE=1 ;; mb) echo PH_TILEGPU_MBARRIERS=1 ;; tma) echo "PH_TILEGPU_MBARRIERS=1 PH_TILEGPU_TMA=1" ;;
-  ws) echo "PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_TMA=1" ;; wspp) echo "PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_TMA=1 PH_TILEGPU_PINGPONG=1" ;;
+  base) echo PH_NONE=1 ;; cpasync) echo PH_TILEGPU_TMA=0 ;; ov) echo PH_TILEGPU_OVERLAP=1 ;;
+  ws) echo PH_TILEGPU_WARPSPEC=1 ;; wsov) echo "PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_OVERLAP=1" ;;
+  wspp) echo "PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_PINGPONG=1" ;;
   esac
 }
 case $mode in
 build)
   ph=$1 out=$2
   rm -rf "$out"; mkdir -p "$out"
-  for v in ${TA_VARIANTS:-base mb tma ws wspp}; do
+  for v in ${TA_VARIANTS:-base cpasync ov ws wsov}; do
     e=$(envOf $v)
     for k in attn_w8 causal_w8 attn_w4; do
       build_into "$out/$v-$k.log" env $e "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --target sm_90a \
@@ -51,7 +53,7 @@ build)
         -o "$out/mha/$v/$k"
     done
   done
-  for v in tma ws; do
+  for v in ${TA_EXAMPLES:-base wsov}; do
     mkdir -p "$out/ex-$v"
     build_into "$out/ex-$v.log" env $(envOf $v) PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" \
       "$root/examples" "$out/ex-$v"
@@ -64,10 +66,10 @@ run)
   steps=${TA_STEPS:-checks examples sanitizers bench prefill}
   want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
   nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
-  variants=${TA_VARIANTS:-base mb tma ws wspp}
+  variants=${TA_VARIANTS:-base cpasync ov ws wsov}
   if want checks; then
     for v in $variants; do
-      [ $v = base ] && continue
+      [ $v = cpasync ] && continue
       for k in attn_w8 causal_w8 attn_w4; do
         br=128; [ $k = attn_w4 ] && br=64
         for c in D=64,BC=128 D=128,BC=32 D=128,BC=64 D=128,BC=128; do for n in 256 384; do
@@ -84,13 +86,13 @@ run)
     grep -l -i "mismatch\|fail" "$logs"/check-*.log 2>/dev/null | head
   fi
   if want examples; then
-    for v in tma ws; do
+    for v in ${TA_EXAMPLES:-base wsov}; do
       step "examples-$v" 150 "sh '$T/check_examples.sh' run '$R' '$T/ex-$v'"
       tail -3 "$logs/examples-$v.log"
     done
   fi
   if want sanitizers && command -v compute-sanitizer >/dev/null; then
-    for v in tma ws; do for tool in memcheck racecheck synccheck; do
+    for v in ${TA_SANITIZE:-base ov wsov}; do for tool in memcheck racecheck synccheck; do
       step "sanitizer-$v-$tool" 120 "compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$T/$v/attn_w8' --kernel attn_w8 \
         --config D=128,BR=128,BC=128 --size B=1 --size H=1 --size N=384 --seed 3 && compute-sanitizer --tool $tool \
         --error-exitcode 9 '$R' '$T/mha/$v/mha_causal_f16' --kernel mha_causal_f16 --config D=128,BR=128,BC=128 --size B=1 --size H=1 \
@@ -109,7 +111,7 @@ run)
     done
   done
   i=0
-  want prefill && for v in ${TA_PREFILL:-base tma ws base}; do
+  want prefill && for v in ${TA_PREFILL:-base ov wsov base}; do
     i=$((i + 1))
     step "prefill-$i-$v" 90 "cd '$T' && python3 bench_prefill.py '$R' '$T/mha/$v' --iters 20"
     grep -E '^mha_' "$logs/prefill-$i-$v.log" | sed "s/^/   $v /"

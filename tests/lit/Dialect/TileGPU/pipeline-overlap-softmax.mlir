@@ -2,6 +2,7 @@
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline="overlap-softmax=1 stages=2" | %FileCheck %s --check-prefix=TWO
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline | %FileCheck %s --check-prefix=OFF
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline="overlap-softmax=1" --tilegpu-allocate-shared --tilegpu-insert-barriers | %FileCheck %s --check-prefix=BAR
+// RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline="overlap-softmax=1 mbarriers=1 tma=1" | %FileCheck %s --check-prefix=MB
 // REQUIRES: mlir
 // P·V under the next block's softmax (FlashAttention-3's intra-warpgroup pipelining;
 // docs/tilegpu.md, "P·V under the next softmax"), on flash attention (examples/flash_attention.ph,
@@ -173,3 +174,29 @@ func.func @overwrite(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<f16>, %arg2: !tile.
   tile.store %11, %arg3[%2, %c0] extents[%3, %c64] {lens = array<i64: 64, 64>, masked = array<i1: false, false>, squeezed = array<i1: false, false>} : tensor<64x64xf16>, !tile.ptr<f16>
   return
 }
+
+// On mbarriers (sm_90a's default, the ring filled by TMA), V_{j-1}'s stage is read by the P·V
+// that iteration j waits for: the release at the end of iteration j is of the previous
+// iteration's stage, after that wait (the peeled iteration 0 releases nothing: its guard,
+// iteration > 0, is false there). A loop left as it is releases its own stage.
+// MB-LABEL: func.func @flash_attention
+// MB: tilegpu.mbarrier_init %[[FULL:[0-9]+]] count 2 {tma}
+// MB-NEXT: tilegpu.mbarrier_init %[[FREE:[0-9]+]] count 128
+// MB: scf.for
+// MB:   tilegpu.mbarrier_wait %[[FULL]]
+// MB:   tilegpu.mbarrier_wait %[[FREE]]
+// MB:   tilegpu.warpgroup_dot {{.*}} {async, transB}
+// MB:   tilegpu.warpgroup_dot {{.*}} {async}
+// MB:   tilegpu.warpgroup_wait 1
+// MB:   %[[LATER:.*]] = arith.cmpi ugt
+// MB:   tilegpu.warpgroup_wait 0
+// MB:   scf.if %[[LATER]] {
+// MB:     %[[PREV:.*]] = arith.remui
+// MB:     tilegpu.mbarrier_arrive %[[FREE]][%[[PREV]]] :
+// MB:   }
+// MB-NEXT: scf.yield
+// MB-LABEL: func.func @overwrite
+// MB: scf.for
+// MB-NOT: tilegpu.warpgroup_wait
+// MB: tilegpu.mbarrier_arrive %{{.*}}[%[[OWN:[0-9]+]]] :
+// MB-NEXT: scf.yield

@@ -79,9 +79,9 @@ std::optional<SoftmaxDots<Dot>> softmaxDots(scf::ForOp loop) {
 } // namespace
 
 /// Whether the loop's P·V can move under the next block's softmax: asked for,
-/// a ring of at least 3 stages of wgmma operands synchronized by the CTA
-/// barrier (V's stage is read one iteration later; mbarriers would release
-/// it at the end of its own iteration), and the loop's dots S and P·V.
+/// a ring of at least 3 stages of wgmma operands (V's stage is read one
+/// iteration later: on mbarriers it is released at the end of that one), and
+/// the loop's dots S and P·V.
 bool Pipeliner::overlapsSoftmax(scf::ForOp loop, ArrayRef<Staged> loads, int64_t stages) const {
   if (!overlapSoftmax_ || stages < 3 || chainsAccumulator(loop)) return false;
   if (!llvm::all_of(loads, [](Staged s) { return s.wgmma(); })) return false;
@@ -180,12 +180,21 @@ void Pipeliner::overlapSoftmax(scf::ForOp loop) {
       auto w = WarpgroupWaitOp::create(bb, s.getLoc(), ValueRange{sj.getResult()}, 1);
       map.map(s.getResult(), w.getResult(0));
     };
+    // On mbarriers, the release of the previous iteration's stage (V_{j-1}'s) follows the wait
+    // for P_{j-1}·V_{j-1}, which the sunk readers would otherwise put after it.
+    auto releases = [](Operation &op) {
+      bool r = false;
+      op.walk([&](MBarrierArriveOp a) { r |= !a.getCopies(); });
+      return r;
+    };
     for (Operation &op : body->without_terminator())
-      if (&op != pv.getOperation() && !(sink && readers.contains(&op))) cloneOne(op);
+      if (&op != pv.getOperation() && !(sink && readers.contains(&op)) && !releases(op)) cloneOne(op);
     if (sink)
       for (Operation *op : readers) cloneOne(*op);
     // softmaxDots saw P·V read the carried value, so its wait is in place; never leave it out.
     if (!waited) WarpgroupWaitOp::create(bb, pv.getLoc(), ValueRange{accFull, pPrev}, 0);
+    for (Operation &op : body->without_terminator())
+      if (releases(op)) cloneOne(op);
     SmallVector<Value> yields;
     for (unsigned i = 0; i < n; ++i) yields.push_back(map.lookupOrDefault(i == k ? pv.getAcc() : yield.getOperand(i)));
     yields.push_back(map.lookupOrDefault(pv.getA()));

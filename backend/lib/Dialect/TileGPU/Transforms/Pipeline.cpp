@@ -62,7 +62,8 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   // Attention's P·V read a ring stage one iteration later, like a group left in flight.
   bool overlap = !async && overlapsSoftmax(loop, loads, S);
   if (overlap) overlapLoops_.push_back(loop);
-  bool mb = byMBarriers(loop, async || overlap, S);
+  // Overlapped, a stage is released one iteration late (V_j is read by P_j·V_j in iteration j + 1).
+  bool mb = byMBarriers(loop, async, S);
   // TMA fills a wgmma ring (one thread, a full mbarrier per stage) where the loop keeps one
   // wgmma group in flight, whose CTA barrier per iteration stays and retires the stage being
   // refilled, and on mbarriers, whose free barriers release the stages (attention's K and V).
@@ -176,10 +177,15 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Value aheadIter = arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, D));
   Value aheadStage = arith::RemUIOp::create(b, loc, aheadIter, cS);
   issue(b, ahead, aheadStage, aheadIter);
-  // The stage's reads are done (nothing of it is left in flight): release it.
+  // The stage's reads are done (nothing of it is left in flight): release it. Overlapped, the
+  // previous iteration's (its V was read by the P·V waited for in this one; tilegpu-pipeline's
+  // rotation keeps the release after that wait).
   if (mb) {
     OpBuilder end(loop.getBody()->getTerminator());
-    MBarrierArriveOp::create(end, loc, free, stage, /*copies=*/false);
+    if (overlap)
+      releasePrevious(end, loc, free, iterIdx, S);
+    else
+      MBarrierArriveOp::create(end, loc, free, stage, /*copies=*/false);
   }
   for (size_t i = 0; i < loads.size(); ++i) readFromRing(loads[i], bufs[i], stage);
   // Drain: the empty groups of the last iterations, and shared memory free for what follows.

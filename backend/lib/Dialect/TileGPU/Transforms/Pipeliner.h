@@ -116,6 +116,7 @@ private:
                   llvm::ArrayRef<llvm::SmallVector<mlir::Operation *>> slices, int64_t S, mlir::Value full,
                   mlir::Value free, bool tma);
   void moveIntoConsumers();
+  static void releasePrevious(mlir::OpBuilder &b, mlir::Location loc, mlir::Value free, mlir::Value iter, int64_t S);
   // PipelineTma.cpp.
   mlir::Value tmaMap(tile::LoadOp ld, MemDescType ring);
 

@@ -143,16 +143,23 @@ void Pipeliner::specialize(scf::ForOp loop, ArrayRef<Staged> loads, ArrayRef<Val
   if (!tma) FenceAsyncSharedOp::create(b, loc);
   for (size_t i = 0; i < loads.size(); ++i) readFromRing(loads[i], bufs[i], cstage);
   OpBuilder end(loop.getBody()->getTerminator());
-  if (!asyncLoops_.contains(loop)) {
+  if (!asyncLoops_.contains(loop) && !llvm::is_contained(overlapLoops_, loop)) {
     MBarrierArriveOp::create(end, loc, free, cstage, /*copies=*/false);
     return;
   }
-  // The iteration's wgmma group stays in flight: the `warpgroup_wait 1` that follows it
-  // (keepOneGroupInFlight) retires the previous iteration's, whose stage is then released.
-  Value later = arith::CmpIOp::create(end, loc, arith::CmpIPredicate::ugt, iter, constIndex(end, loc, 0));
-  auto guard = scf::IfOp::create(end, loc, later, /*withElseRegion=*/false);
+  // The iteration's wgmma group stays in flight (the `warpgroup_wait 1` that follows it,
+  // keepOneGroupInFlight, retires the previous iteration's), or P·V of this iteration's V runs in
+  // the next (overlapSoftmax): the previous iteration's stage is the one released.
+  releasePrevious(end, loc, free, iter, S);
+}
+
+/// At the end of iteration `iter` (from 0), the release of the stage of iteration `iter` - 1.
+void Pipeliner::releasePrevious(OpBuilder &b, Location loc, Value free, Value iter, int64_t S) {
+  Value later = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, iter, constIndex(b, loc, 0));
+  auto guard = scf::IfOp::create(b, loc, later, /*withElseRegion=*/false);
   OpBuilder rel = guard.getThenBodyBuilder();
-  Value prev = arith::RemUIOp::create(rel, loc, arith::AddIOp::create(rel, loc, iter, constIndex(rel, loc, S - 1)), cS2);
+  Value prev = arith::RemUIOp::create(rel, loc, arith::AddIOp::create(rel, loc, iter, constIndex(rel, loc, S - 1)),
+                                      constIndex(rel, loc, S));
   MBarrierArriveOp::create(rel, loc, free, prev, /*copies=*/false);
 }
 
