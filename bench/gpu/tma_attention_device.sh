@@ -13,11 +13,12 @@
 # TMA onto mbarriers); cpasync = the same rings by cp.async (PH_TILEGPU_TMA=0); ov = P·V under the
 # next softmax (PH_TILEGPU_OVERLAP=1); ws = a producer warpgroup issues the TMA copies
 # (PH_TILEGPU_WARPSPEC=1, setmaxnreg 240/24); wsov = both; wspp = ws with the consumers in turn
-# (PH_TILEGPU_PINGPONG=1).
+# (PH_TILEGPU_PINGPONG=1); noftz = the softmax's exp without ex2.approx.ftz (PH_TILEGPU_EXP_FTZ=0);
+# ctas2 = registers fitted to two CTAs an SM (PH_TILEGPU_MIN_CTAS=2).
 # TA_STEPS picks the steps (default "checks examples sanitizers bench prefill"):
 #   checks      the wgmma configurations of the three kernels (N = 256 and 384: whole key blocks, the
-#               causal diagonal) and all of mha.ph's, in every variant but cpasync, against the fp64
-#               interpreter;
+#               causal diagonal) and all of mha.ph's, in TA_CHECKS's variants (default "base ov ws
+#               wsov"), against the fp64 interpreter;
 #   examples    tests/gpu/check_examples.sh on builds of every example (TA_EXAMPLES, default
 #               "base wsov"; ragged key counts: TMA's zero fill instead of the masks);
 #   sanitizers  compute-sanitizer memcheck, racecheck and synccheck on attn_w8 and mha_causal_f16
@@ -36,6 +37,8 @@ envOf() {
   base) echo PH_NONE=1 ;; cpasync) echo PH_TILEGPU_TMA=0 ;; ov) echo PH_TILEGPU_OVERLAP=1 ;;
   ws) echo PH_TILEGPU_WARPSPEC=1 ;; wsov) echo "PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_OVERLAP=1" ;;
   wspp) echo "PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_PINGPONG=1" ;;
+  noftz) echo PH_TILEGPU_EXP_FTZ=0 ;;
+  ctas2) echo PH_TILEGPU_MIN_CTAS=2 ;;
   esac
 }
 case $mode in
@@ -69,7 +72,7 @@ run)
   variants=${TA_VARIANTS:-base cpasync ov ws wsov}
   if want checks; then
     for v in $variants; do
-      [ $v = cpasync ] && continue
+      case " ${TA_CHECKS:-base ov ws wsov} " in *" $v "*) ;; *) continue ;; esac
       for k in attn_w8 causal_w8 attn_w4; do
         br=128; [ $k = attn_w4 ] && br=64
         for c in D=64,BC=128 D=128,BC=32 D=128,BC=64 D=128,BC=128; do for n in 256 384; do

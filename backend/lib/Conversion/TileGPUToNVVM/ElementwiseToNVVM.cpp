@@ -59,10 +59,14 @@ struct ElementwisePattern : ConversionPattern {
 /// row softmax has about 36 instruction slots an element at 90 % of the H200's copy
 /// bandwidth; two libdevice expf took 20 of them. On wgmma the softmax is what the tensor
 /// cores wait for, 64 scores a thread a key block at 128 x 128 (`wgmmaFastExp`).
+/// 2^y is one MUFU.EX2 with `ftz` (ex2.approx.ftz.f32; ex2.approx.f32 adds a compare and two
+/// predicated multiplies to keep results below 2^-126). exp(a - b) stays a subtract before the
+/// multiply: 2^fma(a, log2 e, -(b log2 e)) (FlashAttention-3's) loses the difference where a and b
+/// are a mask's -1e30 (sliding-window and document attention's fully masked rows: NaN on an H100).
 struct MmaExpPattern : OpConversionPattern<math::ExpOp> {
-  MmaExpPattern(TypeConverter &tc, MLIRContext *ctx, bool wgmma)
-      : OpConversionPattern(tc, ctx, /*benefit=*/2), wgmma_(wgmma) {}
-  bool wgmma_;
+  MmaExpPattern(TypeConverter &tc, MLIRContext *ctx, bool wgmma, bool ftz)
+      : OpConversionPattern(tc, ctx, /*benefit=*/2), wgmma_(wgmma), ftz_(ftz) {}
+  bool wgmma_, ftz_;
   LogicalResult matchAndRewrite(math::ExpOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
     auto rt = dyn_cast<RankedTensorType>(op.getType());
     auto m = rt ? dyn_cast_or_null<MmaEncodingAttr>(rt.getEncoding()) : MmaEncodingAttr();
@@ -72,9 +76,14 @@ struct MmaExpPattern : OpConversionPattern<math::ExpOp> {
     Location loc = op.getLoc();
     Type resTy = getTypeConverter()->convertType(rt);
     Value log2e = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(1.4426950408889634f));
+    auto exp2 = [&](Value y) -> Value {
+      if (!ftz_) return math::Exp2Op::create(rw, loc, y);
+      return LLVM::CallIntrinsicOp::create(rw, loc, rw.getF32Type(), rw.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+                                           ValueRange{y})
+          .getResult(0);
+    };
     SmallVector<Value> out;
-    for (Value v : unpack(rw, loc, a.getOperand()))
-      out.push_back(math::Exp2Op::create(rw, loc, arith::MulFOp::create(rw, loc, v, log2e)));
+    for (Value v : unpack(rw, loc, a.getOperand())) out.push_back(exp2(arith::MulFOp::create(rw, loc, v, log2e)));
     rw.replaceOp(op, pack(rw, loc, resTy, out));
     return success();
   }
@@ -220,10 +229,10 @@ struct MaskPattern : OpConversionPattern<MaskOp> {
 } // namespace
 
 void populateElementwisePatterns(TileGPUTypeConverter &tc, RewritePatternSet &p, bool causalMaskDiff,
-                                 bool wgmmaFastExp) {
+                                 bool wgmmaFastExp, bool expFtz) {
   MLIRContext *ctx = p.getContext();
   p.add<ElementwisePattern>(tc, ctx);
-  p.add<MmaExpPattern>(tc, ctx, wgmmaFastExp);
+  p.add<MmaExpPattern>(tc, ctx, wgmmaFastExp, expFtz);
   p.add<ConstantPattern, SplatPattern, ConvertPattern, BlockIdPattern, IotaPattern, MaskPattern<tile::MaskColsOp>>(
       tc, ctx);
   p.add<MaskPattern<tile::CausalMaskOp>>(tc, ctx, causalMaskDiff);

@@ -59,9 +59,9 @@ void noteDivisibility(mlir::Operation *root);
 
 // One populate function per op family.
 /// `causalMaskDiff`: convert-tilegpu-to-nvvm's causal-mask-diff (MaskPattern, ElementwiseToNVVM.cpp).
-/// `wgmmaFastExp`: convert-tilegpu-to-nvvm's wgmma-fast-exp (MmaExpPattern).
+/// `wgmmaFastExp`, `expFtz`: convert-tilegpu-to-nvvm's wgmma-fast-exp and exp-ftz (MmaExpPattern).
 void populateElementwisePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p, bool causalMaskDiff,
-                                 bool wgmmaFastExp);
+                                 bool wgmmaFastExp, bool expFtz = false);
 void populateReducePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateLoadStorePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateSharedPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);

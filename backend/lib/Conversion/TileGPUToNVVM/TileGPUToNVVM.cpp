@@ -106,7 +106,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     TileGPUTypeConverter tc(ctx);
     RewritePatternSet patterns(ctx);
     patterns.add<FuncPattern, ReturnPattern>(tc, ctx);
-    populateElementwisePatterns(tc, patterns, causalMaskDiff, wgmmaFastExp);
+    populateElementwisePatterns(tc, patterns, causalMaskDiff, wgmmaFastExp, expFtz);
     populateReducePatterns(tc, patterns);
     populateLoadStorePatterns(tc, patterns);
     populateSharedPatterns(tc, patterns);

@@ -319,6 +319,11 @@ def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "::mlir::ModuleOp"> {
            "2^(x log2 e), a multiply and one ex2.approx, as in the mma.sync and blocked layouts, "
            "instead of libdevice's expf (about ten instructions a score); false keeps expf "
            "(`ph`: PH_TILEGPU_WGMMA_EXPF=1, for A/B runs)">,
+    Option<"expFtz", "exp-ftz", "bool", /*default=*/"false",
+           "that fast exp's 2^y is ex2.approx.ftz.f32, one MUFU.EX2 (results below 2^-126 are "
+           "zero), where ex2.approx.f32 takes a compare and two predicated multiplies around it to "
+           "keep them: +6-8 % for attention at D = 128 on an H100, but -10 % causal at D = 64, whose "
+           "registers pass the 128 that two CTAs an SM allow (`ph`: PH_TILEGPU_EXP_FTZ=1)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::nvgpu::NVGPUDialect", "::mlir::vector::VectorDialect",
