@@ -13,8 +13,8 @@
 # TMA onto mbarriers); cpasync = the same rings by cp.async (PH_TILEGPU_TMA=0); ov = P·V under the
 # next softmax (PH_TILEGPU_OVERLAP=1); ws = a producer warpgroup issues the TMA copies
 # (PH_TILEGPU_WARPSPEC=1, setmaxnreg 240/24); wsov = both; wspp = ws with the consumers in turn
-# (PH_TILEGPU_PINGPONG=1); noftz = the softmax's exp without ex2.approx.ftz (PH_TILEGPU_EXP_FTZ=0);
-# ctas2 = registers fitted to two CTAs an SM (PH_TILEGPU_MIN_CTAS=2).
+# (PH_TILEGPU_PINGPONG=1); ftz = the softmax's 2^y as ex2.approx.ftz (PH_TILEGPU_EXP_FTZ=1);
+# ctas2 = registers fitted to two CTAs an SM (PH_TILEGPU_MIN_CTAS=2); ftzctas2 = both.
 # TA_STEPS picks the steps (default "checks examples sanitizers bench prefill"):
 #   checks      the wgmma configurations of the three kernels (N = 256 and 384: whole key blocks, the
 #               causal diagonal) and all of mha.ph's, in TA_CHECKS's variants (default "base ov ws
@@ -37,7 +37,7 @@ envOf() {
   base) echo PH_NONE=1 ;; cpasync) echo PH_TILEGPU_TMA=0 ;; ov) echo PH_TILEGPU_OVERLAP=1 ;;
   ws) echo PH_TILEGPU_WARPSPEC=1 ;; wsov) echo "PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_OVERLAP=1" ;;
   wspp) echo "PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_PINGPONG=1" ;;
-  noftz) echo PH_TILEGPU_EXP_FTZ=0 ;;
+  ftz) echo PH_TILEGPU_EXP_FTZ=1 ;; ftzctas2) echo "PH_TILEGPU_EXP_FTZ=1 PH_TILEGPU_MIN_CTAS=2" ;;
   ctas2) echo PH_TILEGPU_MIN_CTAS=2 ;;
   esac
 }
