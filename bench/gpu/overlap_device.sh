@@ -46,8 +46,9 @@ build)
   for k in $MHA; do
     build_into "$out/mha-sm90-$k.log" "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90 --no-cache -o "$out/mha/sm90/$k"
   done
-  # shared/tools/ph_vs_torch.py's prefill: mha.ph as it is, one build of the file.
-  build_into "$out/vs-mha.log" "$ph" build "$root/examples/mha.ph" --target sm_90a --no-cache -o "$out/vs/mha"
+  # shared/tools/ph_vs_torch.py's prefill: mha.ph, one build of the file, with cp.async rings (the
+  # tool passes no TMA maps; docs/abi.md, "TMA descriptors").
+  build_into "$out/vs-mha.log" env PH_TILEGPU_TMA=0 "$ph" build "$root/examples/mha.ph" --target sm_90a --no-cache -o "$out/vs/mha"
   [ -f "$root/../shared/tools/ph_vs_torch.py" ] && cp "$root/../shared/tools/ph_vs_torch.py" "$out/"
   finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/overlap_device.sh"
   ;;

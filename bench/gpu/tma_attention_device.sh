@@ -26,7 +26,9 @@
 #   bench       `ph-run --bench` of the variants in turns, [4, 16, 4096, D], D = 64 and 128
 #               (TA_ROUNDS, default "1 2");
 #   prefill     mha.ph's builds (TA_PREFILL, default "base ov wsov base") through bench_prefill.py,
-#               SDPA flash and cuDNN in the same process.
+#               SDPA flash and cuDNN in the same process;
+#   vs          (ask for it) shared/tools/ph_vs_torch.py --only prefill on mha.ph built with cp.async
+#               rings (PH_TILEGPU_TMA=0: the tool passes no tensor maps), if the pack has the script.
 set -u
 mode=$1; shift
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -61,6 +63,10 @@ build)
     build_into "$out/ex-$v.log" env $(envOf $v) PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" \
       "$root/examples" "$out/ex-$v"
   done
+  # shared/tools/ph_vs_torch.py's prefill (the `vs` step): mha.ph with cp.async rings, which the
+  # tool can launch (it passes no TMA maps; docs/abi.md, "TMA descriptors").
+  build_into "$out/vs-mha.log" env PH_TILEGPU_TMA=0 "$ph" build "$root/examples/mha.ph" --target sm_90a --no-cache -o "$out/vs/mha"
+  [ -f "$root/../shared/tools/ph_vs_torch.py" ] && cp "$root/../shared/tools/ph_vs_torch.py" "$out/"
   finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/cuda_timing.py" \
     "$root/bench/gpu/tma_attention_device.sh" "$root/tests/gpu/check_examples.sh"
   ;;
@@ -119,6 +125,10 @@ run)
     step "prefill-$i-$v" 90 "cd '$T' && python3 bench_prefill.py '$R' '$T/mha/$v' --iters 20"
     grep -E '^mha_' "$logs/prefill-$i-$v.log" | sed "s/^/   $v /"
   done
+  if want vs && [ -f "$T/ph_vs_torch.py" ]; then
+    step vs-prefill 240 "cd '$T' && python3 ph_vs_torch.py '$T/vs' --only prefill --out '$logs/ph_vs_torch.jsonl'"
+    grep -E 'prefill|FAILED' "$logs/vs-prefill.log" | tail -12
+  fi
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
   [ $fails -eq 0 ]
   ;;
