@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ph/Dialect/Tile/Divisibility.h"
 #include "ph/Dialect/TileGPU/Layouts.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
 
@@ -48,9 +49,9 @@ mlir::Value position(mlir::OpBuilder &b, mlir::Location loc, const RegisterLayou
 /// The register layout of a tile type (its encoding over its shape); asserts it has one.
 RegisterLayout layoutOfType(mlir::Type t);
 
-/// The largest power of two (up to 1024) known to divide an integer value:
-/// constants, `tile.divisibility` arguments, loop variables, + - * of those.
-int64_t divisibility(mlir::Value v);
+/// The largest power of two (up to 1024) known to divide an integer value
+/// (ph/Dialect/Tile/Divisibility.h).
+using ph::tile::divisibility;
 /// What convert-tilegpu-to-nvvm noted on a slice access before converting: the
 /// divisibility of its last dimension's start and extent (1 when not noted).
 int64_t lastDimDivisibility(mlir::Operation *access);

@@ -1,5 +1,10 @@
 //===- TileDialect.cpp - The tile dialect: registration and verifiers ------===//
 #include "ph/Dialect/Tile/TileDialect.h"
+#include "ph/Dialect/Tile/Divisibility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -239,5 +244,27 @@ LogicalResult ConvertOp::verify() {
   auto st = dyn_cast<RankedTensorType>(s), rt = dyn_cast<RankedTensorType>(r);
   if (bool(st) != bool(rt) || (st && st.getShape() != rt.getShape()))
     return emitOpError() << "converts " << s << " to " << r << ": shapes differ";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tile.mask_cols: dropped where every column is below `n`.
+//===----------------------------------------------------------------------===//
+
+/// `n = ub - iv` inside `scf.for iv = lb to ub step s`, with lb a constant >= 0, lb and ub
+/// multiples of s (ub by `@aligned`) and the tile's columns at most s: lb <= iv < ub, both
+/// multiples of s, so ub - iv >= s >= every column index + 1.
+LogicalResult MaskColsOp::canonicalize(MaskColsOp op, PatternRewriter &rw) {
+  auto sub = op.getN().getDefiningOp<arith::SubIOp>();
+  auto iv = sub ? dyn_cast<BlockArgument>(sub.getRhs()) : BlockArgument();
+  auto loop = iv ? dyn_cast_or_null<scf::ForOp>(iv.getOwner()->getParentOp()) : scf::ForOp();
+  if (!loop || loop.getInductionVar() != iv || loop.getUpperBound() != sub.getLhs()) return failure();
+  APInt lb, step;
+  if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) || !matchPattern(loop.getStep(), m_ConstantInt(&step)))
+    return failure();
+  int64_t s = step.getSExtValue(), l = lb.getSExtValue();
+  int64_t cols = cast<RankedTensorType>(op.getType()).getShape()[1];
+  if (s <= 0 || l < 0 || l % s != 0 || cols > s || divisibility(loop.getUpperBound()) % s != 0) return failure();
+  rw.replaceOp(op, op.getSource());
   return success();
 }

@@ -184,9 +184,16 @@ def Tile_MaskColsOp : Tile_Op<"mask_cols", [Pure, AllTypesMatch<["source", "resu
     TypesMatchWith<"value has the element type", "source", "value",
                    "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
   let summary = "`mask_cols(s, n, v)`: columns j >= n set to v";
+  let description = [{
+    Canonicalization drops it where no column can reach `n`: `n = ub - iv` for the induction
+    variable of an `scf.for` up to `ub` whose lower bound (a constant at least 0) and `ub` are
+    multiples of its constant step, as wide as the tile or wider (a key loop over `@aligned`
+    keys: every block but none is whole, and there is no partial last one).
+  }];
   let arguments = (ins Tile_Tile2D:$source, I32:$n, AnyTypeOf<[AnyFloat, AnySignlessInteger]>:$value);
   let results = (outs Tile_Tile2D:$result);
   let assemblyFormat = "$source `,` $n `,` $value attr-dict `:` type($source)";
+  let hasCanonicalizeMethod = 1;
 }
 
 def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure, AllTypesMatch<["source", "result"]>]> {

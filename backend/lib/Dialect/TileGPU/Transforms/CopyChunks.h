@@ -1,6 +1,7 @@
 //===- CopyChunks.h - Whether cp.async can move a load -------------------------===//
 #pragma once
 
+#include "ph/Dialect/Tile/Divisibility.h"
 #include "ph/Dialect/Tile/TileDialect.h"
 
 namespace ph::tilegpu {
@@ -12,8 +13,7 @@ namespace ph::tilegpu {
 /// operand it reads from shared memory is one (wgmma has no register path for B).
 bool copiesInChunks(tile::LoadOp ld);
 
-/// LayoutIndexing.cpp (convert-tilegpu-to-nvvm's): the power of two an index is known to be
-/// a multiple of, from constants, `tile.divisibility` arguments and loop variables.
-int64_t divisibility(mlir::Value v);
+/// The power of two an index is known to be a multiple of (ph/Dialect/Tile/Divisibility.h).
+using ph::tile::divisibility;
 
 } // namespace ph::tilegpu
