@@ -258,7 +258,10 @@ LogicalResult MaskColsOp::canonicalize(MaskColsOp op, PatternRewriter &rw) {
   auto sub = op.getN().getDefiningOp<arith::SubIOp>();
   auto iv = sub ? dyn_cast<BlockArgument>(sub.getRhs()) : BlockArgument();
   auto loop = iv ? dyn_cast_or_null<scf::ForOp>(iv.getOwner()->getParentOp()) : scf::ForOp();
-  if (!loop || loop.getInductionVar() != iv || loop.getUpperBound() != sub.getLhs()) return failure();
+  // Signed bounds only: an unsigned loop may run up to a bound past 2^31, where ub - iv is
+  // negative as the signed n that the mask compares with.
+  if (!loop || loop.getInductionVar() != iv || loop.getUpperBound() != sub.getLhs() || loop.getUnsignedCmp())
+    return failure();
   APInt lb, step;
   if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) || !matchPattern(loop.getStep(), m_ConstantInt(&step)))
     return failure();
