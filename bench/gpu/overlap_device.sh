@@ -46,10 +46,7 @@ build)
   for k in $MHA; do
     build_into "$out/mha-sm90-$k.log" "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90 --no-cache -o "$out/mha/sm90/$k"
   done
-  # shared/tools/ph_vs_torch.py's prefill: mha.ph, one build of the file, with cp.async rings (the
-  # tool passes no TMA maps; docs/abi.md, "TMA descriptors").
-  build_into "$out/vs-mha.log" env PH_TILEGPU_TMA=0 "$ph" build "$root/examples/mha.ph" --target sm_90a --no-cache -o "$out/vs/mha"
-  [ -f "$root/../shared/tools/ph_vs_torch.py" ] && cp "$root/../shared/tools/ph_vs_torch.py" "$out/"
+  build_vs_mha "$ph" "$root" "$out"
   finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/cuda_timing.py" "$root/bench/gpu/overlap_device.sh"
   ;;
 run)
@@ -64,14 +61,9 @@ run)
         step "check-${OV_CHECK_BUILD:-ov}-$k-D$d-BC$bc-N$n" 30 "'$R' '$T/${OV_CHECK_BUILD:-ov}/$k' --kernel $k --config D=$d,BR=$br,BC=$bc --size B=1 --size H=2 --size N=$n --seed 9 --check"
       done; done; done
     done
-    for v in ${OV_CHECKS:-ov base sm90}; do for k in $MHA; do
-      for c in D=64,BR=64,BC=64 D=64,BR=128,BC=64 D=64,BR=128,BC=128 D=128,BR=64,BC=32 D=128,BR=128,BC=32 D=128,BR=128,BC=128; do
-        # sm_80-class shared memory holds the 128 x 128 blocks on sm_90 too (227 KiB a CTA).
-        step "check-mha-$v-$k-$c" 30 "'$R' '$T/mha/$v/$k' --kernel $k --config $c --size B=1 --size H=2 --size N=384 --seed 4 --check"
-      done
-    done; done
-    echo "checks: $(grep -l -i 'mismatch\|fail' "$logs"/check-*.log 2>/dev/null | wc -l) failing of $(ls "$logs"/check-*.log | wc -l)"
-    grep -l -i "mismatch\|fail" "$logs"/check-*.log 2>/dev/null | head
+    # sm_80-class shared memory holds the 128 x 128 blocks on sm_90 too (227 KiB a CTA).
+    mha_checks "${OV_CHECKS:-ov base sm90}"
+    check_summary
   fi
   if want sanitizers && command -v compute-sanitizer >/dev/null; then
     for tool in racecheck synccheck; do
@@ -83,26 +75,9 @@ run)
       tail -2 "$logs/sanitizer-mha-$tool.log"
     done
   fi
-  want bench && for round in ${OV_ROUNDS:-1 2}; do
-    for v in ${OV_VARIANTS:-expf base ov}; do
-      for k in attn_w8 causal_w8; do
-        for d in ${OV_DS:-64 128}; do
-          step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
-          grep -E '^ *D=' "$logs/bench-$round-$v-$k-D$d.log" | sed "s/^/   $round $v $k /"
-        done
-      done
-    done
-  done
-  i=0
-  want prefill && for v in ${OV_PREFILL:-expf base ov base}; do
-    i=$((i + 1))
-    step "prefill-$i-$v" 90 "cd '$T' && python3 bench_prefill.py '$R' '$T/mha/$v' --iters 20"
-    grep -E '^mha_' "$logs/prefill-$i-$v.log" | sed "s/^/   $v /"
-  done
-  if want vs && [ -f "$T/ph_vs_torch.py" ]; then
-    step vs-prefill 240 "cd '$T' && python3 ph_vs_torch.py '$T/vs' --only prefill --out '$logs/ph_vs_torch.jsonl'"
-    grep -E 'prefill|FAILED' "$logs/vs-prefill.log" | tail -12
-  fi
+  want bench && attention_bench "${OV_ROUNDS:-1 2}" "${OV_VARIANTS:-expf base ov}" "${OV_DS:-64 128}"
+  want prefill && prefill_runs "${OV_PREFILL:-expf base ov base}"
+  want vs && vs_prefill
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
   [ $fails -eq 0 ]
   ;;

@@ -29,3 +29,47 @@ build_into() { # LOG COMMAND...: COMMAND's output into LOG; if it fails, its tai
   log=$1; shift
   "$@" > "$log" 2>&1 || { echo "FAIL build: $*"; tail -5 "$log"; exit 1; }
 }
+
+# The attention packs' shared steps (overlap_device.sh, tma_attention_device.sh). They read T, R,
+# logs and MHA (mha.ph's kernels) from the pack.
+
+build_vs_mha() { # PH ROOT OUT: mha.ph for shared/tools/ph_vs_torch.py, with cp.async rings (the tool
+  # passes no TMA maps; docs/abi.md, "TMA descriptors"), and the tool, if the checkout has it beside
+  build_into "$3/vs-mha.log" env PH_TILEGPU_TMA=0 "$1" build "$2/examples/mha.ph" --target sm_90a --no-cache -o "$3/vs/mha"
+  [ -f "$2/../shared/tools/ph_vs_torch.py" ] && cp "$2/../shared/tools/ph_vs_torch.py" "$3/"
+}
+
+mha_checks() { # VARIANTS: mha.ph's four kernels at its six configurations against the interpreter
+  for v in $1; do for k in $MHA; do
+    for c in D=64,BR=64,BC=64 D=64,BR=128,BC=64 D=64,BR=128,BC=128 D=128,BR=64,BC=32 D=128,BR=128,BC=32 D=128,BR=128,BC=128; do
+      step "check-mha-$v-$k-$c" 30 "'$R' '$T/mha/$v/$k' --kernel $k --config $c --size B=1 --size H=2 --size N=384 --seed 4 --check"
+    done
+  done; done
+}
+
+check_summary() { # how many check-*.log failed, and which
+  echo "checks: $(grep -l -i 'mismatch\|fail' "$logs"/check-*.log 2>/dev/null | wc -l) failing of $(ls "$logs"/check-*.log | wc -l)"
+  grep -l -i "mismatch\|fail" "$logs"/check-*.log 2>/dev/null | head
+}
+
+attention_bench() { # ROUNDS VARIANTS DS: `ph-run --bench` of attn_w8 and causal_w8 in turns, [4, 16, 4096, D]
+  for round in $1; do for v in $2; do for k in attn_w8 causal_w8; do for d in $3; do
+    step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
+    grep -E '^ *D=' "$logs/bench-$round-$v-$k-D$d.log" | sed "s/^/   $round $v $k /"
+  done; done; done; done
+}
+
+prefill_runs() { # VARIANTS: mha.ph's builds through bench_prefill.py, in that order
+  i=0
+  for v in $1; do
+    i=$((i + 1))
+    step "prefill-$i-$v" 90 "cd '$T' && python3 bench_prefill.py '$R' '$T/mha/$v' --iters 20"
+    grep -E '^mha_' "$logs/prefill-$i-$v.log" | sed "s/^/   $v /"
+  done
+}
+
+vs_prefill() { # shared/tools/ph_vs_torch.py --only prefill on build_vs_mha's build, if the pack has the tool
+  [ -f "$T/ph_vs_torch.py" ] || return 0
+  step vs-prefill 240 "cd '$T' && python3 ph_vs_torch.py '$T/vs' --only prefill --out '$logs/ph_vs_torch.jsonl'"
+  grep -E 'prefill|FAILED' "$logs/vs-prefill.log" | tail -12
+}

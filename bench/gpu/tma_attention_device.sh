@@ -63,10 +63,7 @@ build)
     build_into "$out/ex-$v.log" env $(envOf $v) PH_GPU_ARCH=sm_90a sh "$root/tests/gpu/check_examples.sh" build "$ph" \
       "$root/examples" "$out/ex-$v"
   done
-  # shared/tools/ph_vs_torch.py's prefill (the `vs` step): mha.ph with cp.async rings, which the
-  # tool can launch (it passes no TMA maps; docs/abi.md, "TMA descriptors").
-  build_into "$out/vs-mha.log" env PH_TILEGPU_TMA=0 "$ph" build "$root/examples/mha.ph" --target sm_90a --no-cache -o "$out/vs/mha"
-  [ -f "$root/../shared/tools/ph_vs_torch.py" ] && cp "$root/../shared/tools/ph_vs_torch.py" "$out/"
+  build_vs_mha "$ph" "$root" "$out"
   finish_pack "$ph" "$out" "$root/bench/gpu/bench_prefill.py" "$root/bench/gpu/cuda_timing.py" \
     "$root/bench/gpu/tma_attention_device.sh" "$root/tests/gpu/check_examples.sh"
   ;;
@@ -85,14 +82,9 @@ run)
           step "check-$v-$k-$c-N$n" 30 "'$R' '$T/$v/$k' --kernel $k --config $c,BR=$br --size B=1 --size H=2 --size N=$n --seed 9 --check"
         done; done
       done
-      for k in $MHA; do
-        for c in D=64,BR=64,BC=64 D=64,BR=128,BC=64 D=64,BR=128,BC=128 D=128,BR=64,BC=32 D=128,BR=128,BC=32 D=128,BR=128,BC=128; do
-          step "check-mha-$v-$k-$c" 30 "'$R' '$T/mha/$v/$k' --kernel $k --config $c --size B=1 --size H=2 --size N=384 --seed 4 --check"
-        done
-      done
+      mha_checks "$v"
     done
-    echo "checks: $(grep -l -i 'mismatch\|fail' "$logs"/check-*.log 2>/dev/null | wc -l) failing of $(ls "$logs"/check-*.log | wc -l)"
-    grep -l -i "mismatch\|fail" "$logs"/check-*.log 2>/dev/null | head
+    check_summary
   fi
   if want examples; then
     for v in ${TA_EXAMPLES:-base wsov}; do
@@ -109,26 +101,9 @@ run)
       grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$logs/sanitizer-$v-$tool.log" | tr '\n' ' '; echo
     done; done
   fi
-  want bench && for round in ${TA_ROUNDS:-1 2}; do
-    for v in $variants; do
-      for k in attn_w8 causal_w8; do
-        for d in ${TA_DS:-64 128}; do
-          step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
-          grep -E '^ *D=' "$logs/bench-$round-$v-$k-D$d.log" | sed "s/^/   $round $v $k /"
-        done
-      done
-    done
-  done
-  i=0
-  want prefill && for v in ${TA_PREFILL:-base ov wsov base}; do
-    i=$((i + 1))
-    step "prefill-$i-$v" 90 "cd '$T' && python3 bench_prefill.py '$R' '$T/mha/$v' --iters 20"
-    grep -E '^mha_' "$logs/prefill-$i-$v.log" | sed "s/^/   $v /"
-  done
-  if want vs && [ -f "$T/ph_vs_torch.py" ]; then
-    step vs-prefill 240 "cd '$T' && python3 ph_vs_torch.py '$T/vs' --only prefill --out '$logs/ph_vs_torch.jsonl'"
-    grep -E 'prefill|FAILED' "$logs/vs-prefill.log" | tail -12
-  fi
+  want bench && attention_bench "${TA_ROUNDS:-1 2}" "$variants" "${TA_DS:-64 128}"
+  want prefill && prefill_runs "${TA_PREFILL:-base ov wsov base}"
+  want vs && vs_prefill
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
   [ $fails -eq 0 ]
   ;;

@@ -286,7 +286,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
     if (po.warpSpecialize) po.mbarriers = true;
   }
   // wgmma rings filled by TMA (tensor maps encoded by the runtime; docs/tilegpu.md, "TMA" and
-  // "K and V by TMA"): the GEMM's K loop +9-12 % (H200), attention +5-25 % (H100);
+  // "K and V by TMA"): the GEMM's K loop +9-12 % (H200), attention +4-18 % (H100);
   // PH_TILEGPU_TMA=0|1 overrides.
   po.tma = ga && ga->tma;
   if (const char *e = std::getenv("PH_TILEGPU_TMA")) po.tma = std::string(e) == "1" && ga && ga->tma;
