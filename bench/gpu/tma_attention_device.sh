@@ -14,7 +14,9 @@
 # next softmax (PH_TILEGPU_OVERLAP=1); ws = a producer warpgroup issues the TMA copies
 # (PH_TILEGPU_WARPSPEC=1, setmaxnreg 240/24); wsov = both; wspp = ws with the consumers in turn
 # (PH_TILEGPU_PINGPONG=1); ftz = the softmax's 2^y as ex2.approx.ftz (PH_TILEGPU_EXP_FTZ=1);
-# ctas2 = registers fitted to two CTAs an SM (PH_TILEGPU_MIN_CTAS=2); ftzctas2 = both.
+# ctas2 = registers fitted to two CTAs an SM (PH_TILEGPU_MIN_CTAS=2); ftzctas2 = both; old = the
+# eleventh session's default (PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0: ex2 without ftz, ptxas's
+# own register count). Since the twelfth session base has ftz and two CTAs where shared memory allows.
 # TA_STEPS picks the steps (default "checks examples sanitizers bench prefill"):
 #   checks      the wgmma configurations of the three kernels (N = 256 and 384: whole key blocks, the
 #               causal diagonal) and all of mha.ph's, in TA_CHECKS's variants (default "base ov ws
@@ -27,6 +29,8 @@
 #               (TA_ROUNDS, default "1 2");
 #   prefill     mha.ph's builds (TA_PREFILL, default "base ov wsov base") through bench_prefill.py,
 #               SDPA flash and cuDNN in the same process;
+#   table       (ask for it) bench_prefill.py's whole table on TA_TABLE's build (default base): both
+#               shapes, f16 and bf16, FlexAttention and the matmul rate beside SDPA;
 #   vs          (ask for it) shared/tools/ph_vs_torch.py --only prefill on mha.ph built with cp.async
 #               rings (PH_TILEGPU_TMA=0: the tool passes no tensor maps), if the pack has the script.
 set -u
@@ -41,6 +45,7 @@ envOf() {
   wspp) echo "PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_PINGPONG=1" ;;
   ftz) echo PH_TILEGPU_EXP_FTZ=1 ;; ftzctas2) echo "PH_TILEGPU_EXP_FTZ=1 PH_TILEGPU_MIN_CTAS=2" ;;
   ctas2) echo PH_TILEGPU_MIN_CTAS=2 ;;
+  old) echo "PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0" ;;
   esac
 }
 case $mode in
@@ -103,6 +108,7 @@ run)
   fi
   want bench && attention_bench "${TA_ROUNDS:-1 2}" "$variants" "${TA_DS:-64 128}"
   want prefill && prefill_runs "${TA_PREFILL:-base ov wsov base}"
+  want table && prefill_table "${TA_TABLE:-base}"
   want vs && vs_prefill
   echo "failures: $fails ($(( $(date +%s) - t0 )) s)"
   [ $fails -eq 0 ]

@@ -9,6 +9,7 @@
 #include "ph/Backend/GpuTarget.h"
 #include "ph/Backend/Arch.h"
 
+#include "Ptxas.h"
 #include "PtxasDiagnostics.h"
 #include "Target/LlvmPipelineScope.h"
 #include "Target/LoweringDiagnostics.h"
@@ -60,10 +61,6 @@
 #include <mutex>
 #include <optional>
 
-#ifndef PH_CUDA_DIR
-#define PH_CUDA_DIR "/usr/local/cuda"
-#endif
-
 using namespace mlir;
 
 namespace ph::backend {
@@ -81,20 +78,6 @@ int64_t sharedMemoryLimit(const std::string &arch) {
 }
 
 bool isSupportedGpuArch(const std::string &arch) { return findGpuArch(arch) != nullptr; }
-
-static std::string cudaDir() {
-  if (const char *d = std::getenv("PH_CUDA_DIR")) return d;
-  if (const char *d = std::getenv("CUDA_PATH")) return d;
-  return PH_CUDA_DIR;
-}
-
-static std::string findPtxas() {
-  if (const char *p = std::getenv("PH_PTXAS")) return p;
-  std::string inToolkit = cudaDir() + "/bin/ptxas";
-  if (llvm::sys::fs::can_execute(inToolkit)) return inToolkit;
-  if (auto p = llvm::sys::findProgramByName("ptxas")) return *p;
-  return "";
-}
 
 static void prepareContext(MLIRContext &ctx) {
   static std::once_flag once;
@@ -382,71 +365,6 @@ bool toPtx(ModuleOp m, std::string &ptx, std::string &err, TimingScope *timing,
   return found;
 }
 
-/// ptxas's optimisation: -O3, or with PH_PTXAS_FAST_COMPILE=min|mid|max its
-/// --Ofast-compile level (ptxas spends less time and the SASS differs; off by
-/// default until the GPU checks of docs/compile.md say how much speed it costs).
-static std::string ptxasOptArg() {
-  const char *e = std::getenv("PH_PTXAS_FAST_COMPILE");
-  std::string v = e ? e : "";
-  if (v == "min" || v == "mid" || v == "max") return "--Ofast-compile=" + v;
-  return "-O3";
-}
-
-/// ptxas PTX -> cubin; `log` gets ptxas's -v report.
-static bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8_t> &cubin, std::string &log,
-              std::string &err, double *cpuMs = nullptr, bool *ran = nullptr) {
-  std::string ptxas = findPtxas();
-  if (ptxas.empty()) {
-    err = "ptxas not found (looked in " + cudaDir() + "/bin and on PATH; set PH_PTXAS or PH_CUDA_DIR)";
-    return false;
-  }
-  // In the process's private folder, removed on every exit path (ScratchDir.h).
-  scratch::PtxasFiles files;
-  if (!scratch::acquire(files, err)) return false;
-  struct Release {
-    scratch::PtxasFiles &f;
-    ~Release() { scratch::release(f); }
-  } release{files};
-  llvm::SmallString<128> in(files.ptx), out(files.cubin), errFile(files.log);
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(in, ec);
-    if (ec) {
-      err = "cannot write " + files.ptx + ": " + ec.message();
-      return false;
-    }
-    os << ptx;
-  }
-  std::string archArg = "-arch=" + arch, inPath = in.str().str(), outPath = out.str().str();
-  std::string optArg = ptxasOptArg();
-  llvm::SmallVector<llvm::StringRef> args = {ptxas, archArg, "-v", optArg, inPath, "-o", outPath};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(errFile), llvm::StringRef(errFile)};
-  std::string execErr;
-  std::optional<llvm::sys::ProcessStatistics> stat;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &execErr, nullptr, &stat);
-  if (ran) *ran = rc != -1; // -1: it could not be started (-2: it crashed, which its log may say)
-  if (cpuMs && stat) *cpuMs = double(stat->TotalTime.count()) / 1000.0;
-  if (auto buf = llvm::MemoryBuffer::getFile(errFile)) {
-    // ptxas's "Compile time = 53.6 ms" line differs from run to run; without it the report
-    // (kept in manifest.json) is the same for the same PTX, so builds are byte-identical.
-    llvm::SmallVector<llvm::StringRef> lines;
-    (*buf)->getBuffer().split(lines, '\n');
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (lines[i].contains("Compile time =")) continue;
-      log += lines[i].str();
-      if (i + 1 < lines.size()) log += "\n";
-    }
-  }
-  bool ok = rc == 0;
-  if (ok) {
-    if (auto buf = llvm::MemoryBuffer::getFile(out, /*IsText=*/false))
-      cubin.assign((*buf)->getBufferStart(), (*buf)->getBufferEnd());
-    else ok = false;
-  }
-  if (!ok) err = "ptxas failed" + (execErr.empty() ? "" : " (" + execErr + ")") + ":\n" + log;
-  return ok;
-}
-
 Diagnostic makeDiag(DiagKind kind, SourceRange range, std::vector<std::string> args) {
   Diagnostic d;
   d.kind = kind;
@@ -605,6 +523,13 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
                                 int(d.getAs<IntegerAttr>("swizzle").getInt())});
       }
   });
+  // Registers fitted to two CTAs an SM where the shared memory leaves room for a second one
+  // (docs/tilegpu.md, "Two CTAs an SM where shared memory allows"); ptxas's own choice where the fit
+  // spills more than kTwoCtaSpillBudget. No fit where the kernel asks for its own CTA count
+  // (tilegpu.min_ctas, before the NVVM conversion drops it).
+  bool ownCtas = false;
+  m->walk([&](func::FuncOp f) { ownCtas = ownCtas || f->hasAttr(tilegpu::kMinCtasAttr); });
+  bool twoCtas = tc && !ownCtas && fitTwoCtas(arch, tg.instruction(), out.meta.sig.threads, tg.sharedBytes);
   // MLIR's pass timing, printed as text into passTiming when asked for.
   // The stream outlives the manager, which prints to it again when it is destroyed.
   std::string timingText;
@@ -635,23 +560,43 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     loweringFailed(out, nvvmDiags, k, opts.sources, /*warnings=*/false, "");
     return false;
   }
-  std::string log;
-  double ptxasCpu = 0;
-  // ptxas's output depends on ptxas, its arguments (runPtxas), the architecture and the PTX only.
-  std::string what;
-  if (opts.ptxasCache) what = "ph-ptxas-1 " + gpuToolchainIdentity(arch) + "; -arch=" + arch + " -v " + ptxasOptArg() + "\n" + out.ptx;
-  if (opts.ptxasCache && opts.ptxasCache->find(what, out.cubin, log)) {
-    clock.mark("ptxas-cached");
-  } else {
+  // `report`: a failure is the user's (a diagnostic); a fit that ptxas cannot meet is not.
+  auto assemble = [&](const std::string &ptx, std::string &log, bool report) {
+    // ptxas's output depends on ptxas, its arguments (runPtxas), the architecture and the PTX only.
+    std::string what;
+    if (opts.ptxasCache)
+      what = "ph-ptxas-1 " + gpuToolchainIdentity(arch) + "; -arch=" + arch + " -v " + ptxasOptArg() + "\n" + ptx;
+    if (opts.ptxasCache && opts.ptxasCache->find(what, out.cubin, log)) {
+      clock.mark("ptxas-cached");
+      return true;
+    }
     bool ranPtxas = false;
-    bool assembled = runPtxas(out.ptx, arch, out.cubin, log, err, &ptxasCpu, &ranPtxas);
+    double ptxasCpu = 0;
+    bool assembled = runPtxas(ptx, arch, out.cubin, log, err, &ptxasCpu, &ranPtxas);
     clock.mark("ptxas", ptxasCpu);
     if (!assembled) {
-      if (ranPtxas) out.diagnostics.push_back(ptxasDiagnostic(log, out.ptx, arch, k));
+      if (ranPtxas && report) out.diagnostics.push_back(ptxasDiagnostic(log, ptx, arch, k));
       return false;
     }
     if (opts.ptxasCache) opts.ptxasCache->keep(what, out.cubin, log);
+    return true;
+  };
+  std::string log;
+  if (std::string fitted = twoCtas ? withMinCtasPerSm(out.ptx, 2) : ""; !fitted.empty()) {
+    // ptxas refuses a fit below what an instruction needs (wgmma's accumulators): C7602.
+    bool fits = assemble(fitted, log, /*report=*/false);
+    rt::PtxasReport fit = rt::parsePtxasReport(log, out.meta.symbol);
+    if (fits && fit.spillStores + fit.spillLoads <= kTwoCtaSpillBudget) {
+      out.ptx = std::move(fitted);
+      out.meta.ptxas = fit;
+      out.meta.notes.push_back("registers fitted to two CTAs an SM (" + std::to_string(fit.registers) + ", " +
+                               std::to_string(fit.spillStores + fit.spillLoads) + " B spilled)");
+      return true; // a spill the fit chose within its budget is not the user's to fix
+    }
+    log.clear();
+    err.clear();
   }
+  if (!assemble(out.ptx, log, /*report=*/true)) return false;
   out.meta.ptxas = rt::parsePtxasReport(log, out.meta.symbol);
   for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));
   return true;

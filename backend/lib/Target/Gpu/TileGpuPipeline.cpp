@@ -355,8 +355,10 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // The softmax's exp on wgmma as one ex2 (docs/tilegpu.md, "P·V under the next softmax");
   // PH_TILEGPU_WGMMA_EXPF=1 keeps libdevice's expf for A/B runs.
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_EXPF"); e && std::string(e) == "1") co.wgmmaFastExp = false;
-  // Its 2^y as one MUFU.EX2 (docs/tilegpu.md, "One MUFU a score"): PH_TILEGPU_EXP_FTZ=1 until the
-  // causal D = 64 kernel it slows (registers past two CTAs an SM) has been timed fitted to two.
+  // Its 2^y as one MUFU.EX2 (docs/tilegpu.md, "One MUFU a score"): on since an H100 timed it with
+  // the kernels it pushes past two CTAs' registers fitted back to two (D = 128: 491 -> 509 TFLOP/s,
+  // D = 64: 394 -> 408); PH_TILEGPU_EXP_FTZ=0 for A/B runs.
+  co.expFtz = true;
   if (const char *e = std::getenv("PH_TILEGPU_EXP_FTZ")) co.expFtz = std::string(e) == "1";
   convertPm.addPass(tilegpu::createConvertTileGPUToNVVM(co));
   if (failed(convertPm.run(m))) {
