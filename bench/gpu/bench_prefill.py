@@ -13,11 +13,12 @@ FLOPs: 4·B·H·N²·D, half of it for causal (the work above the diagonal is sk
 FlexAttention is torch.compile'd with dynamic=False, so every shape gets its own static kernel
 (torch.compile's default turns dynamic after a recompile, and slower); its compile is not timed.
 The matmul rate is torch.matmul on [8192, 8192] f16 operands, the best of two measurements, one
-before and one after the attention rows.
+before and one after the attention rows. --out gets each row as it is measured (with the run's id)
+and a last line with both matmul rates.
 Every configuration's output is checked against PyTorch's math backend in fp32 (`ph-run --ref`);
 the fastest one's rel. L2 error must be <= 2e-3 (f16) or 1e-2 (bf16).
 """
-import argparse, json, math, os, subprocess, sys, tempfile
+import argparse, json, math, os, subprocess, sys, tempfile, time
 
 import numpy as np
 import torch
@@ -76,6 +77,7 @@ def main():
     ap.add_argument("--no-flex", action="store_true")
     a = ap.parse_args()
     log = open(a.out, "a") if a.out else None
+    run_id = f"{os.uname().nodename}-{os.getpid()}-{int(time.time())}"  # tells appended runs apart
     shapes = [tuple(int(x) for x in s.split("x")) for s in a.shapes.split(",")]
     flex, block_mask = (None, None) if a.no_flex else make_flex()
     mm = [matmul_tflops(a.iters)]
@@ -92,8 +94,9 @@ def main():
                         scale = 1 / math.sqrt(d)
                         torch.manual_seed(d + causal + N)
                         q, k, v = ((torch.rand(B, H, N, d, device="cuda") * 2 - 1).to(dt) for _ in range(3))
-                        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal,
-                                                             scale=scale)
+                        with sdpa_kernel([SDPBackend.MATH]):
+                            ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal,
+                                                                 scale=scale)
                         res_rows, why = run_ph(a, kernel, d, scale, {"Q": q, "K": k, "V": v}, ref, tmp)
                         del ref
                         if res_rows is None:
@@ -119,7 +122,8 @@ def main():
                                     f = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
                                     f()
                                     timed.append((bname, time_cuda(f, a.iters)))
-                            except Exception:
+                            except Exception as e:
+                                print(f"SDPA {bname} failed: {str(e)[:300]}", flush=True)
                                 timed.append((bname, None))
                         if flex is not None:
                             try:
@@ -134,16 +138,18 @@ def main():
                         for bname, ms in timed:
                             row["torch"][bname] = None if ms is None else {"ms": ms,
                                                                           "tflops": flops / (ms * 1e-3) / 1e12}
+                        row["run"] = run_id
                         rows.append(row)
                         print(json.dumps(row), flush=True)
+                        if log:  # row by row: a run cut short keeps what it measured
+                            log.write(json.dumps(row) + "\n")
+                            log.flush()
                         del q, k, v
                         torch.cuda.empty_cache()
     mm.append(matmul_tflops(a.iters))
     peak = max(mm)
-    for r in rows:
-        r["matmul_tflops"] = peak
-        if log:
-            log.write(json.dumps(r) + "\n")
+    if log:
+        log.write(json.dumps({"run": run_id, "matmul_tflops": mm}) + "\n")
     names = [b for b, _ in BACKENDS] + ([] if flex is None else ["flex"])
     print()
     print(f"prefill attention; TFLOP/s = 4BHN^2D (causal: half) / time; %mm = of torch.matmul's {peak:.1f} "

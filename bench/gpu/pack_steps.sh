@@ -60,12 +60,12 @@ attention_bench() { # ROUNDS VARIANTS DS: `ph-run --bench` of attn_w8 and causal
 }
 
 prefill_runs() { # VARIANTS: mha.ph's builds through bench_prefill.py, in that order, on the quick
-  # subset (f16, [4, 16, 4096, D], no FlexAttention) unless PF_ARGS says otherwise
+  # subset (f16, [4, 16, 4096, D], no FlexAttention) unless PF_ARGS says otherwise (PF_ARGS= : all)
   i=0
   for v in $1; do
     i=$((i + 1))
     step "prefill-$i-$v" "${PF_LIMIT:-90}" "cd '$T' && python3 bench_prefill.py '$R' '$T/mha/$v' --iters 20 \
-      ${PF_ARGS:---shapes 4x16x4096 --dtypes f16 --no-flex}"
+      ${PF_ARGS---shapes 4x16x4096 --dtypes f16 --no-flex}"
     grep -E '^mha_' "$logs/prefill-$i-$v.log" | sed "s/^/   $v /"
   done
 }
@@ -73,6 +73,7 @@ prefill_runs() { # VARIANTS: mha.ph's builds through bench_prefill.py, in that o
 prefill_table() { # VARIANT: issue 15's whole table (both shapes, f16 and bf16, FlexAttention, the matmul rate)
   step "table-$1" 420 "cd '$T' && python3 bench_prefill.py '$R' '$T/mha/$1' --iters 20 --out '$logs/table-$1.jsonl'"
   sed -n '/^prefill attention/,$p' "$logs/table-$1.log"
+  grep -q '^prefill attention' "$logs/table-$1.log" || tail -5 "$logs/table-$1.log"  # cut short: its last words
 }
 
 vs_prefill() { # shared/tools/ph_vs_torch.py --only prefill on build_vs_mha's build, if the pack has the tool

@@ -16,7 +16,10 @@
 # (PH_TILEGPU_PINGPONG=1); ftz = the softmax's 2^y as ex2.approx.ftz (PH_TILEGPU_EXP_FTZ=1);
 # ctas2 = registers fitted to two CTAs an SM (PH_TILEGPU_MIN_CTAS=2); ftzctas2 = both; old = the
 # eleventh session's default (PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0: ex2 without ftz, ptxas's
-# own register count). Since the twelfth session base has ftz and two CTAs where shared memory allows.
+# own register count). Since the twelfth session base has ftz and two CTAs where shared memory allows,
+# so ftz is base without the fit only where shared memory fits two CTAs; tie = wgmma's registers
+# written before its fence (PH_TILEGPU_WGMMA_TIE=1), tiepp / tieov / tiewsov = tie with ping-pong,
+# the overlap, and the producer warpgroup with the overlap.
 # TA_STEPS picks the steps (default "checks examples sanitizers bench prefill"):
 #   checks      the wgmma configurations of the three kernels (N = 256 and 384: whole key blocks, the
 #               causal diagonal) and all of mha.ph's, in TA_CHECKS's variants (default "base ov ws
@@ -46,6 +49,9 @@ envOf() {
   ftz) echo PH_TILEGPU_EXP_FTZ=1 ;; ftzctas2) echo "PH_TILEGPU_EXP_FTZ=1 PH_TILEGPU_MIN_CTAS=2" ;;
   ctas2) echo PH_TILEGPU_MIN_CTAS=2 ;;
   old) echo "PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0" ;;
+  tie) echo PH_TILEGPU_WGMMA_TIE=1 ;; tiepp) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_PINGPONG=1" ;;
+  tieov) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_OVERLAP=1" ;;
+  tiewsov) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_OVERLAP=1" ;;
   esac
 }
 case $mode in

@@ -21,7 +21,7 @@
 // CHECK: llvm.store %{{.*}} : f16, !llvm.ptr<3>
 // CHECK: gpu.barrier
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> vector<8xf16>
-// CHECK: llvm.nvvm.ex2.approx.ftz.f
+// CHECK: math.exp2
 // CHECK: scf.yield
 
 // STORE-LABEL: gpu.func @stream_store

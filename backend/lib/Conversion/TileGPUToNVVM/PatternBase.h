@@ -68,7 +68,8 @@ void populateLoadStorePatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet
 void populateSharedPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateConvertLayoutPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 void populateDotMMAv2Patterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
-void populateDotWGMMAPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
+/// `operandsBeforeFence`: convert-tilegpu-to-nvvm's wgmma-operands-before-fence.
+void populateDotWGMMAPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p, bool operandsBeforeFence = false);
 void populateDotFMAPatterns(TileGPUTypeConverter &tc, mlir::RewritePatternSet &p);
 
 } // namespace ph::tilegpu

@@ -112,7 +112,7 @@ struct ConvertPass : impl::ConvertTileGPUToNVVMBase<ConvertPass> {
     populateSharedPatterns(tc, patterns);
     populateConvertLayoutPatterns(tc, patterns);
     populateDotMMAv2Patterns(tc, patterns);
-    populateDotWGMMAPatterns(tc, patterns);
+    populateDotWGMMAPatterns(tc, patterns, wgmmaOperandsBeforeFence);
     populateDotFMAPatterns(tc, patterns);
     populateScalarLoadPatterns(tc, patterns);
     populateColReducePatterns(tc, patterns);

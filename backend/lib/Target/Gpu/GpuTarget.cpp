@@ -525,11 +525,10 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   });
   // Registers fitted to two CTAs an SM where the shared memory leaves room for a second one
   // (docs/tilegpu.md, "Two CTAs an SM where shared memory allows"); ptxas's own choice where the fit
-  // spills more than kTwoCtaSpillBudget. No fit where the kernel asks for its own CTA count
-  // (tilegpu.min_ctas, before the NVVM conversion drops it).
-  bool ownCtas = false;
-  m->walk([&](func::FuncOp f) { ownCtas = ownCtas || f->hasAttr(tilegpu::kMinCtasAttr); });
-  bool twoCtas = tc && !ownCtas && fitTwoCtas(arch, tg.instruction(), out.meta.sig.threads, tg.sharedBytes);
+  // spills more than kTwoCtaSpillBudget. withMinCtasPerSm leaves a kernel that asks for its own CTA
+  // count (tilegpu.min_ctas: `.minnctapersm` in its PTX) or hands registers between warpgroups
+  // (`setmaxnreg`) alone.
+  bool twoCtas = tc && fitTwoCtas(arch, tg.instruction(), out.meta.sig.threads, tg.sharedBytes);
   // MLIR's pass timing, printed as text into passTiming when asked for.
   // The stream outlives the manager, which prints to it again when it is destroyed.
   std::string timingText;
@@ -581,21 +580,25 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     if (opts.ptxasCache) opts.ptxasCache->keep(what, out.cubin, log);
     return true;
   };
-  std::string log;
   if (std::string fitted = twoCtas ? withMinCtasPerSm(out.ptx, 2) : ""; !fitted.empty()) {
-    // ptxas refuses a fit below what an instruction needs (wgmma's accumulators): C7602.
-    bool fits = assemble(fitted, log, /*report=*/false);
-    rt::PtxasReport fit = rt::parsePtxasReport(log, out.meta.symbol);
-    if (fits && fit.spillStores + fit.spillLoads <= kTwoCtaSpillBudget) {
+    // ptxas refuses a fit below what an instruction needs (wgmma's accumulators): C7602. The
+    // attempt keeps its own log and error, so a refusal leaves nothing behind.
+    std::string fitLog, keptErr = err;
+    bool fits = assemble(fitted, fitLog, /*report=*/false);
+    err = std::move(keptErr);
+    rt::PtxasReport fit = rt::parsePtxasReport(fitLog, out.meta.symbol);
+    // ptxas's static shared memory counts toward the second CTA as well.
+    bool sharedFits = fitTwoCtas(arch, tg.instruction(), out.meta.sig.threads, tg.sharedBytes + fit.sharedBytes);
+    if (fits && sharedFits && fit.spillStores + fit.spillLoads <= kTwoCtaSpillBudget) {
       out.ptx = std::move(fitted);
       out.meta.ptxas = fit;
       out.meta.notes.push_back("registers fitted to two CTAs an SM (" + std::to_string(fit.registers) + ", " +
                                std::to_string(fit.spillStores + fit.spillLoads) + " B spilled)");
       return true; // a spill the fit chose within its budget is not the user's to fix
     }
-    log.clear();
-    err.clear();
+    out.cubin.clear();
   }
+  std::string log;
   if (!assemble(out.ptx, log, /*report=*/true)) return false;
   out.meta.ptxas = rt::parsePtxasReport(log, out.meta.symbol);
   for (Diagnostic &d : spillDiagnostics(k, out.meta.ptxas)) out.diagnostics.push_back(std::move(d));

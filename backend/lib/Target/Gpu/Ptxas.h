@@ -33,9 +33,10 @@ bool runPtxas(const std::string &ptx, const std::string &arch, std::vector<uint8
 /// and the register file does not already (more than 128 threads). PH_TILEGPU_FIT_CTAS=0: never.
 bool fitTwoCtas(const std::string &arch, const std::string &instruction, int threads, int64_t sharedBytes);
 
-/// `ptx` with `.minnctapersm n` on its entry (after its `.maxntid`, which ptxas requires beside it
-/// and which makes ptxas ignore -maxrregcount); "" where the entry has no `.maxntid` or already
-/// says how many CTAs it wants.
+/// `ptx` with `.minnctapersm n` on its one entry (after its `.maxntid`, which ptxas requires beside
+/// it and which makes ptxas ignore -maxrregcount); "" where the PTX has several entries, the entry
+/// has no `.maxntid`, already says how many CTAs it wants, or moves registers between warpgroups
+/// (`setmaxnreg`).
 std::string withMinCtasPerSm(const std::string &ptx, int n);
 
 /// The most spilled bytes (stores and loads) a fit to two CTAs may cost before ptxas's own

@@ -360,6 +360,9 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // D = 64: 394 -> 408); PH_TILEGPU_EXP_FTZ=0 for A/B runs.
   co.expFtz = true;
   if (const char *e = std::getenv("PH_TILEGPU_EXP_FTZ")) co.expFtz = std::string(e) == "1";
+  // wgmma's registers written before its fence (docs/tilegpu.md, "Tried and left out: wgmma's
+  // registers written before its fence"): PH_TILEGPU_WGMMA_TIE=1 until a GPU run shows a gain.
+  if (const char *e = std::getenv("PH_TILEGPU_WGMMA_TIE")) co.wgmmaOperandsBeforeFence = std::string(e) == "1";
   convertPm.addPass(tilegpu::createConvertTileGPUToNVVM(co));
   if (failed(convertPm.run(m))) {
     if (err.empty()) err = "the TileGPU lowering failed";

@@ -8,15 +8,22 @@
 // (version 3: attention's scores on sm_90a), unless wgmma-fast-exp=0 (EXPF), which keeps
 // libdevice's expf there for A/B runs. exp(a - b) keeps its subtract (@softmax: folded into an
 // FMA with the multiply, a mask's -1e30 in both a and b would lose the difference). With
-// exp-ftz=1 (FTZ) the 2^y is ex2.approx.ftz.f32 (one MUFU.EX2; ex2.approx.f32 adds a compare and
-// two predicated multiplies to keep results below 2^-126).
+// exp-ftz=1 (FTZ) the 2^y in wgmma's accumulator layout is ex2.approx.ftz.f32 (one MUFU.EX2;
+// ex2.approx.f32 adds a compare and two predicated multiplies to keep results below 2^-126); the
+// mma.sync and blocked layouts keep ex2.approx.f32 (a SIMT kernel's exp may want its subnormals).
 
 // FTZ-LABEL: gpu.func @scores
+// FTZ-COUNT-8: math.exp2
+// FTZ-NOT: ex2.approx.ftz
+// FTZ-LABEL: gpu.func @wgmma_scores
 // FTZ-COUNT-8: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // FTZ-NOT: math.exp2
+// FTZ-LABEL: gpu.func @blocked
+// FTZ-COUNT-2: math.exp2
+// FTZ-NOT: ex2.approx.ftz
 // FTZ-LABEL: gpu.func @softmax
-// FTZ-NOT: math.fma
-// FTZ-COUNT-8: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// FTZ-NOT: ex2.approx.ftz
+// FTZ: gpu.return
 
 #mma = #tilegpu.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
 #wgmma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 16]}>

@@ -1,5 +1,6 @@
 // RUN: ph-opt %s --convert-tilegpu-to-nvvm | %FileCheck %s
 // RUN: ph-opt %s --convert-tilegpu-to-nvvm | %FileCheck %s --check-prefix=COUNT
+// RUN: ph-opt %s --convert-tilegpu-to-nvvm="wgmma-operands-before-fence=1" | %FileCheck %s --check-prefix=FENCE
 // REQUIRES: mlir
 // Attention on wgmma (examples/flash_attention.ph, D = 64, BR = 64, BC = 32, after
 // tilegpu-assign-layouts arch=sm_90a, tilegpu-pipeline and tilegpu-allocate-shared):
@@ -9,6 +10,9 @@
 // from four registers ("RS", written as PTX: MLIR 22's nvvm.wgmma.mma_async
 // takes A only by descriptor), the 32 accumulator registers tied in and out,
 // B (V, N-major) by descriptor with imm-trans-b = 1.
+// wgmma-operands-before-fence (FENCE): P V's 32 accumulators and P's eight pairs (two K steps of
+// four) pass through empty asms before its fence, and no pair is built between the fence and the
+// commit (where LLVM would sink them, and ptxas would fence again: C7519).
 
 // CHECK-LABEL: gpu.func @flash_attention
 // CHECK: nvvm.wgmma.fence.aligned
@@ -24,6 +28,18 @@
 // CHECK-SAME: ,30,31,r,r,r,r,l,r"
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+
+// FENCE-LABEL: gpu.func @flash_attention
+// FENCE: gpu.shuffle  xor
+// FENCE: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,{{.*}},=f,0,1,{{.*}},30,31"
+// FENCE: llvm.inline_asm has_side_effects asm_dialect = att "", "=r,=r,=r,=r,=r,=r,=r,=r,0,1,2,3,4,5,6,7"
+// FENCE: nvvm.wgmma.fence.aligned
+// FENCE-NOT: llvm.bitcast
+// FENCE: wgmma.mma_async.sync.aligned.m64n64k16
+// FENCE-NOT: llvm.bitcast
+// FENCE: wgmma.mma_async.sync.aligned.m64n64k16
+// FENCE-NOT: llvm.bitcast
+// FENCE: nvvm.wgmma.commit.group.sync.aligned
 
 // COUNT-COUNT-4: nvvm.wgmma.mma_async
 // COUNT-NOT: nvvm.wgmma.mma_async

@@ -320,10 +320,16 @@ def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "::mlir::ModuleOp"> {
            "instead of libdevice's expf (about ten instructions a score); false keeps expf "
            "(`ph`: PH_TILEGPU_WGMMA_EXPF=1, for A/B runs)">,
     Option<"expFtz", "exp-ftz", "bool", /*default=*/"false",
-           "that fast exp's 2^y is ex2.approx.ftz.f32, one MUFU.EX2 (results below 2^-126 are "
+           "that fast exp's 2^y in a wgmma accumulator layout is ex2.approx.ftz.f32, one MUFU.EX2 "
+           "(results below 2^-126 are "
            "zero), where ex2.approx.f32 takes a compare and two predicated multiplies around it to "
-           "keep them: +6-8 % for attention at D = 128 on an H100, but -10 % causal at D = 64, whose "
-           "registers pass the 128 that two CTAs an SM allow (`ph`: PH_TILEGPU_EXP_FTZ=1)">,
+           "keep them: +4-8 % for attention on an H100 (`ph` turns it on; PH_TILEGPU_EXP_FTZ=0 for "
+           "A/B runs)">,
+    Option<"wgmmaOperandsBeforeFence", "wgmma-operands-before-fence", "bool", /*default=*/"false",
+           "every register a group of wgmmas reads (A's 16-bit pairs, the accumulators) is written "
+           "before its wgmma.fence and tied there by an empty asm (CUTLASS's "
+           "warpgroup_fence_operand), so that ptxas injects no warpgroup.arrive (C7519) before the "
+           "wgmmas that follow; off until a GPU run shows a gain (`ph`: PH_TILEGPU_WGMMA_TIE=1)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::nvgpu::NVGPUDialect", "::mlir::vector::VectorDialect",

@@ -43,9 +43,10 @@ Value packPair(OpBuilder &rw, Location loc, Value lo, Value hi) {
   return LLVM::BitcastOp::create(rw, loc, rw.getI32Type(), vectorOf(rw, loc, ValueRange{lo, hi})).getResult();
 }
 
-/// An empty asm that takes and gives back `regs`: placed after a wait, no
-/// read of them can move above it (an intrinsic orders memory, not values).
-void tieAfterWait(OpBuilder &rw, Location loc, MutableArrayRef<Value> regs) {
+/// An empty asm that takes and gives back `regs` (CUTLASS's warpgroup_fence_operand): placed
+/// after a wait, no read of them can move above it; placed before a wgmma.fence, no write of
+/// them can move below it (an intrinsic orders memory, not values).
+void tieRegisters(OpBuilder &rw, Location loc, MutableArrayRef<Value> regs) {
   constexpr size_t kChunk = 32;
   for (size_t at = 0; at < regs.size(); at += kChunk) {
     size_t n = std::min(kChunk, regs.size() - at);
@@ -104,7 +105,9 @@ Value wgmmaRegisterA(OpBuilder &rw, Location loc, Type accStruct, Value acc, Arr
 }
 
 struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
-  using OpConversionPattern::OpConversionPattern;
+  WarpgroupDotWGMMA(TypeConverter &tc, MLIRContext *ctx, bool operandsBeforeFence)
+      : OpConversionPattern(tc, ctx), operandsBeforeFence_(operandsBeforeFence) {}
+  bool operandsBeforeFence_;
   LogicalResult matchAndRewrite(WarpgroupDotOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     auto accTy = cast<RankedTensorType>(op.getAcc().getType());
@@ -150,6 +153,29 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
 
     SmallVector<Value> C = unpack(rw, loc, a.getAcc());
     int64_t strips = lc.reps[0], perStrip = n / 2;
+    // A's pairs a K step: strip r, step kk at 4 (r * k / 16 + kk).
+    SmallVector<Value> pairsA;
+    auto buildPairsA = [&] {
+      for (int64_t r = 0; r < strips; ++r)
+        for (int64_t kk = 0; kk < k / 16; ++kk) {
+          // a0: row g, k 2t..; a1: row g + 8; a2: k 2t + 8..; a3: both (mma.sync's A fragment).
+          int64_t ab = la.compose({r, kk}, {0, 0});
+          for (auto [lo, hi] : {std::pair{0, 1}, {4, 5}, {2, 3}, {6, 7}})
+            pairsA.push_back(pair(A[ab + lo], A[ab + hi]));
+        }
+    };
+    // wgmma-operands-before-fence: every register the wgmmas read is written before the fence,
+    // the accumulators (attention's rescale) and A's pairs (P's conversion to 16 bits). Otherwise
+    // LLVM sinks the conversions to their wgmma, after the fence, and ptxas fences again before
+    // every wgmma that follows one (C7519: seven of P·V's eight at D = 128; docs/tilegpu.md,
+    // "Tried and left out: wgmma's registers written before its fence").
+    if (operandsBeforeFence_) {
+      tieRegisters(rw, loc, C);
+      if (aReg) {
+        buildPairsA();
+        tieRegisters(rw, loc, pairsA);
+      }
+    }
     auto f32 = rw.getF32Type();
     auto accStruct = LLVM::LLVMStructType::getLiteral(op.getContext(), SmallVector<Type>(perStrip, f32));
     // Strip r's accumulator in wgmma's register order, from the layout's.
@@ -170,11 +196,15 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
       Value descB = LLVM::AddOp::create(rw, loc, baseB, c64(bitsB + (uint64_t(offB) >> 4)));
       for (int64_t r = 0; r < strips; ++r) {
         if (aReg) {
-          // a0: row g, k 2t..; a1: row g + 8; a2: k 2t + 8..; a3: both (mma.sync's A fragment).
-          int64_t ab = la.compose({r, kk}, {0, 0});
-          Value a4[] = {pair(A[ab + 0], A[ab + 1]), pair(A[ab + 4], A[ab + 5]), pair(A[ab + 2], A[ab + 3]),
-                        pair(A[ab + 6], A[ab + 7])};
-          acc[r] = wgmmaRegisterA(rw, loc, accStruct, acc[r], a4, descB, n, in, transB);
+          if (!operandsBeforeFence_) {
+            int64_t ab = la.compose({r, kk}, {0, 0});
+            Value a4[] = {pair(A[ab + 0], A[ab + 1]), pair(A[ab + 4], A[ab + 5]), pair(A[ab + 2], A[ab + 3]),
+                          pair(A[ab + 6], A[ab + 7])};
+            acc[r] = wgmmaRegisterA(rw, loc, accStruct, acc[r], a4, descB, n, in, transB);
+            continue;
+          }
+          acc[r] = wgmmaRegisterA(rw, loc, accStruct, acc[r], ArrayRef(pairsA).slice(4 * (r * (k / 16) + kk), 4),
+                                  descB, n, in, transB);
           continue;
         }
         int64_t offA = unswizzledOffset(sa, 16 * warps * r, 16 * kk);
@@ -191,7 +221,7 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
       for (int64_t j = 0; j < n / 8; ++j)
         for (int64_t i = 0; i < 4; ++i)
           C[lc.compose({r, j}, {i / 2, i % 2})] = LLVM::ExtractValueOp::create(rw, loc, acc[r], 4 * j + i);
-    if (!op.getAsync()) tieAfterWait(rw, loc, C);
+    if (!op.getAsync()) tieRegisters(rw, loc, C);
     rw.replaceOp(op, pack(rw, loc, getTypeConverter()->convertType(accTy), C));
     return success();
   }
@@ -218,11 +248,11 @@ struct WarpgroupWaitPattern : OpConversionPattern<WarpgroupWaitOp> {
         SmallVector<Value> pairs;
         for (size_t i = 0; i < regs.size(); i += 2)
           pairs.push_back(packPair(rw, loc, regs[i], regs[i + 1]));
-        tieAfterWait(rw, loc, pairs);
+        tieRegisters(rw, loc, pairs);
         results.push_back(v);
         continue;
       }
-      tieAfterWait(rw, loc, regs);
+      tieRegisters(rw, loc, regs);
       results.push_back(pack(rw, loc, getTypeConverter()->convertType(t), regs));
     }
     rw.replaceOp(op, results);
@@ -241,8 +271,9 @@ struct FenceAsyncSharedPattern : OpConversionPattern<FenceAsyncSharedOp> {
 
 } // namespace
 
-void populateDotWGMMAPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
-  p.add<WarpgroupDotWGMMA, WarpgroupWaitPattern, FenceAsyncSharedPattern>(tc, p.getContext());
+void populateDotWGMMAPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p, bool operandsBeforeFence) {
+  p.add<WarpgroupDotWGMMA>(tc, p.getContext(), operandsBeforeFence);
+  p.add<WarpgroupWaitPattern, FenceAsyncSharedPattern>(tc, p.getContext());
 }
 
 } // namespace ph::tilegpu
