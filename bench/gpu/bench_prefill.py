@@ -15,8 +15,8 @@ FlexAttention is torch.compile'd with dynamic=False, so every shape gets its own
 The matmul rate is torch.matmul on [8192, 8192] f16 operands, the best of two measurements, one
 before and one after the attention rows. --out gets each row as it is measured (with the run's id)
 and a last line with both matmul rates.
-Every configuration's output is checked against PyTorch's math backend in fp32 (`ph-run --ref`);
-the fastest one's rel. L2 error must be <= 2e-3 (f16) or 1e-2 (bf16).
+Every configuration's output is checked against PyTorch's math backend in fp32 (`ph-run --ref`):
+none may mismatch, and the fastest one's rel. L2 error must be <= 2e-3 (f16) or 1e-2 (bf16).
 """
 import argparse, json, math, os, subprocess, sys, tempfile, time
 
@@ -110,6 +110,11 @@ def main():
                         except (IndexError, ValueError):
                             err = float("nan")
                         ok = ok and err <= TOLERANCE[dname]
+                        # Every configuration timed was checked too: a slower one that is wrong fails the run.
+                        wrong = [x.get("config") for x in res_rows if str(x.get("check", "")).startswith("MISMATCH")]
+                        if wrong:
+                            print(f"{kernel} [{B},{H},{N},{d}]: mismatch in {wrong}", flush=True)
+                            ok = False
                         flops = 4 * B * H * N * N * d * (0.5 if causal else 1.0)
                         row = {"kernel": kernel, "shape": [B, H, N, d], "D": d, "causal": causal, "dtype": dname,
                                "config": res.get("config"), "ph_ms": res["ms"],
