@@ -17,7 +17,7 @@
 # ctas2 = registers fitted to two CTAs an SM (PH_TILEGPU_MIN_CTAS=2); ftzctas2 = both; old = the
 # eleventh session's default (PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0: ex2 without ftz, ptxas's
 # own register count). Since the twelfth session base has ftz and two CTAs where shared memory allows,
-# so ftz is base without the fit only where shared memory fits two CTAs; tie = wgmma's registers
+# so ftz builds the same as base; tie = wgmma's registers
 # written before its fence (PH_TILEGPU_WGMMA_TIE=1), tiepp / tieov / tiewsov = tie with ping-pong,
 # the overlap, and the producer warpgroup with the overlap.
 # TA_STEPS picks the steps (default "checks examples sanitizers bench prefill"):

@@ -523,12 +523,6 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
                                 int(d.getAs<IntegerAttr>("swizzle").getInt())});
       }
   });
-  // Registers fitted to two CTAs an SM where the shared memory leaves room for a second one
-  // (docs/tilegpu.md, "Two CTAs an SM where shared memory allows"); ptxas's own choice where the fit
-  // spills more than kTwoCtaSpillBudget. withMinCtasPerSm leaves a kernel that asks for its own CTA
-  // count (tilegpu.min_ctas: `.minnctapersm` in its PTX) or hands registers between warpgroups
-  // (`setmaxnreg`) alone.
-  bool twoCtas = tc && fitTwoCtas(arch, tg.instruction(), out.meta.sig.threads, tg.sharedBytes);
   // MLIR's pass timing, printed as text into passTiming when asked for.
   // The stream outlives the manager, which prints to it again when it is destroyed.
   std::string timingText;
@@ -580,6 +574,12 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
     if (opts.ptxasCache) opts.ptxasCache->keep(what, out.cubin, log);
     return true;
   };
+  // Registers fitted to two CTAs an SM where the shared memory leaves room for a second one
+  // (docs/tilegpu.md, "Two CTAs an SM where shared memory allows"); ptxas's own choice where the fit
+  // spills more than kTwoCtaSpillBudget. withMinCtasPerSm leaves a kernel that asks for its own CTA
+  // count (tilegpu.min_ctas: `.minnctapersm` in its PTX) or hands registers between warpgroups
+  // (`setmaxnreg`) alone.
+  bool twoCtas = tc && fitTwoCtas(arch, tg.instruction(), out.meta.sig.threads, tg.sharedBytes);
   if (std::string fitted = twoCtas ? withMinCtasPerSm(out.ptx, 2) : ""; !fitted.empty()) {
     // ptxas refuses a fit below what an instruction needs (wgmma's accumulators): C7602. The
     // attempt keeps its own log and error, so a refusal leaves nothing behind.

@@ -28,6 +28,8 @@
 
 using namespace mlir;
 
+#include <array>
+
 namespace ph::tilegpu {
 namespace {
 
@@ -153,26 +155,25 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
 
     SmallVector<Value> C = unpack(rw, loc, a.getAcc());
     int64_t strips = lc.reps[0], perStrip = n / 2;
-    // A's pairs a K step: strip r, step kk at 4 (r * k / 16 + kk).
-    SmallVector<Value> pairsA;
-    auto buildPairsA = [&] {
-      for (int64_t r = 0; r < strips; ++r)
-        for (int64_t kk = 0; kk < k / 16; ++kk) {
-          // a0: row g, k 2t..; a1: row g + 8; a2: k 2t + 8..; a3: both (mma.sync's A fragment).
-          int64_t ab = la.compose({r, kk}, {0, 0});
-          for (auto [lo, hi] : {std::pair{0, 1}, {4, 5}, {2, 3}, {6, 7}})
-            pairsA.push_back(pair(A[ab + lo], A[ab + hi]));
-        }
+    // A's four pairs of strip r at K step kk: a0: row g, k 2t..; a1: row g + 8; a2: k 2t + 8..;
+    // a3: both (mma.sync's A fragment).
+    auto pairsAt = [&](int64_t r, int64_t kk) {
+      int64_t ab = la.compose({r, kk}, {0, 0});
+      return std::array<Value, 4>{pair(A[ab + 0], A[ab + 1]), pair(A[ab + 4], A[ab + 5]), pair(A[ab + 2], A[ab + 3]),
+                                  pair(A[ab + 6], A[ab + 7])};
     };
     // wgmma-operands-before-fence: every register the wgmmas read is written before the fence,
-    // the accumulators (attention's rescale) and A's pairs (P's conversion to 16 bits). Otherwise
-    // LLVM sinks the conversions to their wgmma, after the fence, and ptxas fences again before
-    // every wgmma that follows one (C7519: seven of P·V's eight at D = 128; docs/tilegpu.md,
-    // "Tried and left out: wgmma's registers written before its fence").
+    // the accumulators (attention's rescale) and A's pairs (P's conversion to 16 bits), strip r's
+    // at K step kk at 4 (r * k / 16 + kk). Otherwise LLVM sinks the conversions to their wgmma,
+    // after the fence, and ptxas fences again before every wgmma that follows one (C7519: seven of
+    // P·V's eight at D = 128; docs/tilegpu.md, "Tried and left out: wgmma's registers written before
+    // its fence").
+    SmallVector<Value> pairsA;
     if (operandsBeforeFence_) {
       tieRegisters(rw, loc, C);
       if (aReg) {
-        buildPairsA();
+        for (int64_t r = 0; r < strips; ++r)
+          for (int64_t kk = 0; kk < k / 16; ++kk) llvm::append_range(pairsA, pairsAt(r, kk));
         tieRegisters(rw, loc, pairsA);
       }
     }
@@ -196,15 +197,9 @@ struct WarpgroupDotWGMMA : OpConversionPattern<WarpgroupDotOp> {
       Value descB = LLVM::AddOp::create(rw, loc, baseB, c64(bitsB + (uint64_t(offB) >> 4)));
       for (int64_t r = 0; r < strips; ++r) {
         if (aReg) {
-          if (!operandsBeforeFence_) {
-            int64_t ab = la.compose({r, kk}, {0, 0});
-            Value a4[] = {pair(A[ab + 0], A[ab + 1]), pair(A[ab + 4], A[ab + 5]), pair(A[ab + 2], A[ab + 3]),
-                          pair(A[ab + 6], A[ab + 7])};
-            acc[r] = wgmmaRegisterA(rw, loc, accStruct, acc[r], a4, descB, n, in, transB);
-            continue;
-          }
-          acc[r] = wgmmaRegisterA(rw, loc, accStruct, acc[r], ArrayRef(pairsA).slice(4 * (r * (k / 16) + kk), 4),
-                                  descB, n, in, transB);
+          std::array<Value, 4> a4 = pairsA.empty() ? pairsAt(r, kk) : std::array<Value, 4>{};
+          ArrayRef<Value> a = pairsA.empty() ? ArrayRef<Value>(a4) : ArrayRef(pairsA).slice(4 * (r * (k / 16) + kk), 4);
+          acc[r] = wgmmaRegisterA(rw, loc, accStruct, acc[r], a, descB, n, in, transB);
           continue;
         }
         int64_t offA = unswizzledOffset(sa, 16 * warps * r, 16 * kk);
