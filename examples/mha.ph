@@ -4,11 +4,14 @@
 // (64 keys at D = 64, 32 at D = 128: what one warpgroup holds in registers), and 128 x 128
 // blocks at either D, which the GPU target runs on two warpgroups of 64 query rows
 // (docs/tilegpu.md, "Two warpgroups where one would hold too much") and, on sm_90a, on wgmma
-// (128 keys a block reach its N = 128). A configuration a target cannot hold (128 x 128 at
-// D = 128 on sm_80's shared memory) is left out there (W0503).
+// (128 keys a block reach its N = 128). At D = 64 also 64 x 128 blocks on one warpgroup: on one
+// head ([1, 1, 16384, 64]) their 256 CTAs keep every SM busy twice over where 128 query blocks
+// of 128 rows leave a CTA alone on its SM (docs/tilegpu.md, "Query blocks of 64 rows for one
+// head"). A configuration a target cannot hold (128 x 128 at D = 128 on sm_80's shared memory)
+// is left out there (W0503).
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BR == 128 && BC == 128)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BC == 128 && (BR == 128 || D == 64))
 @aligned(N = BR)
 kernel mha_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -22,7 +25,7 @@ kernel mha_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BR == 128 && BC == 128)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BC == 128 && (BR == 128 || D == 64))
 @aligned(N = BR)
 kernel mha_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
                 O: tensor<bf16>[B, H, N, D], scale: f32) {
@@ -36,7 +39,7 @@ kernel mha_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: ten
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BR == 128 && BC == 128)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BC == 128 && (BR == 128 || D == 64))
 @aligned(N = BR)
 kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V: tensor<f16>[B, H, N, D],
                       O: tensor<f16>[B, H, N, D], scale: f32) {
@@ -61,7 +64,7 @@ kernel mha_causal_f16(Q: tensor<f16>[B, H, N, D], K: tensor<f16>[B, H, N, D], V:
 }
 
 @tensorcore
-@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BR == 128 && BC == 128)
+@autotune(D in [64, 128], BR in [64, 128], BC in [32, 64, 128], where D * BC == 4096 || BC == 128 && (BR == 128 || D == 64))
 @aligned(N = BR)
 kernel mha_causal_bf16(Q: tensor<bf16>[B, H, N, D], K: tensor<bf16>[B, H, N, D], V: tensor<bf16>[B, H, N, D],
                        O: tensor<bf16>[B, H, N, D], scale: f32) {

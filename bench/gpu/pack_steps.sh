@@ -39,9 +39,9 @@ build_vs_mha() { # PH ROOT OUT: mha.ph for shared/tools/ph_vs_torch.py, with cp.
   [ -f "$2/../shared/tools/ph_vs_torch.py" ] && cp "$2/../shared/tools/ph_vs_torch.py" "$3/"
 }
 
-mha_checks() { # VARIANTS: mha.ph's four kernels at its six configurations against the interpreter
+mha_checks() { # VARIANTS: mha.ph's four kernels at its seven configurations against the interpreter
   for v in $1; do for k in $MHA; do
-    for c in D=64,BR=64,BC=64 D=64,BR=128,BC=64 D=64,BR=128,BC=128 D=128,BR=64,BC=32 D=128,BR=128,BC=32 D=128,BR=128,BC=128; do
+    for c in D=64,BR=64,BC=64 D=64,BR=64,BC=128 D=64,BR=128,BC=64 D=64,BR=128,BC=128 D=128,BR=64,BC=32 D=128,BR=128,BC=32 D=128,BR=128,BC=128; do
       step "check-mha-$v-$k-$c" 30 "'$R' '$T/mha/$v/$k' --kernel $k --config $c --size B=1 --size H=2 --size N=384 --seed 4 --check"
     done
   done; done
@@ -53,10 +53,20 @@ check_summary() { # how many check-*.log failed, and which
 }
 
 attention_bench() { # ROUNDS VARIANTS DS: `ph-run --bench` of attn_w8 and causal_w8 in turns, [4, 16, 4096, D]
+  # (AB_CONFIG=",BC=128" narrows each run to those configurations)
   for round in $1; do for v in $2; do for k in attn_w8 causal_w8; do for d in $3; do
-    step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
+    step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d${AB_CONFIG:-} --size B=4 --size H=16 --size N=4096 --bench --iters 30"
     grep -E '^ *D=' "$logs/bench-$round-$v-$k-D$d.log" | sed "s/^/   $round $v $k /"
   done; done; done; done
+}
+
+onehead_bench() { # VARIANTS DS: `ph-run --bench` of attention_tc's four kernels on one head, [1, 1, 16384, D]
+  # (the shape whose 128 query blocks of 128 rows leave a CTA alone on its SM)
+  for v in $1; do for k in attn_w4 attn_w8 causal_w4 causal_w8; do for d in $2; do
+    [ -d "$T/$v/$k" ] || continue
+    step "onehead-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=1 --size H=1 --size N=16384 --bench --iters 30"
+    grep -E '^ *D=' "$logs/onehead-$v-$k-D$d.log" | sed "s/^/   $v $k /"
+  done; done; done
 }
 
 prefill_runs() { # VARIANTS: mha.ph's builds through bench_prefill.py, in that order, on the quick

@@ -16,7 +16,8 @@
 # (PH_TILEGPU_PINGPONG=1); ftz = the softmax's 2^y as ex2.approx.ftz (PH_TILEGPU_EXP_FTZ=1);
 # ctas2 = registers fitted to two CTAs an SM (PH_TILEGPU_MIN_CTAS=2); ftzctas2 = both; old = the
 # eleventh session's default (PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0: ex2 without ftz, ptxas's
-# own register count). Since the twelfth session base has ftz and two CTAs where shared memory allows,
+# own register count); notie = wgmma's registers not tied before its fence (PH_TILEGPU_WGMMA_TIE=0);
+# st2 = rings of 2 stages (PH_TILEGPU_STAGES=2). Since the twelfth session base has ftz and two CTAs where shared memory allows,
 # so ftz builds the same as base; tie = wgmma's registers
 # written before its fence (PH_TILEGPU_WGMMA_TIE=1), tiepp / tieov / tiewsov = tie with ping-pong,
 # the overlap, and the producer warpgroup with the overlap.
@@ -34,6 +35,10 @@
 #               SDPA flash and cuDNN in the same process;
 #   table       (ask for it) bench_prefill.py's whole table on TA_TABLE's build (default base): both
 #               shapes, f16 and bf16, FlexAttention and the matmul rate beside SDPA;
+#   wide        (ask for it) attention_wide.ph's key blocks of 144-192 (TA_WIDE's variants, built only
+#               where TA_WIDE was set at build time): checked at N = 256 and 384, timed at [4, 16, 4096, D];
+#   onehead     (ask for it) `ph-run --bench` of attention_tc's kernels at [1, 1, 16384, D] in TA_ONEHEAD's
+#               variants (default base; causal_w4 only where the build had TA_MORE_KERNELS=causal_w4);
 #   vs          (ask for it) shared/tools/ph_vs_torch.py --only prefill on mha.ph built with cp.async
 #               rings (PH_TILEGPU_TMA=0: the tool passes no tensor maps), if the pack has the script.
 set -u
@@ -49,6 +54,7 @@ envOf() {
   ftz) echo PH_TILEGPU_EXP_FTZ=1 ;; ftzctas2) echo "PH_TILEGPU_EXP_FTZ=1 PH_TILEGPU_MIN_CTAS=2" ;;
   ctas2) echo PH_TILEGPU_MIN_CTAS=2 ;;
   old) echo "PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0" ;;
+  notie) echo PH_TILEGPU_WGMMA_TIE=0 ;; st2) echo PH_TILEGPU_STAGES=2 ;;
   tie) echo PH_TILEGPU_WGMMA_TIE=1 ;; tiepp) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_PINGPONG=1" ;;
   tieov) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_OVERLAP=1" ;;
   tiewsov) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_OVERLAP=1" ;;
@@ -60,13 +66,19 @@ build)
   rm -rf "$out"; mkdir -p "$out"
   for v in ${TA_VARIANTS:-base cpasync ov ws wsov}; do
     e=$(envOf $v)
-    for k in attn_w8 causal_w8 attn_w4; do
+    for k in attn_w8 causal_w8 attn_w4 ${TA_MORE_KERNELS:-}; do
       build_into "$out/$v-$k.log" env $e "$ph" build "$root/bench/gpu/attention_tc.ph" --kernel $k --target sm_90a \
         --no-cache -o "$out/$v/$k"
     done
     for k in $MHA; do
       build_into "$out/mha-$v-$k.log" env $e "$ph" build "$root/examples/mha.ph" --kernel $k --target sm_90a --no-cache \
         -o "$out/mha/$v/$k"
+    done
+  done
+  for v in ${TA_WIDE:-}; do
+    for k in attn_w8 causal_w8; do
+      build_into "$out/wide-$v-$k.log" env $(envOf $v) "$ph" build "$root/bench/gpu/attention_wide.ph" --kernel $k \
+        --target sm_90a --no-cache -o "$out/wide/$v/$k"
     done
   done
   for v in ${TA_EXAMPLES:-base wsov}; do
@@ -113,6 +125,19 @@ run)
     done; done
   fi
   want bench && attention_bench "${TA_ROUNDS:-1 2}" "$variants" "${TA_DS:-64 128}"
+  if want wide; then # attention_wide.ph's wider key blocks: checked (masked last blocks), then timed
+    for v in ${TA_WIDE:-base}; do for k in attn_w8 causal_w8; do
+      for c in D=64,BC=144 D=64,BC=176 D=64,BC=192 D=128,BC=144 D=128,BC=176 D=128,BC=192; do for n in 256 384; do
+        step "check-wide-$v-$k-$c-N$n" 30 "'$R' '$T/wide/$v/$k' --kernel $k --config $c,BR=128 --size B=1 --size H=2 --size N=$n --seed 9 --check"
+      done; done
+    done; done
+    check_summary
+    for round in ${TA_ROUNDS:-1 2}; do for v in ${TA_WIDE:-base}; do for k in attn_w8 causal_w8; do for d in ${TA_DS:-64 128}; do
+      step "wide-$round-$v-$k-D$d" 60 "'$R' '$T/wide/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
+      grep -E '^ *D=' "$logs/wide-$round-$v-$k-D$d.log" | sed "s/^/   $round $v $k /"
+    done; done; done; done
+  fi
+  want onehead && onehead_bench "${TA_ONEHEAD:-base}" "${TA_DS:-64 128}"
   want prefill && prefill_runs "${TA_PREFILL:-base ov wsov base}"
   want table && prefill_table "${TA_TABLE:-base}"
   want vs && vs_prefill

@@ -121,10 +121,11 @@ TEST(InlineCache, ManyKernelsReplayStdWithAnalyzesResults) {
   plain.cacheInlining = false;
   IncrementalStats s = analyseFully(cached, text, prelude());
   analyseFully(plain, text, prelude());
-  // 24 kernels x 5 configurations, each inlining std's attention (and online_softmax
-  // in it) or causal_mask and online_softmax: a few shapes per configuration.
+  // 24 kernels x 7 configurations, each inlining std's attention (and online_softmax
+  // in it) or causal_mask and online_softmax: a few shapes per configuration (54 misses for
+  // mha.ph's 7), not per kernel (24 x 7 x 2 calls without the cache).
   EXPECT_GT(s.inlineHits, 100u);
-  EXPECT_LT(s.inlineMisses, 50u);
+  EXPECT_LT(s.inlineMisses, 60u);
   EXPECT_EQ(plain.stats().inlineHits + plain.stats().inlineMisses, 0u);
   // And on every example, the same as the whole analysis.
   for (const char *path : kExamples) {

@@ -1,5 +1,6 @@
 //===- TileGpuPipeline.cpp - The TileGPU passes as the GPU target runs them --===//
 #include "TileGpuPipeline.h"
+#include "Ptxas.h"
 #include "ph/Backend/Arch.h"
 #include "ph/Dialect/TileGPU/Layouts.h"
 #include "Emit/Stages.h"
@@ -160,6 +161,18 @@ static void attentionOnTwoWarpgroups(ModuleOp m, const char *knob) {
     // The manifest's `threads` and the launch follow the lowering's count.
     f->setAttr(tilegpu::kLaunchThreadsAttr, IntegerAttr::get(t.getType(), 256));
   }
+}
+
+/// Whether a wgmma in `m` reads A from registers and GpuTarget's two-CTA fit will cap the kernel's
+/// registers (fitTwoCtas on the lowering's shared memory and the CTA's threads).
+static bool registersFittedToTwoCtas(ModuleOp m, const std::string &arch, const TileGpuResult &res) {
+  bool registerA = false;
+  m.walk([&](tilegpu::WarpgroupDotOp d) { registerA |= isa<RankedTensorType>(d.getA().getType()); });
+  if (!registerA) return false;
+  int64_t threads = 0;
+  for (auto f : m.getOps<func::FuncOp>())
+    if (auto t = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = std::max(threads, t.getInt());
+  return fitTwoCtas(arch, res.instruction(), int(threads), res.sharedBytes);
 }
 
 std::vector<std::string> TileGpuResult::warnings() const {
@@ -360,8 +373,12 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // D = 64: 394 -> 408); PH_TILEGPU_EXP_FTZ=0 for A/B runs.
   co.expFtz = true;
   if (const char *e = std::getenv("PH_TILEGPU_EXP_FTZ")) co.expFtz = std::string(e) == "1";
-  // wgmma's registers written before its fence (docs/tilegpu.md, "Tried and left out: wgmma's
-  // registers written before its fence"): PH_TILEGPU_WGMMA_TIE=1 until a GPU run shows a gain.
+  // wgmma's registers written before its fence (docs/tilegpu.md, "wgmma's registers written before
+  // its fence, where two CTAs share an SM") where a dot takes A from registers (attention's P V)
+  // and GpuTarget will fit the registers to two CTAs an SM: ptxas's fences then cost spills (D = 64
+  // at 128 registers: +5-8 % on an H100), while a kernel alone on its SM lost 3 % (D = 128).
+  // PH_TILEGPU_WGMMA_TIE=0|1 overrides.
+  co.wgmmaOperandsBeforeFence = !po.warpSpecialize && registersFittedToTwoCtas(m, arch, res);
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_TIE")) co.wgmmaOperandsBeforeFence = std::string(e) == "1";
   convertPm.addPass(tilegpu::createConvertTileGPUToNVVM(co));
   if (failed(convertPm.run(m))) {
