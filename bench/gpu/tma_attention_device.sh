@@ -28,7 +28,7 @@
 #   examples    tests/gpu/check_examples.sh on builds of every example (TA_EXAMPLES, default
 #               "base wsov"; ragged key counts: TMA's zero fill instead of the masks);
 #   sanitizers  compute-sanitizer memcheck, racecheck and synccheck on attn_w8 and mha_causal_f16
-#               (D = 128, 128-key blocks) of TA_SANITIZE's variants (default "base ov wsov");
+#               (D = 128, 128-key blocks) and mha_f16 (D = 64, 64 x 128 blocks) of TA_SANITIZE's variants (default "base ov wsov");
 #   bench       `ph-run --bench` of the variants in turns, [4, 16, 4096, D], D = 64 and 128
 #               (TA_ROUNDS, default "1 2");
 #   prefill     mha.ph's builds (TA_PREFILL, default "base ov wsov base") through bench_prefill.py,
@@ -117,10 +117,12 @@ run)
   fi
   if want sanitizers && command -v compute-sanitizer >/dev/null; then
     for v in ${TA_SANITIZE:-base ov wsov}; do for tool in memcheck racecheck synccheck; do
-      step "sanitizer-$v-$tool" 120 "compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$T/$v/attn_w8' --kernel attn_w8 \
+      # mha_f16's 64 x 128 blocks at D = 64: one warpgroup, two CTAs an SM
+      step "sanitizer-$v-$tool" 180 "compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$T/$v/attn_w8' --kernel attn_w8 \
         --config D=128,BR=128,BC=128 --size B=1 --size H=1 --size N=384 --seed 3 && compute-sanitizer --tool $tool \
         --error-exitcode 9 '$R' '$T/mha/$v/mha_causal_f16' --kernel mha_causal_f16 --config D=128,BR=128,BC=128 --size B=1 --size H=1 \
-        --size N=384 --seed 3"
+        --size N=384 --seed 3 && compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$T/mha/$v/mha_f16' --kernel mha_f16 \
+        --config D=64,BR=64,BC=128 --size B=1 --size H=1 --size N=384 --seed 3"
       grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$logs/sanitizer-$v-$tool.log" | tr '\n' ' '; echo
     done; done
   fi
