@@ -47,9 +47,10 @@ mha_checks() { # VARIANTS: mha.ph's four kernels at its seven configurations aga
   done; done
 }
 
-check_summary() { # how many check-*.log failed, and which
-  echo "checks: $(grep -l -i 'mismatch\|fail' "$logs"/check-*.log 2>/dev/null | wc -l) failing of $(ls "$logs"/check-*.log | wc -l)"
-  grep -l -i "mismatch\|fail" "$logs"/check-*.log 2>/dev/null | head
+check_summary() { # [GLOB]: how many of the check logs (default check-*) failed, and which
+  g=${1:-check-*}
+  echo "checks: $(grep -l -i 'mismatch\|fail' "$logs"/$g.log 2>/dev/null | wc -l) failing of $(ls "$logs"/$g.log | wc -l)"
+  grep -l -i "mismatch\|fail" "$logs"/$g.log 2>/dev/null | head
 }
 
 attention_bench() { # ROUNDS VARIANTS DS: `ph-run --bench` of attn_w8 and causal_w8 in turns, [4, 16, 4096, D]
@@ -63,7 +64,7 @@ attention_bench() { # ROUNDS VARIANTS DS: `ph-run --bench` of attn_w8 and causal
 onehead_bench() { # VARIANTS DS: `ph-run --bench` of attention_tc's four kernels on one head, [1, 1, 16384, D]
   # (the shape whose 128 query blocks of 128 rows leave a CTA alone on its SM)
   for v in $1; do for k in attn_w4 attn_w8 causal_w4 causal_w8; do for d in $2; do
-    [ -d "$T/$v/$k" ] || continue
+    [ -d "$T/$v/$k" ] || { echo "   onehead: $v/$k not built"; continue; }
     step "onehead-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d --size B=1 --size H=1 --size N=16384 --bench --iters 30"
     grep -E '^ *D=' "$logs/onehead-$v-$k-D$d.log" | sed "s/^/   $v $k /"
   done; done; done

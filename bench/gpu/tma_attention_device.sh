@@ -19,7 +19,8 @@
 # own register count); notie = wgmma's registers not tied before its fence (PH_TILEGPU_WGMMA_TIE=0);
 # st2 = rings of 2 stages (PH_TILEGPU_STAGES=2). Since the twelfth session base has ftz and two CTAs where shared memory allows,
 # so ftz builds the same as base; tie = wgmma's registers
-# written before its fence (PH_TILEGPU_WGMMA_TIE=1), tiepp / tieov / tiewsov = tie with ping-pong,
+# written before its fence everywhere (PH_TILEGPU_WGMMA_TIE=1; since the thirteenth session base ties
+# them where the registers are fitted to two CTAs), tiepp / tieov / tiewsov = tie with ping-pong,
 # the overlap, and the producer warpgroup with the overlap.
 # TA_STEPS picks the steps (default "checks examples sanitizers bench prefill"):
 #   checks      the wgmma configurations of the three kernels (N = 256 and 384: whole key blocks, the
@@ -29,14 +30,17 @@
 #               "base wsov"; ragged key counts: TMA's zero fill instead of the masks);
 #   sanitizers  compute-sanitizer memcheck, racecheck and synccheck on attn_w8 and mha_causal_f16
 #               (D = 128, 128-key blocks) and mha_f16 (D = 64, 64 x 128 blocks) of TA_SANITIZE's variants (default "base ov wsov");
-#   bench       `ph-run --bench` of the variants in turns, [4, 16, 4096, D], D = 64 and 128
+#   bench       `ph-run --bench` of the variants in turns, [4, 16, 4096, D], D = 64 and 128 (AB_CONFIG=",BC=128"
+#               narrows each run to those configurations)
 #               (TA_ROUNDS, default "1 2");
 #   prefill     mha.ph's builds (TA_PREFILL, default "base ov wsov base") through bench_prefill.py,
 #               SDPA flash and cuDNN in the same process;
 #   table       (ask for it) bench_prefill.py's whole table on TA_TABLE's build (default base): both
 #               shapes, f16 and bf16, FlexAttention and the matmul rate beside SDPA;
-#   wide        (ask for it) attention_wide.ph's key blocks of 144-192 (TA_WIDE's variants, built only
-#               where TA_WIDE was set at build time): checked at N = 256 and 384, timed at [4, 16, 4096, D];
+#   wide        (ask for it) attention_wide.ph's key blocks of 144-192 in TA_WIDE's variants (default
+#               base): checked at N = 256 and 384, timed at [4, 16, 4096, D];
+#   tune        (ask for it) `ph-run --tune` on mha_f16 at both shapes of the table, then a plain run of
+#               each shape, which must name the configuration recorded for it (docs/running.md);
 #   onehead     (ask for it) `ph-run --bench` of attention_tc's kernels at [1, 1, 16384, D] in TA_ONEHEAD's
 #               variants (default base; causal_w4 only where the build had TA_MORE_KERNELS=causal_w4);
 #   vs          (ask for it) shared/tools/ph_vs_torch.py --only prefill on mha.ph built with cp.async
@@ -75,7 +79,7 @@ build)
         -o "$out/mha/$v/$k"
     done
   done
-  for v in ${TA_WIDE:-}; do
+  for v in ${TA_WIDE:-base}; do
     for k in attn_w8 causal_w8; do
       build_into "$out/wide-$v-$k.log" env $(envOf $v) "$ph" build "$root/bench/gpu/attention_wide.ph" --kernel $k \
         --target sm_90a --no-cache -o "$out/wide/$v/$k"
@@ -117,27 +121,40 @@ run)
   fi
   if want sanitizers && command -v compute-sanitizer >/dev/null; then
     for v in ${TA_SANITIZE:-base ov wsov}; do for tool in memcheck racecheck synccheck; do
-      # mha_f16's 64 x 128 blocks at D = 64: one warpgroup, two CTAs an SM
-      step "sanitizer-$v-$tool" 180 "compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$T/$v/attn_w8' --kernel attn_w8 \
-        --config D=128,BR=128,BC=128 --size B=1 --size H=1 --size N=384 --seed 3 && compute-sanitizer --tool $tool \
-        --error-exitcode 9 '$R' '$T/mha/$v/mha_causal_f16' --kernel mha_causal_f16 --config D=128,BR=128,BC=128 --size B=1 --size H=1 \
-        --size N=384 --seed 3 && compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$T/mha/$v/mha_f16' --kernel mha_f16 \
-        --config D=64,BR=64,BC=128 --size B=1 --size H=1 --size N=384 --seed 3"
+      # attn_w8 and mha_causal_f16 at D = 128; mha_f16's 64 x 128 blocks at D = 64 (one warpgroup)
+      cmd=true
+      for target in "$T/$v/attn_w8 attn_w8 D=128,BR=128,BC=128" "$T/mha/$v/mha_causal_f16 mha_causal_f16 D=128,BR=128,BC=128" \
+                    "$T/mha/$v/mha_f16 mha_f16 D=64,BR=64,BC=128"; do
+        set -- $target
+        cmd="$cmd && compute-sanitizer --tool $tool --error-exitcode 9 '$R' '$1' --kernel $2 --config $3 --size B=1 --size H=1 --size N=384 --seed 3"
+      done
+      step "sanitizer-$v-$tool" 180 "$cmd"
       grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$logs/sanitizer-$v-$tool.log" | tr '\n' ' '; echo
     done; done
   fi
   want bench && attention_bench "${TA_ROUNDS:-1 2}" "$variants" "${TA_DS:-64 128}"
   if want wide; then # attention_wide.ph's wider key blocks: checked (masked last blocks), then timed
     for v in ${TA_WIDE:-base}; do for k in attn_w8 causal_w8; do
+      [ -d "$T/wide/$v/$k" ] || { echo "wide: $v/$k not built"; fails=$((fails+1)); continue; }
       for c in D=64,BC=144 D=64,BC=176 D=64,BC=192 D=128,BC=144 D=128,BC=176 D=128,BC=192; do for n in 256 384; do
         step "check-wide-$v-$k-$c-N$n" 30 "'$R' '$T/wide/$v/$k' --kernel $k --config $c,BR=128 --size B=1 --size H=2 --size N=$n --seed 9 --check"
       done; done
     done; done
-    check_summary
+    check_summary 'check-wide-*'
     for round in ${TA_ROUNDS:-1 2}; do for v in ${TA_WIDE:-base}; do for k in attn_w8 causal_w8; do for d in ${TA_DS:-64 128}; do
       step "wide-$round-$v-$k-D$d" 60 "'$R' '$T/wide/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
       grep -E '^ *D=' "$logs/wide-$round-$v-$k-D$d.log" | sed "s/^/   $round $v $k /"
     done; done; done; done
+  fi
+  if want tune; then # the configuration picked by shape, recorded and then run (docs/running.md)
+    for s in "1 1 16384" "4 16 4096"; do
+      set -- $s
+      step "tune-$1x$2x$3" 90 "'$R' '$T/mha/base/mha_f16' --kernel mha_f16 --config D=64 --size B=$1 --size H=$2 --size N=$3 --tune --iters 20"
+      grep -E "best|tuned" "$logs/tune-$1x$2x$3.log"
+      step "tuned-run-$1x$2x$3" 60 "'$R' '$T/mha/base/mha_f16' --kernel mha_f16 --config D=64 --size B=$1 --size H=$2 --size N=$3"
+      grep -E "tuned for|mha_f16 \[" "$logs/tuned-run-$1x$2x$3.log"
+    done
+    cat "$T/mha/base/mha_f16/tuning.json"
   fi
   want onehead && onehead_bench "${TA_ONEHEAD:-base}" "${TA_DS:-64 128}"
   want prefill && prefill_runs "${TA_PREFILL:-base ov wsov base}"

@@ -254,7 +254,8 @@ void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std
   }
 }
 
-int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt, const SourceManager *sources) {
+int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt, const SourceManager *sources,
+               BenchPick *best) {
   if (variants.empty()) {
     std::cerr << "error: no kernel variant matches the options\n";
     return 2;
@@ -440,6 +441,11 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
     return 1;
   }
   for (const std::string &e : skipped) std::cerr << "note: skipped " << e << "\n";
+  if (best) {
+    *best = {};
+    for (const BenchRow &r : rows)
+      if (r.check.rfind("MISMATCH", 0) != 0 && (best->config.empty() || r.ms < best->ms)) *best = {r.config, r.ms};
+  }
   if (opt.json) {
     // One ph-output document (docs/output.md), written by the runtime's writer.
     report::Document doc;

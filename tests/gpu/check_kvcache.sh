@@ -54,7 +54,7 @@ run)
   done
   t "$R" decode_tc --kernel decode_combine_tc --config S=12 --size B=3 --size H=8 --size HK=2 --seed 5 --check
   # A configuration the sizes do not suit is left out of a bench, not an error: N=192 breaks
-  # the BR=128 variants' `@aligned(N = BR)`; the BR=64 one is timed.
+  # the BR=128 variants' `@aligned(N = BR)`; the BR=64 ones are timed.
   echo "== $R mha_f16 --config D=64 --size N=192 --bench (BR=128 skipped)"
   if "$R" mha_f16 --config D=64 --size B=1 --size H=2 --size N=192 --bench --warmup 1 --iters 3 > last.log 2>&1 &&
      grep -q 'note: skipped \[D=64,BR=128,BC=[0-9]*\].*@aligned' last.log && grep -q 'D=64,BR=64,BC=' last.log; then

@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Analysis.h"
 #include "ph/Runtime/Tool.h"
+#include "ph/Runtime/Tuning.h"
+
+#include <algorithm>
 
 #include <cstdio>
 #include <cstring>
@@ -25,7 +28,10 @@ static const char *usage =
     "                                in this process, one CUDA context for all; after each one\n"
     "                                `@@ph-run-batch N EXIT` on stdout and on stderr\n"
     "\n"
-    "options:\n";
+    "options:\n"
+    "  --tune              --bench, then record the fastest configuration for this kernel, device and\n"
+    "                      shape (--size, --in shapes, --config) in DIR/tuning.json; a later run of the\n"
+    "                      same shape without --tune runs that configuration (docs/running.md)\n";
 
 static int runOne(const std::vector<std::string> &args);
 
@@ -83,6 +89,10 @@ static int runOne(const std::vector<std::string> &args) {
     return 1;
   }
   if (opt.info) return printDeviceInfo(opt.json);
+  // --tune is ph-run's own: the build folder is where its record goes.
+  bool tune = std::find(rest.begin(), rest.end(), "--tune") != rest.end();
+  rest.erase(std::remove(rest.begin(), rest.end(), "--tune"), rest.end());
+  if (tune) opt.bench = true;
   for (const std::string &a : rest)
     if (a.size() > 1 && a[0] == '-') {
       std::fprintf(stderr, "ph-run: error: unknown option `%s`\n%s%s", a.c_str(), usage, kToolOptionsHelp);
@@ -140,10 +150,45 @@ static int runOne(const std::vector<std::string> &args) {
     all.push_back(std::move(v));
   }
   std::vector<const Variant *> chosen = selectVariants(all, opt);
+  // A configuration tuned for this shape runs first (a single run takes the first).
+  Cuda &cu = Cuda::get();
+  std::vector<TuningRecord> tuning;
+  if (cu.available() && (tune || !opt.bench)) {
+    if (std::string e = readTuning(tuningPath(dir), tuning); !e.empty())
+      std::fprintf(stderr, "ph-run: warning: %s; %s\n", e.c_str(), tune ? "writing a new one" : "not using it");
+  }
+  TuningKey key = tuningKeyOf(opt.kernel, cu.available() ? cu.device().name : "", opt);
+  if (!tune && !opt.bench)
+    if (const TuningRecord *r = findTuning(tuning, key)) {
+      auto at = std::find_if(chosen.begin(), chosen.end(),
+                             [&](const Variant *v) { return v->meta.sig.configName() == r->config; });
+      if (at != chosen.end()) {
+        std::rotate(chosen.begin(), at, at + 1);
+        std::fprintf(stderr, "ph-run: note: [%s], tuned for this shape on %s (%.4f ms; %s)\n", r->config.c_str(),
+                     r->key.device.c_str(), r->ms, tuningPath(dir).c_str());
+      } else {
+        std::fprintf(stderr, "ph-run: warning: %s names [%s], which this build does not have; running [%s]\n",
+                     tuningPath(dir).c_str(), r->config.c_str(),
+                     chosen.empty() ? "-" : chosen.front()->meta.sig.configName().c_str());
+      }
+    }
   for (const Variant *v : chosen)
     if (std::string e = readFile(dir + "/" + v->meta.cubin, const_cast<Variant *>(v)->cubin); !e.empty()) {
       std::fprintf(stderr, "ph-run: error: %s\n", e.c_str());
       return 1;
     }
-  return runOrBench(chosen, opt, analysis ? &analysis->sources : nullptr);
+  BenchPick best;
+  int rc = runOrBench(chosen, opt, analysis ? &analysis->sources : nullptr, tune ? &best : nullptr);
+  if (!tune || rc != 0 || best.config.empty()) {
+    if (tune && rc == 0) std::fprintf(stderr, "ph-run: warning: no configuration to record\n");
+    return rc;
+  }
+  upsertTuning(tuning, {key, best.config, best.ms});
+  if (std::string e = writeTuning(tuningPath(dir), tuning); !e.empty()) {
+    std::fprintf(stderr, "ph-run: error: %s\n", e.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "ph-run: tuned: [%s] (%.4f ms) for this shape on %s -> %s\n", best.config.c_str(), best.ms,
+               key.device.c_str(), tuningPath(dir).c_str());
+  return 0;
 }

@@ -15,16 +15,6 @@ namespace ph::backend {
 
 namespace {
 
-/// The threads the lowering launches: the written or default count, or what the target gave it
-/// (two warpgroups for attention that one would not hold, a producer warpgroup).
-int launchedThreads(ModuleOp m, const kir::Kernel &k) {
-  int threads = k.threads;
-  m->walk([&](Operation *op) {
-    if (auto t = op->getAttrOfType<IntegerAttr>(tilegpu::kLaunchThreadsAttr)) threads = int(t.getInt());
-  });
-  return threads;
-}
-
 /// Why a GPU stage of `ph emit` stopped: the MLIR diagnostics of the step that
 /// failed, whether a layout policy's reasons (warnings) count, and a note.
 struct StageFailure {
@@ -95,7 +85,7 @@ void registerGpuStages(StageRegistry &r) {
       stageFailed(opts, k, l);
       return false;
     }
-    out = "// " + arch + ", " + std::to_string(launchedThreads(m, k)) + " threads, policy " + tg.policy;
+    out = "// " + arch + ", " + std::to_string(launchedThreads(m, k.threads)) + " threads, policy " + tg.policy;
     if (tg.tensorCores()) out += ", " + std::to_string(tg.sharedBytes) + " bytes of shared memory";
     out += "\n";
     for (const std::string &w : tg.warnings()) out += "// " + w + "\n";
@@ -109,7 +99,7 @@ void registerGpuStages(StageRegistry &r) {
       return false;
     }
     const TileGpuResult &tg = l.tg;
-    out = "// " + l.arch + ", " + std::to_string(launchedThreads(m, k)) + " threads, " + std::to_string(tg.sharedBytes) +
+    out = "// " + l.arch + ", " + std::to_string(launchedThreads(m, k.threads)) + " threads, " + std::to_string(tg.sharedBytes) +
           " bytes of dynamic shared memory\n";
     out += std::string(tg.tensorCores() ? "// tensorcore (TileGPU, " + std::string(tg.instruction()) + "): "
                                         : std::string("// simt (TileGPU, SIMT policy): ")) +

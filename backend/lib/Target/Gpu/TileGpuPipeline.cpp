@@ -163,16 +163,30 @@ static void attentionOnTwoWarpgroups(ModuleOp m, const char *knob) {
   }
 }
 
+int launchedThreads(ModuleOp m, int written) {
+  int threads = written;
+  m->walk([&](Operation *op) {
+    if (auto t = op->getAttrOfType<IntegerAttr>(tilegpu::kLaunchThreadsAttr)) threads = int(t.getInt());
+  });
+  return threads;
+}
+
 /// Whether a wgmma in `m` reads A from registers and GpuTarget's two-CTA fit will cap the kernel's
-/// registers (fitTwoCtas on the lowering's shared memory and the CTA's threads).
+/// registers: fitTwoCtas on the lowering's shared memory and launched threads, and nothing that
+/// makes withMinCtasPerSm leave the PTX alone (a CTA count of the kernel's own, a producer
+/// warpgroup's setmaxnreg).
 static bool registersFittedToTwoCtas(ModuleOp m, const std::string &arch, const TileGpuResult &res) {
   bool registerA = false;
   m.walk([&](tilegpu::WarpgroupDotOp d) { registerA |= isa<RankedTensorType>(d.getA().getType()); });
   if (!registerA) return false;
-  int64_t threads = 0;
-  for (auto f : m.getOps<func::FuncOp>())
-    if (auto t = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) threads = std::max(threads, t.getInt());
-  return fitTwoCtas(arch, res.instruction(), int(threads), res.sharedBytes);
+  int written = 0;
+  for (auto f : m.getOps<func::FuncOp>()) {
+    if (f->hasAttr(tilegpu::kMinCtasAttr)) return false;
+    if (auto t = f->getAttrOfType<IntegerAttr>(ph::tile::kThreadsAttr)) written = std::max(written, int(t.getInt()));
+  }
+  int launched = launchedThreads(m, written);
+  if (launched != written) return false; // a producer warpgroup beside the kernel's own
+  return fitTwoCtas(arch, res.instruction(), launched, res.sharedBytes);
 }
 
 std::vector<std::string> TileGpuResult::warnings() const {
@@ -376,7 +390,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // wgmma's registers written before its fence (docs/tilegpu.md, "wgmma's registers written before
   // its fence, where two CTAs share an SM") where a dot takes A from registers (attention's P V)
   // and GpuTarget will fit the registers to two CTAs an SM: ptxas's fences then cost spills (D = 64
-  // at 128 registers: +5-8 % on an H100), while a kernel alone on its SM lost 3 % (D = 128).
+  // at 128 registers: +3-8 % on an H100), while a kernel alone on its SM lost 1-5 % (D = 128).
   // PH_TILEGPU_WGMMA_TIE=0|1 overrides.
   co.wgmmaOperandsBeforeFence = !po.warpSpecialize && registersFittedToTwoCtas(m, arch, res);
   if (const char *e = std::getenv("PH_TILEGPU_WGMMA_TIE")) co.wgmmaOperandsBeforeFence = std::string(e) == "1";

@@ -112,8 +112,14 @@ void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std
                      int64_t minBytes = kLargeInputBytes,
                      std::map<std::string, HostTensor> *cache = nullptr);
 
+/// With --bench, `best` (if given) receives the fastest configuration whose check did not fail
+/// (name and median ms; an empty name when none ran or all failed): what `ph-run --tune` records.
+struct BenchPick {
+  std::string config;
+  double ms = 0;
+};
 int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt,
-               const SourceManager *sources = nullptr);
+               const SourceManager *sources = nullptr, BenchPick *best = nullptr);
 
 /// `ph-run --info`: the device, or why there is none.
 int printDeviceInfo(bool json);

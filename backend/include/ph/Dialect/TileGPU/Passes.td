@@ -329,7 +329,9 @@ def ConvertTileGPUToNVVM : Pass<"convert-tilegpu-to-nvvm", "::mlir::ModuleOp"> {
            "every register a group of wgmmas reads (A's 16-bit pairs, the accumulators) is written "
            "before its wgmma.fence and tied there by an empty asm (CUTLASS's "
            "warpgroup_fence_operand), so that ptxas injects no warpgroup.arrive (C7519) before the "
-           "wgmmas that follow; off until a GPU run shows a gain (`ph`: PH_TILEGPU_WGMMA_TIE=1)">,
+           "wgmmas that follow; `ph` turns it on where a dot takes A from registers and the kernel's "
+           "registers are fitted to two CTAs an SM (+3-8 % at D = 64 on an H100; PH_TILEGPU_WGMMA_TIE=0|1 "
+           "overrides)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::nvgpu::NVGPUDialect", "::mlir::vector::VectorDialect",

@@ -1,0 +1,132 @@
+//===- Tuning.cpp - Configurations picked by timing, per launch shape -----===//
+#include "ph/Runtime/Tuning.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace ph::rt {
+
+using json = nlohmann::ordered_json;
+
+static constexpr const char *kFormat = "ph-tuning";
+static constexpr int kVersion = 1;
+
+std::string tuningPath(const std::string &dir) { return dir + "/tuning.json"; }
+
+TuningKey tuningKeyOf(const std::string &kernel, const std::string &device, const ToolOptions &opt) {
+  TuningKey k;
+  k.kernel = kernel;
+  k.device = device;
+  k.sizes = opt.request.sizes;
+  for (const auto &[name, t] : opt.request.inputs) k.inputs[name] = t.shape;
+  for (const auto &[name, value] : opt.config) k.pinned[name] = value;
+  return k;
+}
+
+static json recordJson(const TuningRecord &r) {
+  json sizes = json::object(), inputs = json::object(), pinned = json::object();
+  for (const auto &[n, v] : r.key.sizes) sizes[n] = v;
+  for (const auto &[n, s] : r.key.inputs) inputs[n] = s;
+  for (const auto &[n, v] : r.key.pinned) pinned[n] = v;
+  return {{"kernel", r.key.kernel}, {"device", r.key.device}, {"sizes", sizes}, {"inputs", inputs},
+          {"pinned", pinned},       {"config", r.config},     {"ms", r.ms}};
+}
+
+/// One record from its JSON, or why it is not one.
+static std::string recordFrom(const json &j, TuningRecord &r) {
+  if (!j.is_object()) return "a record is not an object";
+  for (const char *key : {"kernel", "device", "config"})
+    if (!j.contains(key) || !j[key].is_string()) return std::string("a record has no string `") + key + "`";
+  r.key.kernel = j["kernel"].get<std::string>();
+  r.key.device = j["device"].get<std::string>();
+  r.config = j["config"].get<std::string>();
+  if (!j.contains("ms") || !j["ms"].is_number()) return "a record has no number `ms`";
+  r.ms = j["ms"].get<double>();
+  for (const char *key : {"sizes", "pinned"}) {
+    if (!j.contains(key) || !j[key].is_object()) return std::string("a record has no object `") + key + "`";
+    auto &into = std::string(key) == "sizes" ? r.key.sizes : r.key.pinned;
+    for (auto it = j[key].begin(); it != j[key].end(); ++it) {
+      if (!it.value().is_number_integer()) return std::string("`") + key + "." + it.key() + "` is not an integer";
+      into[it.key()] = it.value().get<int64_t>();
+    }
+  }
+  if (!j.contains("inputs") || !j["inputs"].is_object()) return "a record has no object `inputs`";
+  for (auto it = j["inputs"].begin(); it != j["inputs"].end(); ++it) {
+    if (!it.value().is_array()) return "`inputs." + it.key() + "` is not a shape";
+    std::vector<int64_t> shape;
+    for (const json &d : it.value()) {
+      if (!d.is_number_integer()) return "`inputs." + it.key() + "` is not a shape";
+      shape.push_back(d.get<int64_t>());
+    }
+    r.key.inputs[it.key()] = shape;
+  }
+  return "";
+}
+
+std::string readTuning(const std::string &path, std::vector<TuningRecord> &out) {
+  out.clear();
+  std::ifstream in(path);
+  if (!in) return access(path.c_str(), F_OK) == 0 ? "cannot read `" + path + "`" : "";
+  std::stringstream text;
+  text << in.rdbuf();
+  json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return "`" + path + "` is not JSON";
+  if (!doc.is_object() || doc.value("format", "") != kFormat || !doc.contains("version") ||
+      !doc["version"].is_number_integer())
+    return "`" + path + "` is not a ph-tuning document";
+  if (doc["version"].get<int>() != kVersion)
+    return "`" + path + "` is ph-tuning version " + std::to_string(doc["version"].get<int>()) + "; this ph-run reads " +
+           std::to_string(kVersion);
+  if (!doc.contains("records") || !doc["records"].is_array()) return "`" + path + "` has no `records` array";
+  for (const json &j : doc["records"]) {
+    TuningRecord r;
+    if (std::string e = recordFrom(j, r); !e.empty()) {
+      out.clear();
+      return "`" + path + "`: " + e;
+    }
+    out.push_back(std::move(r));
+  }
+  return "";
+}
+
+std::string writeTuning(const std::string &path, const std::vector<TuningRecord> &records) {
+  json doc = {{"format", kFormat}, {"version", kVersion}, {"records", json::array()}};
+  for (const TuningRecord &r : records) doc["records"].push_back(recordJson(r));
+  // The process id keeps two ph-runs tuning the same folder from writing one temporary file.
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return "cannot write `" + tmp + "`";
+    out << doc.dump(2) << "\n";
+    if (!out.flush()) {
+      std::remove(tmp.c_str());
+      return "cannot write `" + tmp + "`";
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return "cannot rename `" + tmp + "` to `" + path + "`";
+  }
+  return "";
+}
+
+void upsertTuning(std::vector<TuningRecord> &records, TuningRecord r) {
+  for (TuningRecord &old : records)
+    if (old.key == r.key) {
+      old = std::move(r);
+      return;
+    }
+  records.push_back(std::move(r));
+}
+
+const TuningRecord *findTuning(const std::vector<TuningRecord> &records, const TuningKey &key) {
+  for (const TuningRecord &r : records)
+    if (r.key == key) return &r;
+  return nullptr;
+}
+
+} // namespace ph::rt
