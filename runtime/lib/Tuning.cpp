@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -127,6 +128,21 @@ const TuningRecord *findTuning(const std::vector<TuningRecord> &records, const T
   for (const TuningRecord &r : records)
     if (r.key == key) return &r;
   return nullptr;
+}
+
+std::string preferTuned(std::vector<const Variant *> &variants, const std::vector<TuningRecord> &records,
+                        const TuningKey &key, const std::string &path) {
+  const TuningRecord *r = findTuning(records, key);
+  if (!r) return "";
+  auto at = std::find_if(variants.begin(), variants.end(),
+                         [&](const Variant *v) { return v->meta.sig.configName() == r->config; });
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.4f", r->ms);
+  if (at == variants.end())
+    return "warning: " + path + " names [" + r->config + "], which this build does not have; running [" +
+           (variants.empty() ? std::string("-") : variants.front()->meta.sig.configName()) + "]";
+  std::rotate(variants.begin(), at, at + 1);
+  return "note: [" + r->config + "], tuned for this shape on " + r->key.device + " (" + ms + " ms; " + path + ")";
 }
 
 } // namespace ph::rt

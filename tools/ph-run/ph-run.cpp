@@ -159,19 +159,8 @@ static int runOne(const std::vector<std::string> &args) {
   }
   TuningKey key = tuningKeyOf(opt.kernel, cu.available() ? cu.device().name : "", opt);
   if (!tune && !opt.bench)
-    if (const TuningRecord *r = findTuning(tuning, key)) {
-      auto at = std::find_if(chosen.begin(), chosen.end(),
-                             [&](const Variant *v) { return v->meta.sig.configName() == r->config; });
-      if (at != chosen.end()) {
-        std::rotate(chosen.begin(), at, at + 1);
-        std::fprintf(stderr, "ph-run: note: [%s], tuned for this shape on %s (%.4f ms; %s)\n", r->config.c_str(),
-                     r->key.device.c_str(), r->ms, tuningPath(dir).c_str());
-      } else {
-        std::fprintf(stderr, "ph-run: warning: %s names [%s], which this build does not have; running [%s]\n",
-                     tuningPath(dir).c_str(), r->config.c_str(),
-                     chosen.empty() ? "-" : chosen.front()->meta.sig.configName().c_str());
-      }
-    }
+    if (std::string said = preferTuned(chosen, tuning, key, tuningPath(dir)); !said.empty())
+      std::fprintf(stderr, "ph-run: %s\n", said.c_str());
   for (const Variant *v : chosen)
     if (std::string e = readFile(dir + "/" + v->meta.cubin, const_cast<Variant *>(v)->cubin); !e.empty()) {
       std::fprintf(stderr, "ph-run: error: %s\n", e.c_str());

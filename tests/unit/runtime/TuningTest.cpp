@@ -188,3 +188,28 @@ TEST(Tuning, TheWrittenFileFollowsTheSchema) {
   EXPECT_EQ(problems(slow, schema), std::vector<std::string>{"$.records[1].ms is not number"});
   std::filesystem::remove_all(dir);
 }
+
+TEST(Tuning, ARunOfATunedShapeTakesTheRecordedConfigurationFirst) {
+  auto variant = [](int64_t br) {
+    Variant v;
+    v.meta.sig.name = "mha_f16";
+    v.meta.sig.config = {{"D", 64}, {"BR", br}, {"BC", 128}};
+    return v;
+  };
+  std::vector<Variant> all = {variant(128), variant(64)};
+  std::vector<const Variant *> chosen = {&all[0], &all[1]};
+  std::vector<TuningRecord> rs = {record("H100", 16384, "D=64,BR=64,BC=128", 0.186)};
+  // No record for this shape: the order stays, nothing is said.
+  EXPECT_EQ(preferTuned(chosen, rs, record("H100", 4096, "", 0).key, "out/tuning.json"), "");
+  EXPECT_EQ(chosen.front(), &all[0]);
+  // The tuned shape: BR=64 first, and a note names it.
+  std::string said = preferTuned(chosen, rs, record("H100", 16384, "", 0).key, "out/tuning.json");
+  EXPECT_EQ(chosen.front(), &all[1]);
+  EXPECT_EQ(said, "note: [D=64,BR=64,BC=128], tuned for this shape on H100 (0.1860 ms; out/tuning.json)");
+  // A record naming a configuration the build lacks: the first one runs, with a warning.
+  std::vector<const Variant *> only128 = {&all[0]};
+  said = preferTuned(only128, rs, record("H100", 16384, "", 0).key, "out/tuning.json");
+  EXPECT_EQ(only128.front(), &all[0]);
+  EXPECT_EQ(said, "warning: out/tuning.json names [D=64,BR=64,BC=128], which this build does not have; running "
+                  "[D=64,BR=128,BC=128]");
+}

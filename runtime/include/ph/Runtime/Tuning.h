@@ -52,4 +52,11 @@ void upsertTuning(std::vector<TuningRecord> &records, TuningRecord r);
 /// The record of `key`, or null.
 const TuningRecord *findTuning(const std::vector<TuningRecord> &records, const TuningKey &key);
 
+/// A single run of `key`'s shape: moves the variant `records` names for it to the front of
+/// `variants` (a single run takes the first). Returns what to tell the user on stderr: a note
+/// naming the tuned configuration, a warning when the record names one `variants` lacks, or ""
+/// when there is no record.
+std::string preferTuned(std::vector<const Variant *> &variants, const std::vector<TuningRecord> &records,
+                        const TuningKey &key, const std::string &path);
+
 } // namespace ph::rt
