@@ -198,8 +198,9 @@ class Client:
 
 
 def expected_diagnostics(ph, path):
-    """`ph check --json PATH` as the LSP diagnostics the server must publish for PATH's own
-    diagnostics: (code, severity, message, range in 0-based lines and UTF-16 columns)."""
+    """`ph check --json PATH` as the LSP diagnostics the server must publish for PATH: its own,
+    and those of std functions at the call in PATH that reached them (their first note in PATH);
+    (code, severity, message, range in 0-based lines and UTF-16 columns)."""
     out = subprocess.run([ph, "check", "--json", path], capture_output=True, text=True).stdout
     text = open(path, encoding="utf-8").read()
     lines = text.split("\n")
@@ -213,10 +214,16 @@ def expected_diagnostics(ph, path):
                 (r["end"]["line"] - 1, col(r["end"]["line"], r["end"]["col"])))
 
     result = []
+    here = os.path.abspath(path)
     for d in json.loads(out)[0]["diagnostics"]:
-        if os.path.abspath(d["range"]["file"]) != os.path.abspath(path):
-            continue
-        result.append((d["code"], {"error": 1, "warning": 2, "note": 3}[d["severity"]], d["message"], rng(d["range"])))
+        r = d["range"]
+        if os.path.abspath(r["file"]) != here:
+            # An error inside a std function reached through a call in PATH: the server shows it
+            # at the first note in PATH (the call), as lsp/features/Diagnostics.cpp does.
+            r = next((n["range"] for n in d.get("notes", []) if os.path.abspath(n["range"]["file"]) == here), None)
+            if r is None:
+                continue
+        result.append((d["code"], {"error": 1, "warning": 2, "note": 3}[d["severity"]], d["message"], rng(r)))
     return result
 
 
