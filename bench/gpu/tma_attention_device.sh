@@ -151,7 +151,8 @@ run)
       set -- $s
       step "tune-$1x$2x$3" 90 "'$R' '$T/mha/base/mha_f16' --kernel mha_f16 --config D=64 --size B=$1 --size H=$2 --size N=$3 --tune --iters 20"
       grep -E "best|tuned" "$logs/tune-$1x$2x$3.log"
-      step "tuned-run-$1x$2x$3" 60 "'$R' '$T/mha/base/mha_f16' --kernel mha_f16 --config D=64 --size B=$1 --size H=$2 --size N=$3"
+      step "tuned-run-$1x$2x$3" 60 "'$R' '$T/mha/base/mha_f16' --kernel mha_f16 --config D=64 --size B=$1 --size H=$2 --size N=$3 \
+        && grep -q 'note: \[D=64,.*tuned for this shape' '$logs/tuned-run-$1x$2x$3.log'"
       grep -E "tuned for|mha_f16 \[" "$logs/tuned-run-$1x$2x$3.log"
     done
     cat "$T/mha/base/mha_f16/tuning.json"

@@ -357,6 +357,7 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
   // --bench: every configuration.
   std::vector<std::string> skipped;
   std::vector<BenchRow> rows;
+  std::vector<std::string> rowConfigs; // Kernel::configName of each row ("" without @autotune)
   bool allOk = true;
   json details = json::array();
   // Inputs of 1 MiB or more drawn on every core, once per set for all the configurations:
@@ -435,6 +436,7 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
                        {"bytes", cost.bytes}, {"grid", {first.args.grid[0], first.args.grid[1], first.args.grid[2]}}});
     if (ref || !opt.refPaths.empty()) details.back()["check"] = report::checkJson(check);
     rows.push_back(row);
+    rowConfigs.push_back(sig.configName());
   }
   if (rows.empty()) {
     for (const std::string &e : skipped) std::cerr << "error: " << e << "\n";
@@ -443,8 +445,16 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
   for (const std::string &e : skipped) std::cerr << "note: skipped " << e << "\n";
   if (best) {
     *best = {};
-    for (const BenchRow &r : rows)
-      if (r.check.rfind("MISMATCH", 0) != 0 && (best->config.empty() || r.ms < best->ms)) *best = {r.config, r.ms};
+    best->timed = int(rows.size());
+    bool any = false;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].check.rfind("MISMATCH", 0) != 0 && (!any || rows[i].ms < best->ms)) {
+        any = true;
+        best->config = rowConfigs[i];
+        best->ms = rows[i].ms;
+        best->checked = rows[i].check.rfind("ok", 0) == 0;
+      }
+    if (!any) best->timed = 0;
   }
   if (opt.json) {
     // One ph-output document (docs/output.md), written by the runtime's writer.
@@ -452,10 +462,10 @@ int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &
     doc.command = "bench";
     doc.ok = allOk;
     doc.diagnostics = opt.diagnostics;
-    size_t best = 0; // the fastest row (rows is not empty here)
+    size_t fastest = 0; // rows is not empty here
     for (size_t i = 0; i < rows.size(); ++i)
-      if (rows[i].ms < rows[best].ms) best = i;
-    doc.benchResult = report::Bench{kernelName, report::benchDeviceOf(dev), rows, rows[best].config, details, skipped};
+      if (rows[i].ms < rows[fastest].ms) fastest = i;
+    doc.benchResult = report::Bench{kernelName, report::benchDeviceOf(dev), rows, rows[fastest].config, details, skipped};
     std::cout << report::toJson(doc).dump(2) << "\n";
   } else {
     std::string sizes;

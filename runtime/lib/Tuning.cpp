@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace ph::rt {
@@ -76,11 +78,11 @@ std::string readTuning(const std::string &path, std::vector<TuningRecord> &out) 
   text << in.rdbuf();
   json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return "`" + path + "` is not JSON";
-  if (!doc.is_object() || doc.value("format", "") != kFormat || !doc.contains("version") ||
-      !doc["version"].is_number_integer())
+  if (!doc.is_object() || !doc.contains("format") || !doc["format"].is_string() || doc["format"] != kFormat ||
+      !doc.contains("version") || !doc["version"].is_number_integer())
     return "`" + path + "` is not a ph-tuning document";
-  if (doc["version"].get<int>() != kVersion)
-    return "`" + path + "` is ph-tuning version " + std::to_string(doc["version"].get<int>()) + "; this ph-run reads " +
+  if (doc["version"].get<int64_t>() != kVersion)
+    return "`" + path + "` is ph-tuning version " + doc["version"].dump() + "; this ph-run reads " +
            std::to_string(kVersion);
   if (!doc.contains("records") || !doc["records"].is_array()) return "`" + path + "` has no `records` array";
   for (const json &j : doc["records"]) {
@@ -97,22 +99,47 @@ std::string readTuning(const std::string &path, std::vector<TuningRecord> &out) 
 std::string writeTuning(const std::string &path, const std::vector<TuningRecord> &records) {
   json doc = {{"format", kFormat}, {"version", kVersion}, {"records", json::array()}};
   for (const TuningRecord &r : records) doc["records"].push_back(recordJson(r));
-  // The process id keeps two ph-runs tuning the same folder from writing one temporary file.
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return "cannot write `" + tmp + "`";
-    out << doc.dump(2) << "\n";
-    if (!out.flush()) {
-      std::remove(tmp.c_str());
-      return "cannot write `" + tmp + "`";
-    }
+  // A temporary file of its own (mkstemp), renamed over the old one: readers see one or the other.
+  std::string tmp = path + ".XXXXXX";
+  int fd = mkstemp(tmp.data());
+  if (fd < 0) return "cannot write a temporary file beside `" + path + "`";
+  std::string text = doc.dump(2) + "\n";
+  bool written = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
+  written = (::close(fd) == 0) && written;
+  if (!written) {
+    std::remove(tmp.c_str());
+    return "cannot write `" + tmp + "`";
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     return "cannot rename `" + tmp + "` to `" + path + "`";
   }
   return "";
+}
+
+std::string recordTuning(const std::string &path, const TuningRecord &r, std::string &note) {
+  note.clear();
+  // One writer at a time: a tuning of another shape that finished meanwhile is re-read, not lost.
+  std::string lockPath = path + ".lock";
+  int lock = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0) return "cannot open `" + lockPath + "`";
+  ::flock(lock, LOCK_EX);
+  std::vector<TuningRecord> records;
+  std::string e = readTuning(path, records);
+  if (!e.empty()) {
+    // Another version's file is another ph-run's to change; a damaged one is kept aside.
+    bool otherVersion = e.find("ph-tuning version") != std::string::npos;
+    if (otherVersion || std::rename(path.c_str(), (path + ".bad").c_str()) != 0) {
+      ::close(lock);
+      return e + "; nothing recorded";
+    }
+    note = e + "; kept as `" + path + ".bad`";
+    records.clear();
+  }
+  upsertTuning(records, r);
+  e = writeTuning(path, records);
+  ::close(lock);
+  return e;
 }
 
 void upsertTuning(std::vector<TuningRecord> &records, TuningRecord r) {

@@ -11,6 +11,7 @@
 #include "ph/Runtime/Tuning.h"
 
 #include <algorithm>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -31,7 +32,7 @@ static const char *usage =
     "options:\n"
     "  --tune              --bench, then record the fastest configuration for this kernel, device and\n"
     "                      shape (--size, --in shapes, --config) in DIR/tuning.json; a later run of the\n"
-    "                      same shape without --tune runs that configuration (docs/running.md)\n";
+    "                      same shape without --tune or --bench runs that configuration (docs/running.md)\n";
 
 static int runOne(const std::vector<std::string> &args);
 
@@ -150,34 +151,45 @@ static int runOne(const std::vector<std::string> &args) {
     all.push_back(std::move(v));
   }
   std::vector<const Variant *> chosen = selectVariants(all, opt);
-  // A configuration tuned for this shape runs first (a single run takes the first).
-  Cuda &cu = Cuda::get();
-  std::vector<TuningRecord> tuning;
-  if (cu.available() && (tune || !opt.bench)) {
-    if (std::string e = readTuning(tuningPath(dir), tuning); !e.empty())
-      std::fprintf(stderr, "ph-run: warning: %s; %s\n", e.c_str(), tune ? "writing a new one" : "not using it");
-  }
-  TuningKey key = tuningKeyOf(opt.kernel, cu.available() ? cu.device().name : "", opt);
-  if (!tune && !opt.bench)
-    if (std::string said = preferTuned(chosen, tuning, key, tuningPath(dir)); !said.empty())
-      std::fprintf(stderr, "ph-run: %s\n", said.c_str());
   for (const Variant *v : chosen)
     if (std::string e = readFile(dir + "/" + v->meta.cubin, const_cast<Variant *>(v)->cubin); !e.empty()) {
       std::fprintf(stderr, "ph-run: error: %s\n", e.c_str());
       return 1;
     }
+  // The record goes into the build folder: a folder ph-run cannot write is refused before the bench.
+  if (tune && access(dir.c_str(), W_OK) != 0) {
+    std::fprintf(stderr, "ph-run: error: --tune records into `%s`, which this process cannot write\n",
+                 tuningPath(dir).c_str());
+    return 1;
+  }
+  // A configuration tuned for this shape runs first (a single run takes the first).
+  Cuda &cu = Cuda::get();
+  bool gpu = !chosen.empty() && cu.available();
+  TuningKey key = tuningKeyOf(opt.kernel, gpu ? cu.device().name : "", opt);
+  if (gpu && !tune && !opt.bench) {
+    std::vector<TuningRecord> tuning;
+    if (std::string e = readTuning(tuningPath(dir), tuning); !e.empty())
+      std::fprintf(stderr, "ph-run: warning: %s; not using it\n", e.c_str());
+    else if (std::string said = preferTuned(chosen, tuning, key, tuningPath(dir)); !said.empty())
+      std::fprintf(stderr, "ph-run: %s\n", said.c_str());
+  }
   BenchPick best;
   int rc = runOrBench(chosen, opt, analysis ? &analysis->sources : nullptr, tune ? &best : nullptr);
-  if (!tune || rc != 0 || best.config.empty()) {
-    if (tune && rc == 0) std::fprintf(stderr, "ph-run: warning: no configuration to record\n");
+  // Recorded only when every configuration ran and agreed (exit 0), and there was a choice.
+  if (!tune || rc != 0) return rc;
+  if (best.timed < 2) {
+    std::fprintf(stderr, "ph-run: note: %d configuration%s for this shape: nothing to tune\n", best.timed,
+                 best.timed == 1 ? "" : "s");
     return rc;
   }
-  upsertTuning(tuning, {key, best.config, best.ms});
-  if (std::string e = writeTuning(tuningPath(dir), tuning); !e.empty()) {
+  std::string note;
+  if (std::string e = recordTuning(tuningPath(dir), {key, best.config, best.ms}, note); !e.empty()) {
     std::fprintf(stderr, "ph-run: error: %s\n", e.c_str());
     return 1;
   }
-  std::fprintf(stderr, "ph-run: tuned: [%s] (%.4f ms) for this shape on %s -> %s\n", best.config.c_str(), best.ms,
-               key.device.c_str(), tuningPath(dir).c_str());
+  if (!note.empty()) std::fprintf(stderr, "ph-run: warning: %s\n", note.c_str());
+  std::fprintf(stderr, "ph-run: tuned: [%s] (%.4f ms%s) for this shape on %s -> %s\n", best.config.c_str(), best.ms,
+               best.checked ? "" : ", unchecked: too large for the interpreter", key.device.c_str(),
+               tuningPath(dir).c_str());
   return 0;
 }

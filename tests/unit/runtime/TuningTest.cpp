@@ -151,6 +151,8 @@ TEST(Tuning, AMissingFileHasNoRecordsAndADamagedOneSaysWhy) {
   } cases[] = {
       {"{not json", "is not JSON"},
       {"[]", "is not a ph-tuning document"},
+      {R"({"format": 1, "version": 1, "records": []})", "is not a ph-tuning document"},
+      {R"({"format": "ph-tuning", "version": 4294967297, "records": []})", "version 4294967297"},
       {R"({"format": "ph-output", "version": 1, "records": []})", "is not a ph-tuning document"},
       {R"({"format": "ph-tuning", "version": 2, "records": []})", "version 2"},
       {R"({"format": "ph-tuning", "version": 1})", "no `records` array"},
@@ -212,4 +214,37 @@ TEST(Tuning, ARunOfATunedShapeTakesTheRecordedConfigurationFirst) {
   EXPECT_EQ(only128.front(), &all[0]);
   EXPECT_EQ(said, "warning: out/tuning.json names [D=64,BR=64,BC=128], which this build does not have; running "
                   "[D=64,BR=128,BC=128]");
+}
+
+TEST(Tuning, RecordingKeepsTheOtherShapesAndSetsADamagedFileAside) {
+  std::string dir = tempDir(), path = tuningPath(dir), note;
+  // Two tunings of two shapes, one after the other: each re-reads the file, neither is lost.
+  ASSERT_EQ(recordTuning(path, record("H100", 16384, "D=64,BR=64,BC=128", 0.19), note), "");
+  ASSERT_EQ(recordTuning(path, record("H100", 4096, "D=64,BR=128,BC=128", 0.03), note), "");
+  std::vector<TuningRecord> rs;
+  ASSERT_EQ(readTuning(path, rs), "");
+  EXPECT_EQ(rs.size(), 2u);
+  EXPECT_EQ(note, "");
+  // A damaged file is renamed to tuning.json.bad, and the new record starts a new file.
+  writeText(path, "{damaged");
+  ASSERT_EQ(recordTuning(path, record("H100", 8192, "D=64,BR=128,BC=128", 0.1), note), "");
+  EXPECT_NE(note.find("kept as"), std::string::npos) << note;
+  ASSERT_EQ(readTuning(path, rs), "");
+  EXPECT_EQ(rs.size(), 1u);
+  std::ifstream bad(path + ".bad");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(bad), {}), "{damaged");
+  // Another version's file is another ph-run's: left as it is, nothing recorded.
+  std::string v2 = R"({"format": "ph-tuning", "version": 2, "records": []})";
+  writeText(path, v2);
+  EXPECT_NE(recordTuning(path, record("H100", 8192, "x", 0.1), note).find("nothing recorded"), std::string::npos);
+  std::ifstream kept(path);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), v2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Tuning, PinsAreAShapeInAnyOrder) {
+  ToolOptions a, b;
+  a.config = {{"BR", 64}, {"D", 64}};
+  b.config = {{"D", 64}, {"BR", 64}};
+  EXPECT_EQ(tuningKeyOf("k", "H100", a), tuningKeyOf("k", "H100", b));
 }

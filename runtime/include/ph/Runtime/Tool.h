@@ -112,11 +112,15 @@ void drawLargeInputs(const kir::Kernel &sig, LaunchRequest &req, std::vector<std
                      int64_t minBytes = kLargeInputBytes,
                      std::map<std::string, HostTensor> *cache = nullptr);
 
-/// With --bench, `best` (if given) receives the fastest configuration whose check did not fail
-/// (name and median ms; an empty name when none ran or all failed): what `ph-run --tune` records.
+/// With --bench, `best` (if given) receives the fastest configuration whose check did not fail:
+/// its name (Kernel::configName, "" without @autotune), median ms, whether the interpreter or
+/// --ref checked it (large launches are not), and how many configurations ran. What `ph-run
+/// --tune` records (only when every check passed: the exit code is 0).
 struct BenchPick {
   std::string config;
   double ms = 0;
+  bool checked = false;
+  int timed = 0;
 };
 int runOrBench(const std::vector<const Variant *> &variants, const ToolOptions &opt,
                const SourceManager *sources = nullptr, BenchPick *best = nullptr);

@@ -47,6 +47,12 @@ std::string readTuning(const std::string &path, std::vector<TuningRecord> &out);
 /// Writes `records` to `path` through a temporary file in the same folder and a rename.
 std::string writeTuning(const std::string &path, const std::vector<TuningRecord> &records);
 
+/// Records `r` in `path` under a lock (`path`.lock): the file is read again, `r` replaces the
+/// record of its key or joins the others, and the whole is written back. A damaged file is
+/// renamed to `path`.bad first (`note` says so); a file of another ph-tuning version is left alone
+/// and nothing is recorded. Returns "" or why nothing was recorded.
+std::string recordTuning(const std::string &path, const TuningRecord &r, std::string &note);
+
 /// Replaces the record of `r.key`, or adds it.
 void upsertTuning(std::vector<TuningRecord> &records, TuningRecord r);
 /// The record of `key`, or null.
