@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuLowering.h"
+#include "Ptxas.h"
 #include "ph/Backend/Arch.h"
 #include "Emit/Stages.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
@@ -121,11 +122,22 @@ void registerGpuStages(StageRegistry &r) {
   };
   r[Stage::Ptx] = [](ModuleOp m, const kir::Kernel &k, const EmitOptions &opts, std::string &out, std::string &err) {
     StageLowering l;
-    if (!lowerForStage(m, k, opts, l, err) || !toNvvm(m, l.arch, err, nullptr, &l.why.diags) ||
-        !toPtx(m, out, err, nullptr, &l.why.diags)) {
+    if (!lowerForStage(m, k, opts, l, err)) {
       stageFailed(opts, k, l);
       return false;
     }
+    int threads = launchedThreads(m, k.threads);
+    if (!toNvvm(m, l.arch, err, nullptr, &l.why.diags) || !toPtx(m, out, err, nullptr, &l.why.diags)) {
+      stageFailed(opts, k, l);
+      return false;
+    }
+    // What `ph build` may assemble instead (GpuTarget.cpp: the two-CTA fit, kept where ptxas meets it
+    // within kTwoCtaSpillBudget): said here, since this stage runs no ptxas.
+    if (l.tg.tensorCores() && fitTwoCtas(l.arch, l.tg.instruction(), threads, l.tg.sharedBytes) &&
+        !withMinCtasPerSm(out, 2).empty())
+      out = "// ph build assembles this with `.minnctapersm 2` after `.maxntid` (registers fitted to two CTAs an SM)\n"
+            "// where ptxas fits it within " + std::to_string(kTwoCtaSpillBudget) +
+            " B of spills; the build folder's .ptx is the one it assembled\n" + out;
     return true;
   };
 }
