@@ -53,11 +53,13 @@ check_summary() { # [GLOB]: how many of the check logs (default check-*) failed,
   grep -l -i "mismatch\|fail" "$logs"/$g.log 2>/dev/null | head
 }
 
-attention_bench() { # ROUNDS VARIANTS DS: `ph-run --bench` of attn_w8 and causal_w8 in turns, [4, 16, 4096, D]
-  # (AB_CONFIG=",BC=128" narrows each run to those configurations)
+attention_bench() { # ROUNDS VARIANTS DS [SUB]: `ph-run --bench` of attn_w8 and causal_w8 in turns,
+  # [4, 16, 4096, D], from $T/SUB/VARIANT (SUB: "wide" for attention_wide.ph's builds; default the
+  # variants' own folders). AB_CONFIG=",BC=128" narrows each run to those configurations.
   for round in $1; do for v in $2; do for k in attn_w8 causal_w8; do for d in $3; do
-    step "bench-$round-$v-$k-D$d" 60 "'$R' '$T/$v/$k' --kernel $k --config D=$d${AB_CONFIG:-} --size B=4 --size H=16 --size N=4096 --bench --iters 30"
-    grep -E '^ *D=' "$logs/bench-$round-$v-$k-D$d.log" | sed "s/^/   $round $v $k /"
+    s=bench-$round-${4:+$4-}$v-$k-D$d
+    step "$s" 60 "'$R' '$T/${4:+$4/}$v/$k' --kernel $k --config D=$d${AB_CONFIG:-} --size B=4 --size H=16 --size N=4096 --bench --iters 30"
+    grep -E '^ *D=' "$logs/$s.log" | sed "s/^/   $round ${4:+$4 }$v $k /"
   done; done; done; done
 }
 

@@ -37,8 +37,9 @@
 #               SDPA flash and cuDNN in the same process;
 #   table       (ask for it) bench_prefill.py's whole table on TA_TABLE's build (default base): both
 #               shapes, f16 and bf16, FlexAttention and the matmul rate beside SDPA;
-#   wide        (ask for it) attention_wide.ph's key blocks of 144-192 in TA_WIDE's variants (default
-#               base): checked at N = 256 and 384, timed at [4, 16, 4096, D];
+#   wide        (ask for it) attention_wide.ph's key blocks of 144-192 in TA_WIDE's variants (built only
+#               where TA_WIDE was set at build time; run default base, a variant not built fails the
+#               step): checked at N = 256 and 384, timed at [4, 16, 4096, D];
 #   tune        (ask for it) `ph-run --tune` on mha_f16 at both shapes of the table, then a plain run of
 #               each shape, which must name the configuration recorded for it (docs/running.md);
 #   onehead     (ask for it) `ph-run --bench` of attention_tc's kernels at [1, 1, 16384, D] in TA_ONEHEAD's
@@ -79,7 +80,7 @@ build)
         -o "$out/mha/$v/$k"
     done
   done
-  for v in ${TA_WIDE:-base}; do
+  for v in ${TA_WIDE:-}; do
     for k in attn_w8 causal_w8; do
       build_into "$out/wide-$v-$k.log" env $(envOf $v) "$ph" build "$root/bench/gpu/attention_wide.ph" --kernel $k \
         --target sm_90a --no-cache -o "$out/wide/$v/$k"
@@ -141,10 +142,7 @@ run)
       done; done
     done; done
     check_summary 'check-wide-*'
-    for round in ${TA_ROUNDS:-1 2}; do for v in ${TA_WIDE:-base}; do for k in attn_w8 causal_w8; do for d in ${TA_DS:-64 128}; do
-      step "wide-$round-$v-$k-D$d" 60 "'$R' '$T/wide/$v/$k' --kernel $k --config D=$d --size B=4 --size H=16 --size N=4096 --bench --iters 30"
-      grep -E '^ *D=' "$logs/wide-$round-$v-$k-D$d.log" | sed "s/^/   $round $v $k /"
-    done; done; done; done
+    attention_bench "${TA_ROUNDS:-1 2}" "${TA_WIDE:-base}" "${TA_DS:-64 128}" wide
   fi
   if want tune; then # the configuration picked by shape, recorded and then run (docs/running.md)
     for s in "1 1 16384" "4 16 4096"; do

@@ -70,8 +70,9 @@ static std::string recordFrom(const json &j, TuningRecord &r) {
   return "";
 }
 
-std::string readTuning(const std::string &path, std::vector<TuningRecord> &out) {
+std::string readTuning(const std::string &path, std::vector<TuningRecord> &out, bool *otherVersion) {
   out.clear();
+  if (otherVersion) *otherVersion = false;
   std::ifstream in(path);
   if (!in) return access(path.c_str(), F_OK) == 0 ? "cannot read `" + path + "`" : "";
   std::stringstream text;
@@ -81,9 +82,11 @@ std::string readTuning(const std::string &path, std::vector<TuningRecord> &out) 
   if (!doc.is_object() || !doc.contains("format") || !doc["format"].is_string() || doc["format"] != kFormat ||
       !doc.contains("version") || !doc["version"].is_number_integer())
     return "`" + path + "` is not a ph-tuning document";
-  if (doc["version"].get<int64_t>() != kVersion)
+  if (doc["version"].get<int64_t>() != kVersion) {
+    if (otherVersion) *otherVersion = true;
     return "`" + path + "` is ph-tuning version " + doc["version"].dump() + "; this ph-run reads " +
            std::to_string(kVersion);
+  }
   if (!doc.contains("records") || !doc["records"].is_array()) return "`" + path + "` has no `records` array";
   for (const json &j : doc["records"]) {
     TuningRecord r;
@@ -125,10 +128,10 @@ std::string recordTuning(const std::string &path, const TuningRecord &r, std::st
   if (lock < 0) return "cannot open `" + lockPath + "`";
   ::flock(lock, LOCK_EX);
   std::vector<TuningRecord> records;
-  std::string e = readTuning(path, records);
+  bool otherVersion = false;
+  std::string e = readTuning(path, records, &otherVersion);
   if (!e.empty()) {
     // Another version's file is another ph-run's to change; a damaged one is kept aside.
-    bool otherVersion = e.find("ph-tuning version") != std::string::npos;
     if (otherVersion || std::rename(path.c_str(), (path + ".bad").c_str()) != 0) {
       ::close(lock);
       return e + "; nothing recorded";

@@ -133,8 +133,7 @@ void registerGpuStages(StageRegistry &r) {
     }
     // What `ph build` may assemble instead (GpuTarget.cpp: the two-CTA fit, kept where ptxas meets it
     // within kTwoCtaSpillBudget): said here, since this stage runs no ptxas.
-    if (l.tg.tensorCores() && fitTwoCtas(l.arch, l.tg.instruction(), threads, l.tg.sharedBytes) &&
-        !withMinCtasPerSm(out, 2).empty())
+    if (!twoCtaFitCandidate(out, l.arch, l.tg.tensorCores(), l.tg.instruction(), threads, l.tg.sharedBytes).empty())
       out = "// ph build assembles this with `.minnctapersm 2` after `.maxntid` (registers fitted to two CTAs an SM)\n"
             "// where ptxas fits it within " + std::to_string(kTwoCtaSpillBudget) +
             " B of spills; the build folder's .ptx is the one it assembled\n" + out;

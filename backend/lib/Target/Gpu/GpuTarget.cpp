@@ -579,8 +579,8 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   // spills more than kTwoCtaSpillBudget. withMinCtasPerSm leaves a kernel that asks for its own CTA
   // count (tilegpu.min_ctas: `.minnctapersm` in its PTX) or hands registers between warpgroups
   // (`setmaxnreg`) alone.
-  bool twoCtas = tc && fitTwoCtas(arch, tg.instruction(), out.meta.sig.threads, tg.sharedBytes);
-  if (std::string fitted = twoCtas ? withMinCtasPerSm(out.ptx, 2) : ""; !fitted.empty()) {
+  if (std::string fitted = twoCtaFitCandidate(out.ptx, arch, tc, tg.instruction(), out.meta.sig.threads, tg.sharedBytes);
+      !fitted.empty()) {
     // ptxas refuses a fit below what an instruction needs (wgmma's accumulators): C7602. The
     // attempt keeps its own log and error, so a refusal leaves nothing behind.
     std::string fitLog, keptErr = err;

@@ -105,6 +105,12 @@ bool fitTwoCtas(const std::string &arch, const std::string &instruction, int thr
   return a->registersPerSM / (2 * threads) < kMostRegs;
 }
 
+std::string twoCtaFitCandidate(const std::string &ptx, const std::string &arch, bool tensorCores,
+                               const std::string &instruction, int threads, int64_t sharedBytes) {
+  if (!tensorCores || !fitTwoCtas(arch, instruction, threads, sharedBytes)) return "";
+  return withMinCtasPerSm(ptx, 2);
+}
+
 std::string withMinCtasPerSm(const std::string &ptx, int n) {
   // One entry, which neither asks for its own CTA count nor hands registers between its
   // warpgroups: a producer's `setmaxnreg.dec` frees too few for the consumers' `.inc` within half

@@ -39,6 +39,13 @@ bool fitTwoCtas(const std::string &arch, const std::string &instruction, int thr
 /// (`setmaxnreg`).
 std::string withMinCtasPerSm(const std::string &ptx, int n);
 
+/// The PTX `ph build` tries first for a tensor-core kernel (`tensorCores`) of `instruction`,
+/// `threads` and `sharedBytes`: `ptx` fitted to two CTAs an SM where fitTwoCtas says so and
+/// withMinCtasPerSm can place it; "" otherwise. GpuTarget assembles it and keeps it within
+/// kTwoCtaSpillBudget; `ph emit --stage ptx` only says it would try.
+std::string twoCtaFitCandidate(const std::string &ptx, const std::string &arch, bool tensorCores,
+                               const std::string &instruction, int threads, int64_t sharedBytes);
+
 /// The most spilled bytes (stores and loads) a fit to two CTAs may cost before ptxas's own
 /// choice is taken instead: 96 B of stores and loads was 3-4 % faster on attention at D = 64
 /// (an H100); 4 KB was 8x slower.

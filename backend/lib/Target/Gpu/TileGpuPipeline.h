@@ -46,6 +46,10 @@ struct TileGpuResult {
   const char *instruction() const { return policy == "wgmma" ? "wgmma" : "mma.sync"; }
 };
 
+/// The threads the lowering launches: `written` (the kernel's own or default count), or what the
+/// target gave it (two warpgroups for attention that one would not hold, a producer warpgroup).
+int launchedThreads(mlir::ModuleOp m, int written);
+
 /// Assigns layouts, then (`lower`) pipelines, allocates and converts to NVVM in
 /// place. Returns false with `err` set when a pass fails; `res.policy` says
 /// which policy took the kernel.
@@ -53,10 +57,6 @@ struct TileGpuResult {
 /// such a kernel stops after its layouts (tryTileGpu asks the tensor-core policies first).
 /// `compactRings`: every ring at 2 stages, none deepened (a retry for a kernel whose
 /// default rings do not fit the CTA's shared memory).
-/// The threads the lowering launches: `written` (the kernel's own or default count), or what the
-/// target gave it (two warpgroups for attention that one would not hold, a producer warpgroup).
-int launchedThreads(mlir::ModuleOp m, int written);
-
 bool runTileGpu(mlir::ModuleOp m, const std::string &arch, bool lower, TileGpuResult &res, std::string &err,
                 bool lowerSimt = false, bool compactRings = false);
 

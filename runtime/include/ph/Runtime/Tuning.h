@@ -42,8 +42,9 @@ std::string tuningPath(const std::string &dir);
 /// The key of a launch of `kernel` on `device` with `opt`'s sizes, inputs and --config.
 TuningKey tuningKeyOf(const std::string &kernel, const std::string &device, const ToolOptions &opt);
 
-/// Reads `path` into `out`: "" when it was read or does not exist (no records), else why not.
-std::string readTuning(const std::string &path, std::vector<TuningRecord> &out);
+/// Reads `path` into `out`: "" when it was read or does not exist (no records), else why not;
+/// `otherVersion` (if given) says whether the reason is a ph-tuning document of another version.
+std::string readTuning(const std::string &path, std::vector<TuningRecord> &out, bool *otherVersion = nullptr);
 /// Writes `records` to `path` through a temporary file in the same folder and a rename.
 std::string writeTuning(const std::string &path, const std::vector<TuningRecord> &records);
 

@@ -26,9 +26,9 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-using namespace mlir;
-
 #include <array>
+
+using namespace mlir;
 
 namespace ph::tilegpu {
 namespace {
