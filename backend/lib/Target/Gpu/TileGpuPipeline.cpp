@@ -336,6 +336,9 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // pipelining; docs/tilegpu.md, "P·V under the next softmax"): PH_TILEGPU_OVERLAP=1 until a GPU
   // run has timed it.
   if (const char *e = std::getenv("PH_TILEGPU_OVERLAP")) po.overlapSoftmax = std::string(e) == "1";
+  // Q in flight with the ring's first K and V boxes (docs/tilegpu.md, "Q with the first K and V");
+  // PH_TILEGPU_Q_AFTER_PROLOGUE=0 waits for Q before the prologue, as before, for A/B runs.
+  if (const char *e = std::getenv("PH_TILEGPU_Q_AFTER_PROLOGUE")) po.onceAfterPrologue = std::string(e) != "0";
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   // Row loops read their next block while this one is reduced (loops without rings, stores or
   // dots): softmax 0.85 -> 0.93 of copy, cross-entropy 0.74 -> 0.81 on an H100 (docs/tilegpu.md,

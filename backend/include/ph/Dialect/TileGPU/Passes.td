@@ -158,6 +158,10 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
            "that it runs under that block's softmax (FlashAttention-3's intra-warpgroup pipelining); "
            "iteration 0 is peeled and the last P·V follows the loop; copies run stages - 2 ahead; not where "
            "S, the accumulator and two P tiles would pass 192 registers a thread">,
+    Option<"onceAfterPrologue", "once-after-prologue", "bool", /*default=*/"true",
+           "an operand copied once before a ring's loop (attention's Q) is waited for after the ring's "
+           "prologue, where that prologue commits no cp.async group (TMA, or copies on mbarriers): its "
+           "copy and the first stages' are in flight together">,
     Option<"consumerRegs", "consumer-regs", "int64_t", /*default=*/"224",
            "registers per consumer thread after setmaxnreg (warp-specialize)">,
     Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"56",

@@ -44,13 +44,38 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
   IRMapping none;
   copyInto(b, s.load, none, buf, Value());
   AsyncCommitGroupOp::create(b, loc);
-  AsyncWaitOp::create(b, loc, 0);
-  if (forWgmma(s.convert.getType())) FenceAsyncSharedOp::create(b, loc);
-  BarrierOp::create(b, loc);
+  auto wait = AsyncWaitOp::create(b, loc, 0);
+  FenceAsyncSharedOp fence;
+  if (forWgmma(s.convert.getType())) fence = FenceAsyncSharedOp::create(b, loc);
+  auto barrier = BarrierOp::create(b, loc);
   auto read = LocalLoadOp::create(b, loc, s.convert.getType(), buf, Value());
   s.convert.getResult().replaceAllUsesWith(read.getResult());
   s.convert.erase();
   s.load.erase();
+  if (!inLoop) onceWaits_.push_back({wait, fence, barrier, read});
+}
+
+/// Attention's Q is copied once before its key loop; waiting for it there keeps the ring's first
+/// K and V boxes from being issued until Q has landed, so a CTA pays two memory latencies before
+/// its first dot. Where the ring's prologue issues no cp.async group (TMA, or cp.async completing
+/// on mbarriers), the wait for Q, the fence and barrier that publish it and its read move past the
+/// prologue: Q and the first stages are in flight together. The wait still covers every group
+/// committed before it, and nothing before the loop reads Q.
+void Pipeliner::waitAfterPrologue(scf::ForOp loop) {
+  Block *block = loop->getBlock();
+  for (OnceWait &w : onceWaits_) {
+    if (!w.wait || w.wait->getBlock() != block || !w.wait->isBeforeInBlock(loop)) continue;
+    bool readLater = llvm::all_of(w.read->getUsers(), [&](Operation *u) {
+      Operation *at = block->findAncestorOpInBlock(*u);
+      return at && (at == loop.getOperation() || loop->isBeforeInBlock(at));
+    });
+    if (!readLater) continue;
+    w.wait->moveBefore(loop);
+    if (w.fence) w.fence->moveBefore(loop);
+    w.barrier->moveBefore(loop);
+    w.read->moveBefore(loop);
+    w.wait = {};
+  }
 }
 
 void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
@@ -151,6 +176,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
                                      arith::MulIOp::create(pre, loc, loop.getStep(), ivConst(pre, s)));
     issue(pre, at, constIndex(pre, loc, s), Value());
   }
+  if ((mb || tma) && waitAfterPrologue_) waitAfterPrologue(loop);
   // Each iteration: wait for its stage, publish it, issue D ahead, read.
   OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
   // The iteration's number is never negative (scf.for's step is positive): unsigned division
@@ -247,7 +273,7 @@ struct PipelinePass : impl::TileGPUPipelineBase<PipelinePass> {
                                  << int64_t(vectorDotRegs);
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, vectorDotsByRegisters ? int64_t(vectorDotRegs) : 0, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma, overlapSoftmax).run(); });
+    getOperation().walk([&](func::FuncOp f) { Pipeliner(f, fmaRings, vectorDotsByRegisters ? int64_t(vectorDotRegs) : 0, stages, wgmmaStages, ringBytes, mbarriers, warpSpecialize, consumerRegs, producerRegs, chainedStages, sharedPerSM, sharedPerBlock, tma, overlapSoftmax, onceAfterPrologue).run(); });
   }
 };
 

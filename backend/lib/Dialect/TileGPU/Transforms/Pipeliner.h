@@ -67,8 +67,8 @@ class Pipeliner {
 public:
   Pipeliner(mlir::func::FuncOp f, bool fmaRings, int64_t vectorDotRegs, int64_t stages, int64_t wgmmaStages, int64_t ringBytes, bool mbarriers,
             bool warpSpecialize, int64_t consumerRegs, int64_t producerRegs, int64_t chainedStages,
-            int64_t sharedPerSM, int64_t sharedPerBlock, bool tma, bool overlapSoftmax)
-      : tma_(tma), overlapSoftmax_(overlapSoftmax), fmaRings_(fmaRings), vectorDotRegs_(vectorDotRegs), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
+            int64_t sharedPerSM, int64_t sharedPerBlock, bool tma, bool overlapSoftmax, bool waitAfterPrologue)
+      : tma_(tma), overlapSoftmax_(overlapSoftmax), waitAfterPrologue_(waitAfterPrologue), fmaRings_(fmaRings), vectorDotRegs_(vectorDotRegs), f_(f), stages_(stages), wgmmaStages_(wgmmaStages), ringBytes_(ringBytes), mbarriers_(mbarriers),
         warpSpecialize_(warpSpecialize), consumerRegs_(consumerRegs), producerRegs_(producerRegs),
         chainedStages_(chainedStages), sharedPerSM_(sharedPerSM), sharedPerBlock_(sharedPerBlock) {}
   void run();
@@ -123,6 +123,8 @@ private:
   bool tma_;
   /// Attention loops' P·V moves under the next block's softmax (OverlapSoftmax.cpp).
   bool overlapSoftmax_;
+  /// Operands staged once wait after a ring's prologue (waitAfterPrologue).
+  bool waitAfterPrologue_;
   llvm::SmallVector<mlir::scf::ForOp> overlapLoops_;
   bool fmaRings_;
   /// The registers a thread a loop of vector dots may carry to stream by registers (0: never).
@@ -141,6 +143,16 @@ private:
   WarpSpecializeOp ws_;
   /// Loops whose copies run stages - 2 ahead: their wgmma dots wait for one group less.
   llvm::DenseSet<mlir::Operation *> asyncLoops_;
+  /// An operand staged once outside a loop (attention's Q): the wait for its copy, the fence and
+  /// barrier that publish it, and its read, which a ring's prologue may pass (Pipeline.cpp).
+  struct OnceWait {
+    AsyncWaitOp wait;
+    FenceAsyncSharedOp fence;
+    BarrierOp barrier;
+    LocalLoadOp read;
+  };
+  llvm::SmallVector<OnceWait> onceWaits_;
+  void waitAfterPrologue(mlir::scf::ForOp loop);
 };
 
 } // namespace ph::tilegpu::pipeline
