@@ -18,7 +18,9 @@
 # eleventh session's default (PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0: ex2 without ftz, ptxas's
 # own register count); notie = wgmma's registers not tied before its fence (PH_TILEGPU_WGMMA_TIE=0);
 # st2 = rings of 2 stages (PH_TILEGPU_STAGES=2); qbefore = Q waited for before the ring's prologue, as
-# before the fourteenth session (PH_TILEGPU_Q_AFTER_PROLOGUE=0). Since the twelfth session base has ftz and two CTAs where shared memory allows,
+# before the fourteenth session (PH_TILEGPU_Q_AFTER_PROLOGUE=0); persist = CTAs that walk the grid's
+# tiles, the next tile's first K/V boxes and Q issued under this tile's end (PH_TILEGPU_PERSISTENT=1).
+# Since the twelfth session base has ftz and two CTAs where shared memory allows,
 # so ftz builds the same as base; tie = wgmma's registers
 # written before its fence everywhere (PH_TILEGPU_WGMMA_TIE=1; since the thirteenth session base ties
 # them where the registers are fitted to two CTAs), tiepp / tieov / tiewsov = tie with ping-pong,
@@ -61,7 +63,7 @@ envOf() {
   ctas2) echo PH_TILEGPU_MIN_CTAS=2 ;;
   old) echo "PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0" ;;
   notie) echo PH_TILEGPU_WGMMA_TIE=0 ;; st2) echo PH_TILEGPU_STAGES=2 ;;
-  qbefore) echo PH_TILEGPU_Q_AFTER_PROLOGUE=0 ;;
+  qbefore) echo PH_TILEGPU_Q_AFTER_PROLOGUE=0 ;; persist) echo PH_TILEGPU_PERSISTENT=1 ;;
   tie) echo PH_TILEGPU_WGMMA_TIE=1 ;; tiepp) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_PINGPONG=1" ;;
   tieov) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_OVERLAP=1" ;;
   tiewsov) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_OVERLAP=1" ;;

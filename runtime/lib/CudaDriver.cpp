@@ -78,6 +78,7 @@ struct Cuda::Api {
   CUresult (*getErrorName)(CUresult, const char **);
   CUresult (*getErrorString)(CUresult, const char **);
   // CUDA 12.0 and later; null on an older driver (a kernel with TMA maps then cannot launch).
+  CUresult (*occupancyMaxActiveBlocks)(int *, void *, int, size_t); // optional
   CUresult (*tensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *, const uint64_t *,
                                    const unsigned *, const unsigned *, int, int, int, int);
 };
@@ -173,6 +174,8 @@ std::string Cuda::loadDriver(void *&lib, Api &a, DeviceInfo &info, int &device) 
   sym(a.getErrorName, "cuGetErrorName");
   sym(a.getErrorString, "cuGetErrorString");
   a.tensorMapEncodeTiled = reinterpret_cast<decltype(a.tensorMapEncodeTiled)>(dlsym(lib, "cuTensorMapEncodeTiled"));
+  a.occupancyMaxActiveBlocks = reinterpret_cast<decltype(a.occupancyMaxActiveBlocks)>(
+      dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
   if (missing) {
     why = "no GPU: the CUDA driver lacks `" + missingName + "` (driver too old?)";
     return why;
@@ -348,6 +351,17 @@ std::string Cuda::encodeTensorMap(const TensorMapParams &p, DevicePtr tensor, ui
   return check(api_->tensorMapEncodeTiled(map, p.dataType, p.rank, reinterpret_cast<void *>(tensor), p.dims, p.strides,
                                           p.box, p.elementStrides, p.interleave, p.swizzle, p.l2Promotion, p.oobFill),
                "cuTensorMapEncodeTiled");
+}
+
+int Module::ctasPerSM(int threads, int dynamicShared) const {
+  Cuda &cu = Cuda::get();
+  int n = 0;
+  if (cu.available() && cu.api_->occupancyMaxActiveBlocks &&
+      cu.api_->occupancyMaxActiveBlocks(&n, func_, threads, size_t(dynamicShared)) == 0 && n > 0)
+    return n;
+  // Without the driver's answer: what shared memory allows (1 KiB the system keeps per CTA).
+  const DeviceInfo &d = cu.device();
+  return std::max(1, d.sharedPerSM / std::max(1, dynamicShared + 1024));
 }
 
 FuncAttributes Module::attributes() const {

@@ -102,7 +102,9 @@ std::string runCubin(const ManifestKernel &mk, const std::vector<uint8_t> &cubin
   if (attrs) *attrs = mod->attributes();
   DeviceArgs dev;
   if (std::string e = dev.upload(mk, args); !e.empty()) return e;
-  if (std::string e = mod->launch(args.grid, mk.sig.threads, mk.dynamicShared, dev.params.data()); !e.empty())
+  int64_t grid[3];
+  launchGrid(mk, args.grid, cu.device().smCount, mod->ctasPerSM(mk.sig.threads, mk.dynamicShared), grid);
+  if (std::string e = mod->launch(grid, mk.sig.threads, mk.dynamicShared, dev.params.data()); !e.empty())
     return e;
   if (std::string e = cu.synchronize(); !e.empty()) return e;
   return dev.download(mk.sig, args);
@@ -132,9 +134,11 @@ std::string benchCubin(const ManifestKernel &mk, const std::vector<uint8_t> &cub
     if (std::string e = sets.back()->upload(mk, a); !e.empty()) return e;
   }
   out.inputSets = int(sets.size());
+  int perSM = mod->ctasPerSM(mk.sig.threads, mk.dynamicShared);
   auto launch = [&](size_t i) {
-    return mod->launch(argSets[i % sets.size()].grid, mk.sig.threads, mk.dynamicShared,
-                       sets[i % sets.size()]->params.data());
+    int64_t grid[3];
+    launchGrid(mk, argSets[i % sets.size()].grid, cu.device().smCount, perSM, grid);
+    return mod->launch(grid, mk.sig.threads, mk.dynamicShared, sets[i % sets.size()]->params.data());
   };
   for (int i = 0; i < opt.warmup; ++i)
     if (std::string e = launch(size_t(i)); !e.empty()) return e;

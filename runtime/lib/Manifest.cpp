@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -119,6 +120,7 @@ static json kernelToJson(const ManifestKernel &mk) {
   json tma = json::array();
   for (const TmaDescriptor &d : mk.tma) tma.push_back({{"tensor", d.tensor}, {"box", d.box}, {"swizzle", d.swizzleBytes}});
   j["tma"] = tma;
+  if (mk.persistent) j["persistent"] = true;
   json tensors = json::array();
   for (const kir::TensorParam &t : k.tensors) {
     json dims = json::array();
@@ -167,6 +169,7 @@ static ManifestKernel kernelFromJson(const json &j) {
   mk.ptxas.spillLoads = j.value("spillLoads", 0);
   mk.ptxas.log = j.value("ptxasLog", "");
   mk.unit = j.value("unit", "simt");
+  mk.persistent = j.value("persistent", false);
   k.tensorcore = j.value("tensorcore", false);
   if (j.contains("notes")) mk.notes = j.at("notes").get<std::vector<std::string>>();
   if (j.contains("tiles"))
@@ -277,6 +280,20 @@ std::string variantFileName(const kir::Kernel &k, const std::string &ext) {
     }
   }
   return name + "." + ext;
+}
+
+} // namespace ph::rt
+
+namespace ph::rt {
+
+void launchGrid(const ManifestKernel &mk, const int64_t grid[3], int smCount, int ctasPerSM, int64_t out[3]) {
+  for (int i = 0; i < 3; ++i) out[i] = grid[i];
+  int64_t tiles = grid[0] * grid[1] * grid[2];
+  // No tile at all: the grid as it is, which the launch refuses as for any kernel.
+  if (!mk.persistent || tiles < 1) return;
+  int64_t resident = int64_t(std::max(1, smCount)) * std::max(1, ctasPerSM);
+  out[0] = std::min(tiles, resident);
+  out[1] = out[2] = 1;
 }
 
 } // namespace ph::rt

@@ -79,6 +79,7 @@ void registerGpuStages(StageRegistry &r) {
     std::string arch;
     if (!stageArch(opts, arch, err)) return false;
     TileGpuResult tg;
+    setGridAttr(m, k);
     if (!runTileGpu(m, arch, /*lower=*/false, tg, err)) {
       StageLowering l;
       l.arch = arch;

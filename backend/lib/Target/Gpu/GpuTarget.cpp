@@ -133,6 +133,7 @@ bool tryTileGpu(ModuleOp m, const kir::Kernel &k, const std::string &arch, TileG
   // the legacy emitter there (H100, same run, [4,16,4096,D] f16, sm_90: D = 128 1.03-1.04x;
   // D = 64 with examples/mha.ph's 64-key blocks 1.07-1.10x the legacy emitter's 32-key ones,
   // 0.97-0.99x the legacy emitter at 64; docs/tilegpu.md, "Attention on the TileGPU path").
+  setGridAttr(m, k);
   OwningOpRef<ModuleOp> copy = cast<ModuleOp>(m->clone());
   std::string tgErr;
   bool lowered = runTileGpu(*copy, arch, /*lower=*/true, tg, tgErr);
@@ -510,6 +511,7 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   out.meta.tiles = tg.tiles;
   out.meta.symbol = tg.kernelName;
   out.meta.dynamicShared = int(tg.sharedBytes);
+  out.meta.persistent = tg.persistent;
   // A warp-specialized kernel launches its producer warpgroup beside the threads it was written for.
   m->walk([&](Operation *op) {
     if (auto t = op->getAttrOfType<IntegerAttr>(tilegpu::kLaunchThreadsAttr)) out.meta.sig.threads = int(t.getInt());

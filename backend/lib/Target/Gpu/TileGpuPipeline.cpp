@@ -163,6 +163,14 @@ static void attentionOnTwoWarpgroups(ModuleOp m, const char *knob) {
   }
 }
 
+void setGridAttr(ModuleOp m, const kir::Kernel &k) {
+  SmallVector<int64_t> g;
+  for (const kir::GridAxis &a : k.grid)
+    g.append({a.fromSize ? 1 : 0, int64_t(a.size), a.divisor, a.constant});
+  if (llvm::any_of(g, [](int64_t v) { return v < 0; })) return;
+  for (auto f : m.getOps<func::FuncOp>()) f->setAttr(tilegpu::kGridAttr, DenseI64ArrayAttr::get(m.getContext(), g));
+}
+
 int launchedThreads(ModuleOp m, int written) {
   int threads = written;
   m->walk([&](Operation *op) {
@@ -336,6 +344,14 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // pipelining; docs/tilegpu.md, "P·V under the next softmax"): PH_TILEGPU_OVERLAP=1 until a GPU
   // run has timed it.
   if (const char *e = std::getenv("PH_TILEGPU_OVERLAP")) po.overlapSoftmax = std::string(e) == "1";
+  // A CTA that walks the grid's tiles, the next tile's first K and V boxes issued under this tile's
+  // last blocks (docs/tilegpu.md, "Persistent CTAs"): attention-shaped wgmma kernels filled by TMA
+  // whose tiles all do the same work (tilegpu-persistent refuses the others), one CTA an SM by its
+  // shared memory (where a second CTA hides a tile's start and end already).
+  // PH_TILEGPU_PERSISTENT=1 until a GPU run has timed it.
+  if (const char *e = std::getenv("PH_TILEGPU_PERSISTENT"); e && std::string(e) == "1" && res.policy == "wgmma" &&
+      po.tma && !po.warpSpecialize && !po.overlapSoftmax && !gemmShaped(m))
+    lowerPm.addPass(tilegpu::createTileGPUPersistent());
   // Q in flight with the ring's first K and V boxes (docs/tilegpu.md, "Q with the first K and V");
   // PH_TILEGPU_Q_AFTER_PROLOGUE=0 waits for Q before the prologue, as before, for A/B runs.
   if (const char *e = std::getenv("PH_TILEGPU_Q_AFTER_PROLOGUE")) po.onceAfterPrologue = std::string(e) != "0";
@@ -366,6 +382,9 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   if (const char *e = std::getenv("PH_TILEGPU_PINGPONG"); e && std::string(e) == "1")
     lowerPm.addPass(tilegpu::createTileGPUPingPong());
   if (failed(lowerPm.run(m))) return false;
+  m.walk([&](scf::ForOp loop) {
+    if (loop->hasAttr(tilegpu::kTileLoopAttr)) res.persistent = true;
+  });
   collectPlacements(m, res);
   for (auto f : m.getOps<func::FuncOp>())
     if (auto s = f->getAttrOfType<IntegerAttr>(tilegpu::kSharedBytesAttr)) res.sharedBytes = s.getInt();

@@ -37,6 +37,8 @@ struct TileGpuResult {
   int64_t largestSharedBytes = 0;
   rt::SourceSpan largestSharedAt;
   std::string kernelName;
+  /// tilegpu-persistent wrapped the kernel in a loop over its tiles (the manifest's `persistent`).
+  bool persistent = false;
   /// A tensor-core policy took the kernel (mma.sync or wgmma).
   bool tensorCores() const { return policy == "mma" || policy == "wgmma"; }
   /// Why the mma policy could not place the kernel: the warnings among `diags`, as
@@ -45,6 +47,10 @@ struct TileGpuResult {
   /// The matrix instruction it runs, for notes and `ph emit`'s header.
   const char *instruction() const { return policy == "wgmma" ? "wgmma" : "mma.sync"; }
 };
+
+/// Writes `k`'s grid (how it follows from the sizes) on the module's kernel as `tilegpu.grid`,
+/// which tilegpu-persistent reads.
+void setGridAttr(mlir::ModuleOp m, const kir::Kernel &k);
 
 /// The threads the lowering launches: `written` (the kernel's own or default count), or what the
 /// target gave it (two warpgroups for attention that one would not hold, a producer warpgroup).

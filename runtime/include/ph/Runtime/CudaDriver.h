@@ -122,6 +122,9 @@ public:
   /// `params` are pointers to each argument's value, in the kernel's order.
   std::string launch(const int64_t grid[3], int threads, int dynamicShared, void **params);
   FuncAttributes attributes() const;
+  /// How many CTAs of `threads` threads and `dynamicShared` bytes one SM holds at once
+  /// (cuOccupancyMaxActiveBlocksPerMultiprocessor; at least 1).
+  int ctasPerSM(int threads, int dynamicShared) const;
 
 private:
   Module() = default;

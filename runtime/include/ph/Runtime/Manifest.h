@@ -63,7 +63,15 @@ struct ManifestKernel {
   /// launcher encodes each over its tensor and passes a device pointer to its 128 bytes
   /// (docs/abi.md, "TMA descriptors"). Empty for every kernel without TMA copies.
   std::vector<TmaDescriptor> tma;
+  /// The kernel walks the grid's tiles a launched CTA count apart (tilegpu-persistent): the
+  /// launcher starts min(tiles, SMs x CTAs an SM) CTAs along x (docs/abi.md, "The grid"). A launch
+  /// of the whole grid computes the same.
+  bool persistent = false;
 };
+
+/// The grid to launch `mk` with, `grid` being the one its sizes give: that grid, or for a
+/// persistent kernel as many CTAs as the device holds at once (`ctasPerSM` an SM), at most one a tile.
+void launchGrid(const ManifestKernel &mk, const int64_t grid[3], int smCount, int ctasPerSM, int64_t out[3]);
 
 struct SourceText {
   std::string path;

@@ -210,6 +210,25 @@ def TileGPUFragmentsAtUse : Pass<"tilegpu-fragments-at-use", "::mlir::ModuleOp">
   let dependentDialects = ["::ph::tilegpu::TileGPUDialect", "::mlir::scf::SCFDialect"];
 }
 
+def TileGPUPersistent : Pass<"tilegpu-persistent", "::mlir::ModuleOp"> {
+  let summary = "A kernel's body in a loop over the grid's tiles: CTAs that stay on their SM from one tile to the next";
+  let description = [{
+    For a kernel with `tilegpu.grid` (how its grid follows from the sizes) whose
+    loops run as many iterations in every CTA (their bounds do not depend on the
+    block ids): the body moves into an `scf.for` (`tilegpu.tile_loop`) over the
+    linear tile ids, from the CTA's linear id to the grid's size, the launched
+    CTA count apart, and each `tile.block_id` becomes
+    the tile's coordinate (x fastest, the hardware's launch order). The runtime
+    launches min(tiles, SMs x CTAs an SM) CTAs along x (docs/abi.md, "The
+    grid"); a launch of the whole grid computes the same. tilegpu-pipeline then
+    keeps a ring's stages and mbarrier phases across tiles and issues the next
+    tile's first stages in this tile's last iterations, so a CTA alone on its SM
+    does not wait for its first K and V at every tile. Runs before
+    tilegpu-pipeline.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
+}
+
 def TileGPURasterize : Pass<"tilegpu-rasterize", "::mlir::ModuleOp"> {
   let summary = "Renumber the CTAs of a 2-D grid so that consecutive ones cover `group` row blocks of one column";
   let description = [{

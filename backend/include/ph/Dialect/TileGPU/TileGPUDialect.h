@@ -31,6 +31,8 @@ inline constexpr ::llvm::StringLiteral kSqueezedAttr = TileGPUDialect::SqueezedA
 inline constexpr ::llvm::StringLiteral kDivisibilityAttr = TileGPUDialect::DivisibilityAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kTmaAttr = TileGPUDialect::TmaAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kVectorDotRegsAttr = TileGPUDialect::VectorDotRegsAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kGridAttr = TileGPUDialect::GridAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kTileLoopAttr = TileGPUDialect::TileLoopAttrHelper::getNameStr();
 
 /// What the shared-memory ops read and write (kept apart from global memory).
 struct SharedMemoryResource : mlir::SideEffects::Resource::Base<SharedMemoryResource> {

@@ -64,7 +64,14 @@ def TileGPU_Dialect : Dialect {
     // arguments are, in order, one dictionary each: {tensor: i64 (the tensor argument),
     // box: array<i64> (per tensor dimension), swizzle: i64 (0, 32, 64 or 128 bytes)}.
     // ph build copies them into the manifest's `tma`; the runtime encodes the maps.
-    "::mlir::ArrayAttr":$tma
+    "::mlir::ArrayAttr":$tma,
+    // On the kernel (the GPU target, from the manifest's grid): how the grid follows from the
+    // sizes, per axis x, y, z four i64: from-size (0 or 1), the size's index, its divisor and the
+    // constant extent (docs/abi.md, "The grid"). tilegpu-persistent reads it.
+    "::mlir::DenseI64ArrayAttr":$grid,
+    // On the scf.for tilegpu-persistent wraps a kernel's body in: the loop over the grid's
+    // linear tile ids, this CTA's first to the grid's size, a CTA count apart.
+    "::mlir::UnitAttr":$tile_loop
   );
   let hasOperationAttrVerify = 1;
 }

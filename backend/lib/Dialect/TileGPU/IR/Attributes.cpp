@@ -125,8 +125,22 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op, NamedAttri
     }
     return success();
   }
+  if (name == kGridAttr) {
+    if (!onFunction) return c.misplaced("a kernel function");
+    auto g = dyn_cast<DenseI64ArrayAttr>(c.value);
+    if (!g || g.size() != 12 || llvm::any_of(g.asArrayRef(), [](int64_t v) { return v < 0; }))
+      return c.fail("an array<i64> of 12 non-negative values: per axis x, y, z from-size (0 or 1), size index, "
+                    "divisor, constant");
+    return success();
+  }
+  if (name == kTileLoopAttr) {
+    if (op->getName().getStringRef() != "scf.for") return c.misplaced("`scf.for`");
+    if (!isa<UnitAttr>(c.value)) return c.fail("a unit attribute");
+    return success();
+  }
   return op->emitError() << "unknown attribute `" << name << "` of the tilegpu dialect (known: " << kPolicyAttr
                          << ", " << kSharedBytesAttr << ", " << kConsumerThreadsAttr << ", " << kLaunchThreadsAttr
                          << ", " << kMinCtasAttr << ", " << kThreadsAttr << ", " << kThreadBaseAttr << ", " << kWindowAttr << ", "
-                         << kSqueezedAttr << ", " << kDivisibilityAttr << ", " << kTmaAttr << ", " << kVectorDotRegsAttr << ")";
+                         << kSqueezedAttr << ", " << kDivisibilityAttr << ", " << kTmaAttr << ", " << kVectorDotRegsAttr << ", "
+                         << kGridAttr << ", " << kTileLoopAttr << ")";
 }

@@ -43,7 +43,8 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
   if (inLoop) BarrierOp::create(b, loc);
   IRMapping none;
   copyInto(b, s.load, none, buf, Value());
-  AsyncCommitGroupOp::create(b, loc);
+  auto commit = AsyncCommitGroupOp::create(b, loc);
+  auto copy = dyn_cast_or_null<AsyncCopyOp>(commit->getPrevNode());
   auto wait = AsyncWaitOp::create(b, loc, 0);
   FenceAsyncSharedOp fence;
   if (forWgmma(s.convert.getType())) fence = FenceAsyncSharedOp::create(b, loc);
@@ -52,7 +53,7 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
   s.convert.getResult().replaceAllUsesWith(read.getResult());
   s.convert.erase();
   s.load.erase();
-  if (!inLoop) onceWaits_.push_back({wait, fence, barrier, read});
+  if (!inLoop) onceWaits_.push_back({copy, wait, fence, barrier, read});
 }
 
 /// Attention's Q is copied once before its key loop; waiting for it there keeps the ring's first
@@ -61,6 +62,36 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
 /// on mbarriers), the wait for Q, the fence and barrier that publish it and its read move past the
 /// prologue: Q and the first stages are in flight together. The wait still covers every group
 /// committed before it, and nothing before the loop reads Q.
+/// In a persistent kernel's tile loop, an operand staged once before the ring's loop (Q) is copied
+/// for the next tile as soon as this tile's loop is done with it (after the barrier that ends the
+/// loop), so that it lands under this tile's epilogue; only the CTA's first tile copies its own.
+/// Not where Q is read after the loop, or its address needs more than arithmetic of the tile id.
+void Pipeliner::prefetchOnceAcrossTiles(scf::ForOp loop, scf::ForOp tileLoop, Operation *drain) {
+  Location loc = loop.getLoc();
+  Value t = tileLoop.getInductionVar();
+  for (OnceWait &w : onceWaits_) {
+    if (!w.copy || w.copy->getBlock() != tileLoop.getBody() || !w.copy->isBeforeInBlock(loop)) continue;
+    bool inLoop = llvm::all_of(w.read->getUsers(), [&](Operation *u) { return loop->isProperAncestor(u); });
+    SmallVector<Operation *> slice;
+    if (!inLoop || !sliceInTile(w.copy, {}, tileLoop, slice)) continue;
+    OpBuilder after(drain->getBlock(), std::next(Block::iterator(drain)));
+    Value next = arith::AddIOp::create(after, loc, t, tileLoop.getStep());
+    Value exists = arith::CmpIOp::create(after, loc, arith::CmpIPredicate::slt, next, tileLoop.getUpperBound());
+    auto guard = scf::IfOp::create(after, loc, exists, /*withElseRegion=*/false);
+    OpBuilder in = guard.getThenBodyBuilder();
+    IRMapping map;
+    map.map(t, next);
+    for (Operation *op : slice) in.clone(*op, map);
+    in.clone(*w.copy, map);
+    AsyncCommitGroupOp::create(after, loc);
+    OpBuilder at(w.copy);
+    Value firstTile = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::eq, t, tileLoop.getLowerBound());
+    auto own = scf::IfOp::create(at, loc, firstTile, /*withElseRegion=*/false);
+    w.copy->moveBefore(own.thenBlock()->getTerminator());
+    w.copy = {};
+  }
+}
+
 void Pipeliner::waitAfterPrologue(scf::ForOp loop) {
   Block *block = loop->getBlock();
   for (OnceWait &w : onceWaits_) {
@@ -133,20 +164,29 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   auto parityOf = [&](OpBuilder &b, Value n) {
     return arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, n, cS), constIndex(b, loc, 2)).getResult();
   };
-  // Issue the copies of the iteration whose induction variable is `at` (the
-  // n-th, null in the prologue, whose stages are fresh), into stage `stage`, if it exists.
-  auto issue = [&](OpBuilder &b, Value at, Value stage, Value n) {
-    Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, loop.getUpperBound());
-    auto guard = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
-    OpBuilder in = guard.getThenBodyBuilder();
+  // In a persistent kernel's loop over its tiles (tilegpu-persistent), the ring lives across tiles:
+  // its mbarriers are set up once, before the tile loop, its stages and phases count the CTA's
+  // iterations over all its tiles, and the last iterations of a tile issue the next tile's first
+  // stages (through copies of the tile's own address arithmetic for the next tile id), so that
+  // only the CTA's first tile runs the prologue. Where the loop runs fewer iterations than the
+  // copies run ahead, or an address needs more than arithmetic of the tile id, every tile runs
+  // the prologue (after the barrier that ends the previous tile, every stage is free).
+  auto tileLoop = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (tileLoop && !(tileLoop->hasAttr(kTileLoopAttr) && (mb || tma))) tileLoop = {};
+  SmallVector<SmallVector<Operation *>> outer(loads.size());
+  bool crossable = bool(tileLoop);
+  for (size_t i = 0; tileLoop && i < loads.size(); ++i)
+    crossable = crossable && sliceInTile(loads[i].load, slices[i], tileLoop, outer[i]);
+  // Issue the copies of one iteration (the n-th, null in the prologue, whose stages are free),
+  // into stage `stage`, with the ring's address arithmetic through `seed`.
+  auto issueInto = [&](OpBuilder &in, const IRMapping &seed, Value stage, Value n) {
     // On mbarriers: wait until every thread released the stage's previous use
     // (the phase before this use's; a fresh barrier counts it complete).
     if (mb && n)
       MBarrierWaitOp::create(in, loc, free, stage,
                              arith::XOrIOp::create(in, loc, parityOf(in, n), constIndex(in, loc, 1)));
     for (size_t i = 0; i < loads.size(); ++i) {
-      IRMapping map;
-      map.map(iv, at);
+      IRMapping map = seed;
       for (Operation *op : slices[i]) in.clone(*op, map);
       if (tma) {
         SmallVector<Value> offsets;
@@ -159,8 +199,16 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
     }
     if (mb && !tma)
       MBarrierArriveOp::create(in, loc, full, stage, /*copies=*/true);
-    else if (!mb && !tma)
-      AsyncCommitGroupOp::create(b, loc);
+  };
+  // Issue the copies of the iteration whose induction variable is `at`, if it exists.
+  auto issue = [&](OpBuilder &b, Value at, Value stage, Value n) {
+    Value exists = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, loop.getUpperBound());
+    auto guard = scf::IfOp::create(b, loc, exists, /*withElseRegion=*/false);
+    OpBuilder in = guard.getThenBodyBuilder();
+    IRMapping seed;
+    seed.map(iv, at);
+    issueInto(in, seed, stage, n);
+    if (!mb && !tma) AsyncCommitGroupOp::create(b, loc);
   };
 
   // Prologue: iterations 0 .. D-1.
@@ -168,13 +216,41 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   cS = constIndex(pre, loc, S);
   // By TMA, one arrival (the issuer's, with the stage's bytes expected) per copy into a stage;
   // by cp.async, every thread's copies arrive.
-  if (tma) MBarrierInitOp::create(pre, loc, full, int32_t(loads.size()), /*tma=*/true);
-  else if (mb) MBarrierInitOp::create(pre, loc, full, int32_t(threads));
-  if (mb) MBarrierInitOp::create(pre, loc, free, int32_t(threads));
+  {
+    OpBuilder init = tileLoop ? OpBuilder(tileLoop) : OpBuilder(loop);
+    if (tma) MBarrierInitOp::create(init, loc, full, int32_t(loads.size()), /*tma=*/true);
+    else if (mb) MBarrierInitOp::create(init, loc, full, int32_t(threads));
+    if (mb) MBarrierInitOp::create(init, loc, free, int32_t(threads));
+  }
+  // Across tiles: the iterations before this tile's (its number among the CTA's tiles times the
+  // loop's iterations, the same in every tile), and whether the last iterations issue the next
+  // tile's first ones.
+  Value before, trips, crossOk;
+  OpBuilder prologue = pre;
+  if (tileLoop) {
+    Value tIdx = indexOf(pre, loc, tileLoop.getInductionVar());
+    Value nth = arith::DivUIOp::create(
+        pre, loc, arith::SubIOp::create(pre, loc, tIdx, indexOf(pre, loc, tileLoop.getLowerBound())),
+        indexOf(pre, loc, tileLoop.getStep()));
+    Value span = arith::MaxSIOp::create(pre, loc,
+                                        arith::SubIOp::create(pre, loc, indexOf(pre, loc, loop.getUpperBound()),
+                                                              indexOf(pre, loc, loop.getLowerBound())),
+                                        constIndex(pre, loc, 0));
+    trips = arith::CeilDivUIOp::create(pre, loc, span, indexOf(pre, loc, loop.getStep()));
+    before = arith::MulIOp::create(pre, loc, nth, trips);
+    crossOk = crossable ? arith::CmpIOp::create(pre, loc, arith::CmpIPredicate::uge, trips, constIndex(pre, loc, D))
+                              .getResult()
+                        : arith::ConstantIntOp::create(pre, loc, pre.getI1Type(), 0).getResult();
+    Value firstTile = arith::CmpIOp::create(pre, loc, arith::CmpIPredicate::eq, tileLoop.getInductionVar(),
+                                            tileLoop.getLowerBound());
+    Value notCross = arith::XOrIOp::create(pre, loc, crossOk, arith::ConstantIntOp::create(pre, loc, pre.getI1Type(), 1));
+    auto g = scf::IfOp::create(pre, loc, arith::OrIOp::create(pre, loc, firstTile, notCross), /*withElseRegion=*/false);
+    prologue = g.getThenBodyBuilder();
+  }
   for (int64_t s = 0; s < D; ++s) {
-    Value at = arith::AddIOp::create(pre, loc, loop.getLowerBound(),
-                                     arith::MulIOp::create(pre, loc, loop.getStep(), ivConst(pre, s)));
-    issue(pre, at, constIndex(pre, loc, s), Value());
+    Value at = arith::AddIOp::create(prologue, loc, loop.getLowerBound(),
+                                     arith::MulIOp::create(prologue, loc, loop.getStep(), ivConst(prologue, s)));
+    issue(prologue, at, constIndex(prologue, loc, s), Value());
   }
   if ((mb || tma) && waitAfterPrologue_) waitAfterPrologue(loop);
   // Each iteration: wait for its stage, publish it, issue D ahead, read.
@@ -183,7 +259,8 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   // and remainder, which a ring of 2 or 4 stages turns into a shift and a mask, where the
   // signed forms add the fix-ups for negative numbers to every iteration.
   Value iter = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
-  Value iterIdx = indexOf(b, loc, iter);
+  Value localIdx = indexOf(b, loc, iter);
+  Value iterIdx = tileLoop ? arith::AddIOp::create(b, loc, before, localIdx).getResult() : localIdx;
   Value stage = arith::RemUIOp::create(b, loc, iterIdx, cS);
   if (mb) {
     MBarrierWaitOp::create(b, loc, full, stage, parityOf(b, iterIdx));
@@ -203,6 +280,28 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   Value aheadIter = arith::AddIOp::create(b, loc, iterIdx, constIndex(b, loc, D));
   Value aheadStage = arith::RemUIOp::create(b, loc, aheadIter, cS);
   issue(b, ahead, aheadStage, aheadIter);
+  if (tileLoop && crossable) {
+    // Past this tile's last iteration: the next tile's iteration (local + D - trips), if there is
+    // a next tile. It exists in that tile: D <= trips.
+    Value localAhead = arith::AddIOp::create(b, loc, localIdx, constIndex(b, loc, D));
+    Value next = arith::AddIOp::create(b, loc, tileLoop.getInductionVar(), tileLoop.getStep());
+    Value cond = arith::AndIOp::create(
+        b, loc, crossOk,
+        arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, localAhead, trips),
+                              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, tileLoop.getUpperBound())));
+    auto guard = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    OpBuilder in = guard.getThenBodyBuilder();
+    IRMapping seed;
+    seed.map(tileLoop.getInductionVar(), next);
+    for (auto &ops : outer)
+      for (Operation *op : ops)
+        if (!seed.contains(op->getResult(0))) in.clone(*op, seed);
+    Value nextIter = arith::SubIOp::create(in, loc, localAhead, trips);
+    Value nextIv = arith::IndexCastOp::create(in, loc, ivType, nextIter);
+    if (ivType.isIndex()) nextIv = nextIter;
+    seed.map(iv, arith::AddIOp::create(in, loc, loop.getLowerBound(), arith::MulIOp::create(in, loc, loop.getStep(), nextIv)));
+    issueInto(in, seed, aheadStage, aheadIter);
+  }
   // The stage's reads are done (nothing of it is left in flight): release it. Overlapped, the
   // previous iteration's (its V was read by the P·V waited for in this one; tilegpu-pipeline's
   // rotation keeps the release after that wait).
@@ -217,7 +316,8 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   // Drain: the empty groups of the last iterations, and shared memory free for what follows.
   OpBuilder post(loop->getBlock(), std::next(Block::iterator(loop)));
   if (!mb && !tma) AsyncWaitOp::create(post, loc, 0);
-  BarrierOp::create(post, loc);
+  auto drain = BarrierOp::create(post, loc);
+  if (tileLoop && crossable) prefetchOnceAcrossTiles(loop, tileLoop, drain);
 }
 
 void Pipeliner::run() {
@@ -237,6 +337,9 @@ void Pipeliner::run() {
     if (fma) cvt = {};
     if (!(operand && forWgmma(cvt.getType())) && !copiesInChunks(ld)) return;
     auto loop = dyn_cast<scf::ForOp>(ld->getParentOp());
+    // A persistent kernel's loop over its tiles gets no ring: Q is staged once a tile, and
+    // copied for the next tile under this one's epilogue (prefetchOnceAcrossTiles).
+    if (loop && loop->hasAttr(kTileLoopAttr)) loop = {};
     SmallVector<Operation *> slice;
     if (loop && stages_ >= 2 && sliceInLoop(ld, loop, slice))
       byLoop[loop].push_back({ld, cvt});
@@ -245,7 +348,12 @@ void Pipeliner::run() {
   });
   for (Staged &s : single)
     onceBytes_ += bufferType(s.load, 1, s.wgmma()).getStageBytes(unsigned(s.load.getType().getRank()));
-  for (Staged s : single) stageOnce(s, s.load->getParentOfType<scf::ForOp>() != nullptr);
+  // A persistent kernel's tile loop is not a loop the operand is read again in: its previous
+  // tile's reads end before the barrier after that tile's key loop.
+  for (Staged s : single) {
+    auto loop = s.load->getParentOfType<scf::ForOp>();
+    stageOnce(s, loop && !(loop->hasAttr(kTileLoopAttr) && loop->getParentOp() == f_.getOperation()));
+  }
   for (auto &[loop, loads] : byLoop) pipelineLoop(cast<scf::ForOp>(loop), loads);
   toWarpgroupDots();
   for (scf::ForOp loop : overlapLoops_) overlapSoftmax(loop);

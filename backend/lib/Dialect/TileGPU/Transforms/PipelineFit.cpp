@@ -97,9 +97,14 @@ bool Pipeliner::streamsByRegisters(scf::ForOp loop) {
 /// accumulator chained from one iteration's dot to the next (a GEMM's K loop
 /// keeps its warps in step anyway and would only lose a stage of prefetch),
 /// and the loop not inside another loop (the barriers' phases follow its
-/// iterations from the first; a second run would start them again at 0).
+/// iterations from the first; a second run would start them again at 0) but a
+/// persistent kernel's loop over its tiles, whose ring counts the iterations of
+/// all its tiles (pipelineLoop).
 bool Pipeliner::byMBarriers(scf::ForOp loop, bool async, int64_t stages) const {
   if (!mbarriers_ || async || stages < 3 || chainsAccumulator(loop)) return false;
+  if (auto tiles = dyn_cast<scf::ForOp>(loop->getParentOp());
+      tiles && tiles->hasAttr(kTileLoopAttr) && isa<mlir::func::FuncOp>(tiles->getParentOp()))
+    return true;
   for (Operation *p = loop->getParentOp(); p && p != f_; p = p->getParentOp())
     if (!isa<scf::IfOp>(p)) return false;
   return true;

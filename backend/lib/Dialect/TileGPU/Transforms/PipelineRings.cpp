@@ -102,6 +102,26 @@ bool sliceInLoop(tile::LoadOp ld, scf::ForOp loop, SmallVectorImpl<Operation *> 
   return true;
 }
 
+bool sliceInTile(Operation *ld, ArrayRef<Operation *> inLoop, scf::ForOp tileLoop,
+                 SmallVectorImpl<Operation *> &slice) {
+  SetVector<Operation *> ops;
+  SmallVector<Value> work(ld->getOperands().begin(), ld->getOperands().end());
+  for (Operation *op : inLoop) work.append(op->getOperands().begin(), op->getOperands().end());
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second) continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != tileLoop.getBody()) continue;
+    if (def->getNumRegions() || !isMemoryEffectFree(def) || def->getNumResults() != 1) return false;
+    ops.insert(def);
+    for (Value o : def->getOperands()) work.push_back(o);
+  }
+  slice.assign(ops.begin(), ops.end());
+  llvm::sort(slice, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return true;
+}
+
 Value indexOf(OpBuilder &b, Location loc, Value v) {
   if (v.getType().isIndex()) return v;
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);

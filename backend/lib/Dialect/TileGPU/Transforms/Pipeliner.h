@@ -46,6 +46,10 @@ bool feedsOnlyFmaDots(mlir::Value v);
 MemDescType bufferType(tile::LoadOp ld, int64_t stages, bool wgmma);
 /// The ops inside `loop`'s body that the load's operands are computed from, in program order.
 bool sliceInLoop(tile::LoadOp ld, mlir::scf::ForOp loop, llvm::SmallVectorImpl<mlir::Operation *> &slice);
+/// The ops of a persistent kernel's tile loop body (outside `loop`) that the op's operands and
+/// its slice in `loop` are computed from, in program order: false where one has an effect or a region.
+bool sliceInTile(mlir::Operation *ld, llvm::ArrayRef<mlir::Operation *> inLoop, mlir::scf::ForOp tileLoop,
+                 llvm::SmallVectorImpl<mlir::Operation *> &slice);
 mlir::Value indexOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 mlir::Value constIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 /// A cp.async of the load (its operands through `map`) into `stage` of `buffer`.
@@ -146,6 +150,7 @@ private:
   /// An operand staged once outside a loop (attention's Q): the wait for its copy, the fence and
   /// barrier that publish it, and its read, which a ring's prologue may pass (Pipeline.cpp).
   struct OnceWait {
+    AsyncCopyOp copy;
     AsyncWaitOp wait;
     FenceAsyncSharedOp fence;
     BarrierOp barrier;
@@ -153,6 +158,7 @@ private:
   };
   llvm::SmallVector<OnceWait> onceWaits_;
   void waitAfterPrologue(mlir::scf::ForOp loop);
+  void prefetchOnceAcrossTiles(mlir::scf::ForOp loop, mlir::scf::ForOp tileLoop, mlir::Operation *drain);
 };
 
 } // namespace ph::tilegpu::pipeline
