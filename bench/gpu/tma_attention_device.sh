@@ -17,8 +17,8 @@
 # ctas2 = registers fitted to two CTAs an SM (PH_TILEGPU_MIN_CTAS=2); ftzctas2 = both; old = the
 # eleventh session's default (PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0: ex2 without ftz, ptxas's
 # own register count); notie = wgmma's registers not tied before its fence (PH_TILEGPU_WGMMA_TIE=0);
-# st2 = rings of 2 stages (PH_TILEGPU_STAGES=2); qbefore = Q waited for before the ring's prologue, as
-# before the fourteenth session (PH_TILEGPU_Q_AFTER_PROLOGUE=0); persist = CTAs that walk the grid's
+# st2 = rings of 2 stages (PH_TILEGPU_STAGES=2); qafter = Q waited for after the ring's prologue, in
+# flight with the first K/V boxes (PH_TILEGPU_Q_AFTER_PROLOGUE=1); persist = CTAs that walk the grid's
 # tiles, the next tile's first K/V boxes and Q issued under this tile's end (PH_TILEGPU_PERSISTENT=1).
 # Since the twelfth session base has ftz and two CTAs where shared memory allows,
 # so ftz builds the same as base; tie = wgmma's registers
@@ -29,6 +29,9 @@
 #   checks      the wgmma configurations of the three kernels (N = 256 and 384: whole key blocks, the
 #               causal diagonal) and all of mha.ph's, in TA_CHECKS's variants (default "base ov ws
 #               wsov"), against the fp64 interpreter;
+#   pchecks     (ask for it) TA_PCHECKS's variants (default persist) with the SMs a persistent launch fills
+#               cut to 2 and 3 (PH_RUN_PERSISTENT_SMS), so that every CTA walks several tiles: mha.ph's
+#               non-causal kernels and attn_w8 against the interpreter;
 #   examples    tests/gpu/check_examples.sh on builds of every example (TA_EXAMPLES, default
 #               "base wsov"; ragged key counts: TMA's zero fill instead of the masks);
 #   sanitizers  compute-sanitizer memcheck, racecheck and synccheck on attn_w8 and mha_causal_f16
@@ -63,7 +66,7 @@ envOf() {
   ctas2) echo PH_TILEGPU_MIN_CTAS=2 ;;
   old) echo "PH_TILEGPU_EXP_FTZ=0 PH_TILEGPU_FIT_CTAS=0" ;;
   notie) echo PH_TILEGPU_WGMMA_TIE=0 ;; st2) echo PH_TILEGPU_STAGES=2 ;;
-  qbefore) echo PH_TILEGPU_Q_AFTER_PROLOGUE=0 ;; persist) echo PH_TILEGPU_PERSISTENT=1 ;;
+  qafter) echo PH_TILEGPU_Q_AFTER_PROLOGUE=1 ;; persist) echo PH_TILEGPU_PERSISTENT=1 ;;
   tie) echo PH_TILEGPU_WGMMA_TIE=1 ;; tiepp) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_PINGPONG=1" ;;
   tieov) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_OVERLAP=1" ;;
   tiewsov) echo "PH_TILEGPU_WGMMA_TIE=1 PH_TILEGPU_WARPSPEC=1 PH_TILEGPU_OVERLAP=1" ;;
@@ -117,6 +120,17 @@ run)
       mha_checks "$v"
     done
     check_summary
+  fi
+  if want pchecks; then # persistent CTAs with several tiles each: the SMs a launch fills cut to 2 and 3
+    for v in ${TA_PCHECKS:-persist}; do for sms in 2 3; do
+      for k in mha_f16 mha_bf16; do for c in D=64,BR=64,BC=128 D=64,BR=128,BC=128 D=128,BR=64,BC=32 D=128,BR=128,BC=32 D=128,BR=128,BC=128; do
+        step "pcheck-$v-$k-$c-S$sms" 60 "PH_RUN_PERSISTENT_SMS=$sms '$R' '$T/mha/$v/$k' --kernel $k --config $c --size B=1 --size H=3 --size N=384 --seed 5 --check"
+      done; done
+      for c in D=64,BC=128 D=128,BC=128; do
+        step "pcheck-$v-attn_w8-$c-S$sms" 60 "PH_RUN_PERSISTENT_SMS=$sms '$R' '$T/$v/attn_w8' --kernel attn_w8 --config $c,BR=128 --size B=1 --size H=3 --size N=384 --seed 5 --check"
+      done
+    done; done
+    check_summary 'pcheck-*'
   fi
   if want examples; then
     for v in ${TA_EXAMPLES:-base wsov}; do

@@ -92,6 +92,13 @@ struct DeviceArgs {
 
 } // namespace
 
+/// The SMs a persistent kernel's launch fills: the device's, or PH_RUN_PERSISTENT_SMS (a test's
+/// few, so that a small check gives each CTA several tiles: docs/running.md).
+static int persistentSMs() {
+  if (const char *e = std::getenv("PH_RUN_PERSISTENT_SMS"); e && std::atoi(e) > 0) return std::atoi(e);
+  return Cuda::get().device().smCount;
+}
+
 std::string runCubin(const ManifestKernel &mk, const std::vector<uint8_t> &cubin, const LaunchArgs &args,
                      FuncAttributes *attrs) {
   Cuda &cu = Cuda::get();
@@ -103,7 +110,7 @@ std::string runCubin(const ManifestKernel &mk, const std::vector<uint8_t> &cubin
   DeviceArgs dev;
   if (std::string e = dev.upload(mk, args); !e.empty()) return e;
   int64_t grid[3];
-  launchGrid(mk, args.grid, cu.device().smCount, mod->ctasPerSM(mk.sig.threads, mk.dynamicShared), grid);
+  launchGrid(mk, args.grid, persistentSMs(), mod->ctasPerSM(mk.sig.threads, mk.dynamicShared), grid);
   if (std::string e = mod->launch(grid, mk.sig.threads, mk.dynamicShared, dev.params.data()); !e.empty())
     return e;
   if (std::string e = cu.synchronize(); !e.empty()) return e;
@@ -137,7 +144,7 @@ std::string benchCubin(const ManifestKernel &mk, const std::vector<uint8_t> &cub
   int perSM = mod->ctasPerSM(mk.sig.threads, mk.dynamicShared);
   auto launch = [&](size_t i) {
     int64_t grid[3];
-    launchGrid(mk, argSets[i % sets.size()].grid, cu.device().smCount, perSM, grid);
+    launchGrid(mk, argSets[i % sets.size()].grid, persistentSMs(), perSM, grid);
     return mod->launch(grid, mk.sig.threads, mk.dynamicShared, sets[i % sets.size()]->params.data());
   };
   for (int i = 0; i < opt.warmup; ++i)

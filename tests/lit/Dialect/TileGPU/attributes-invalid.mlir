@@ -24,7 +24,7 @@ func.func @registered(%A: !tile.ptr<f16>, %m: index, %k: index, %s: index, %v: t
 // -----
 
 // Negative: a misspelt name.
-// expected-error @+1 {{unknown attribute `tilegpu.polcy` of the tilegpu dialect (known: tilegpu.policy, tilegpu.shared_bytes, tilegpu.consumer_threads, tilegpu.launch_threads, tilegpu.min_ctas, tilegpu.threads, tilegpu.thread_base, tilegpu.window, tilegpu.squeezed, tilegpu.divisibility, tilegpu.tma, tilegpu.vector_dot_regs)}}
+// expected-error @+1 {{unknown attribute `tilegpu.polcy` of the tilegpu dialect (known: tilegpu.policy, tilegpu.shared_bytes, tilegpu.consumer_threads, tilegpu.launch_threads, tilegpu.min_ctas, tilegpu.threads, tilegpu.thread_base, tilegpu.window, tilegpu.squeezed, tilegpu.divisibility, tilegpu.tma, tilegpu.vector_dot_regs, tilegpu.grid, tilegpu.tile_loop)}}
 func.func @misspelt() attributes {tilegpu.polcy = "mma"} { return }
 
 // -----

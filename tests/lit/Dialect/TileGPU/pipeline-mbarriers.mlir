@@ -2,7 +2,7 @@
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_80" --tilegpu-pipeline="mbarriers=1" | %FileCheck %s --check-prefix=MMA
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline="mbarriers=1" --tilegpu-through-shared --tilegpu-allocate-shared --convert-tilegpu-to-nvvm | %FileCheck %s --check-prefix=NVVM
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline="mbarriers=1 stages=2" | %FileCheck %s --check-prefix=TWO
-// RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline="mbarriers=1 once-after-prologue=0" | %FileCheck %s --check-prefix=BEFORE
+// RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline="mbarriers=1 once-after-prologue=1" | %FileCheck %s --check-prefix=AFTER
 // REQUIRES: mlir
 // A ring on mbarriers (flash attention's K and V, 3 stages): every stage has a
 // "full" barrier, which each thread's copies into it arrive on when they land
@@ -12,18 +12,17 @@
 // copies run 1 ahead (stages - 2) into the stage read two iterations before,
 // after the free phase of that use: one warp can run an iteration ahead of
 // another, where a CTA barrier per iteration would keep them in step. Q, copied
-// once before the loop, is waited for and published after the ring's prologue, so
-// that it and the first stage are in flight together (the prologue commits no
-// cp.async group for the wait to cover); with once-after-prologue=0, and in a ring
-// of 2 stages (a CTA barrier per iteration), before it.
+// once before the loop, is waited for and published before the ring's prologue;
+// with once-after-prologue=1 after it, so that Q and the first stage are in flight
+// together (the prologue commits no cp.async group for the wait to cover), but not
+// in a ring of 2 stages (a CTA barrier per iteration).
 
 // CHECK-LABEL: func.func @flash_attention
 // CHECK-DAG: tilegpu.local_alloc : !tilegpu.memdesc<3xi64, #{{.*}}>
 // CHECK-DAG: tilegpu.local_alloc : !tilegpu.memdesc<3xi64, #{{.*}}>
 // CHECK-DAG: tilegpu.local_alloc : !tilegpu.memdesc<3x32x64xf16, #{{.*}}>
-// CHECK: tilegpu.async_copy %arg0
-// CHECK-NEXT: tilegpu.async_commit_group
-// CHECK-NOT: tilegpu.async_wait
+// CHECK: tilegpu.async_wait {pending = 0 : i32}
+// CHECK: tilegpu.barrier
 // CHECK: tilegpu.mbarrier_init %[[FULL:[0-9]+]] count 128
 // CHECK-NEXT: tilegpu.mbarrier_init %[[FREE:[0-9]+]] count 128
 // Prologue: iteration 0 into stage 0, no free wait (the stage is fresh).
@@ -32,11 +31,7 @@
 // CHECK:   tilegpu.async_copy {{.*}} into %[[K:[0-9]+]][%[[S0:c0[_0-9]*]]]
 // CHECK:   tilegpu.mbarrier_arrive %[[FULL]][%[[S0]]] {copies}
 // CHECK-NOT: tilegpu.async_commit_group
-// CHECK: }
-// CHECK-NEXT: tilegpu.async_wait {pending = 0 : i32}
-// CHECK-NEXT: tilegpu.fence_async_shared
-// CHECK-NEXT: tilegpu.barrier
-// CHECK-NEXT: scf.for
+// CHECK: scf.for
 // CHECK:   %[[ST:.*]] = arith.remui %[[I:.*]], %c3
 // CHECK:   %[[PH:.*]] = arith.remui {{.*}}, %c2
 // CHECK:   tilegpu.mbarrier_wait %[[FULL]][%[[ST]]], %[[PH]]
@@ -81,16 +76,18 @@
 // TWO: tilegpu.async_wait {pending = 0 : i32}
 // TWO: scf.for
 
-// BEFORE-LABEL: func.func @flash_attention
-// BEFORE: tilegpu.async_copy %arg0
-// BEFORE-NEXT: tilegpu.async_commit_group
-// BEFORE-NEXT: tilegpu.async_wait {pending = 0 : i32}
-// BEFORE-NEXT: tilegpu.fence_async_shared
-// BEFORE-NEXT: tilegpu.barrier
-// BEFORE: tilegpu.mbarrier_init
-// BEFORE: scf.if
-// BEFORE-NOT: tilegpu.async_wait
-// BEFORE: scf.for
+// AFTER-LABEL: func.func @flash_attention
+// AFTER: tilegpu.async_copy %arg0
+// AFTER-NEXT: tilegpu.async_commit_group
+// AFTER-NOT: tilegpu.async_wait
+// AFTER: tilegpu.mbarrier_init
+// AFTER: scf.if
+// AFTER: tilegpu.mbarrier_arrive {{.*}} {copies}
+// AFTER: }
+// AFTER-NEXT: tilegpu.async_wait {pending = 0 : i32}
+// AFTER-NEXT: tilegpu.fence_async_shared
+// AFTER-NEXT: tilegpu.barrier
+// AFTER-NEXT: scf.for
 func.func @flash_attention(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<f16>, %arg2: !tile.ptr<f16>, %arg3: !tile.ptr<f16>, %arg4: i32, %arg5: i32, %arg6: f32) attributes {tile.divisibility = array<i64: 1, 1, 1, 1, 64, 1, 1>, tile.tensorcore, tile.threads = 128 : i32} {
   %c32_i32 = arith.constant 32 : i32
   %c0_i32 = arith.constant 0 : i32

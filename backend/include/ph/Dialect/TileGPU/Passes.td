@@ -158,7 +158,7 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
            "that it runs under that block's softmax (FlashAttention-3's intra-warpgroup pipelining); "
            "iteration 0 is peeled and the last P·V follows the loop; copies run stages - 2 ahead; not where "
            "S, the accumulator and two P tiles would pass 192 registers a thread">,
-    Option<"onceAfterPrologue", "once-after-prologue", "bool", /*default=*/"true",
+    Option<"onceAfterPrologue", "once-after-prologue", "bool", /*default=*/"false",
            "an operand copied once before a ring's loop (attention's Q) is waited for after the ring's "
            "prologue, where that prologue commits no cp.async group (TMA, or copies on mbarriers): its "
            "copy and the first stages' are in flight together">,

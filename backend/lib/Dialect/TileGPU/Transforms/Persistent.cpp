@@ -42,6 +42,15 @@ bool uniformTiles(func::FuncOp f, ArrayRef<tile::BlockIdOp> ids) {
     if (!dependent.insert(op)) continue;
     for (Value r : op->getResults())
       for (Operation *u : r.getUsers()) work.push_back(u);
+    // A value that leaves a region (scf.yield) makes the parent's results, and a loop's carried
+    // arguments, depend on the block ids too.
+    if (op->hasTrait<OpTrait::IsTerminator>())
+      if (Operation *parent = op->getParentOp(); parent && !isa<func::FuncOp>(parent)) {
+        work.push_back(parent);
+        for (Region &r : parent->getRegions())
+          for (BlockArgument a : r.getArguments())
+            for (Operation *u : a.getUsers()) work.push_back(u);
+      }
   }
   bool uniform = true;
   f.walk([&](Operation *op) {

@@ -53,7 +53,10 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
   s.convert.getResult().replaceAllUsesWith(read.getResult());
   s.convert.erase();
   s.load.erase();
-  if (!inLoop) onceWaits_.push_back({copy, wait, fence, barrier, read});
+  // Outside a loop, or directly in a persistent kernel's tile loop (where the barrier before the
+  // copy retires the previous tile's reads, which may follow the key loop).
+  auto parent = dyn_cast_or_null<scf::ForOp>(wait->getParentOp());
+  if (!inLoop || (parent && parent->hasAttr(kTileLoopAttr))) onceWaits_.push_back({copy, wait, fence, barrier, read});
 }
 
 /// Attention's Q is copied once before its key loop; waiting for it there keeps the ring's first
@@ -250,7 +253,15 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   for (int64_t s = 0; s < D; ++s) {
     Value at = arith::AddIOp::create(prologue, loc, loop.getLowerBound(),
                                      arith::MulIOp::create(prologue, loc, loop.getStep(), ivConst(prologue, s)));
-    issue(prologue, at, constIndex(prologue, loc, s), Value());
+    if (!tileLoop) {
+      issue(prologue, at, constIndex(prologue, loc, s), Value());
+      continue;
+    }
+    // In a tile after the CTA's first, the ring's counts go on from the tiles before: the s-th
+    // iteration is the ring's (before + s)-th use, into that use's stage, after its free phase
+    // (which the barrier that ended the previous tile has long completed).
+    Value n = arith::AddIOp::create(prologue, loc, before, constIndex(prologue, loc, s));
+    issue(prologue, at, arith::RemUIOp::create(prologue, loc, n, cS), n);
   }
   if ((mb || tma) && waitAfterPrologue_) waitAfterPrologue(loop);
   // Each iteration: wait for its stage, publish it, issue D ahead, read.
@@ -297,8 +308,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
       for (Operation *op : ops)
         if (!seed.contains(op->getResult(0))) in.clone(*op, seed);
     Value nextIter = arith::SubIOp::create(in, loc, localAhead, trips);
-    Value nextIv = arith::IndexCastOp::create(in, loc, ivType, nextIter);
-    if (ivType.isIndex()) nextIv = nextIter;
+    Value nextIv = ivType.isIndex() ? nextIter : arith::IndexCastOp::create(in, loc, ivType, nextIter).getResult();
     seed.map(iv, arith::AddIOp::create(in, loc, loop.getLowerBound(), arith::MulIOp::create(in, loc, loop.getStep(), nextIv)));
     issueInto(in, seed, aheadStage, aheadIter);
   }
@@ -348,12 +358,7 @@ void Pipeliner::run() {
   });
   for (Staged &s : single)
     onceBytes_ += bufferType(s.load, 1, s.wgmma()).getStageBytes(unsigned(s.load.getType().getRank()));
-  // A persistent kernel's tile loop is not a loop the operand is read again in: its previous
-  // tile's reads end before the barrier after that tile's key loop.
-  for (Staged s : single) {
-    auto loop = s.load->getParentOfType<scf::ForOp>();
-    stageOnce(s, loop && !(loop->hasAttr(kTileLoopAttr) && loop->getParentOp() == f_.getOperation()));
-  }
+  for (Staged s : single) stageOnce(s, s.load->getParentOfType<scf::ForOp>() != nullptr);
   for (auto &[loop, loads] : byLoop) pipelineLoop(cast<scf::ForOp>(loop), loads);
   toWarpgroupDots();
   for (scf::ForOp loop : overlapLoops_) overlapSoftmax(loop);
