@@ -8,9 +8,14 @@
 #
 #   tma_device.sh build PH OUT      (here: needs the compiler)
 #   tma_device.sh run OUT [LOGS]    (on the device; exits 77 without a GPU)
+#
+# TMA_VARIANTS (at build and run, default "base tma tmaws") may add persist: the TMA kernels made
+# persistent (PH_TILEGPU_PERSISTENT=1; docs/tilegpu.md, "Persistent CTAs"), checked with 3 SMs
+# filled (PH_RUN_PERSISTENT_SMS=3) so that every CTA walks several tiles. TMA_SANITIZE (default
+# "tma tmaws") picks the sanitizers' variants.
 set -u
 mode=$1; shift
-variants="base tma tmaws"
+variants=${TMA_VARIANTS:-base tma tmaws}
 case $mode in
 build)
   ph=$1 out=$2
@@ -20,6 +25,7 @@ build)
       base) envs="PH_TILEGPU_TMA=0" ;;
       tma) envs="PH_TILEGPU_TMA=1" ;;
       tmaws) envs="PH_TILEGPU_TMA=1 PH_TILEGPU_WARPSPEC=1" ;;
+      persist) envs="PH_TILEGPU_TMA=1 PH_TILEGPU_PERSISTENT=1" ;;
     esac
     mkdir -p "$out/$v"
     for k in gemm_relu_f16 gemm_relu_f16_w8 gemm_gelu_bf16 gemm_relu_f16_ragged; do
@@ -42,7 +48,8 @@ run)
   t0=$(date +%s)
   check() { # LABEL DIR ARGS...
     label=$1 dir=$2; shift 2
-    if timeout 60 "$R" "$dir" "$@" --check > "$logs/one.log" 2>&1
+    sms=; case $label in persist*) sms=3 ;; esac
+    if PH_RUN_PERSISTENT_SMS=$sms timeout 60 "$R" "$dir" "$@" --check > "$logs/one.log" 2>&1
     then echo "ok   $label: $(grep -o 'rel L2 error [^,]*' "$logs/one.log" | head -1)"
     else echo "FAIL $label"; tail -4 "$logs/one.log"; fails=$((fails+1)); fi
   }
@@ -61,7 +68,7 @@ run)
   echo "checks took $(( $(date +%s) - t0 )) s"
   # All three tools on the TMA kernel (6 K blocks through the 4-stage ring), memcheck on the
   # warp-specialized one.
-  for v in tma tmaws; do
+  for v in ${TMA_SANITIZE:-tma tmaws}; do
     tools="memcheck racecheck synccheck"; [ $v = tmaws ] && tools=memcheck
     for tool in $tools; do
       timeout 60 compute-sanitizer --tool $tool --error-exitcode 3 "$R" "$T/$v/gemm_relu_f16_w8" --kernel gemm_relu_f16_w8 --config BM=128,BN=256,BK=64 --size M=256 --size N=256 --size K=384 --seed 3 --check > "$logs/san-$v-$tool.log" 2>&1 || fails=$((fails+1))
@@ -75,11 +82,11 @@ run)
   done
   # cuBLAS (torch.matmul) in the same process, same tensors; torch.compile left out (a compile per
   # shape would not fit the call).
-  (cd "$T" && timeout ${TMA_BENCH_S:-110} python3 bench_gemm.py "$R" "$T/base" "$T/tma" "$T/tmaws" --kernels gemm_relu_f16_w8,gemm_relu_f16 --torch matmul --iters 30 --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
+  (cd "$T" && timeout ${TMA_BENCH_S:-110} python3 bench_gemm.py "$R" $(for v in $variants; do printf '%s ' "$T/$v"; done) --kernels gemm_relu_f16_w8,gemm_relu_f16 --torch matmul --iters 30 --out "$logs/gemm.jsonl") > "$logs/gemm-bench.log" 2>&1 || fails=$((fails+1))
   tail -16 "$logs/gemm-bench.log"
   # The other kernels' configurations, while the call has time left (the 4-warp and bf16
   # kernels, the ragged kernel, which keeps cp.async: its rows are not whole 16-byte chunks).
-  for v in tma tmaws base; do
+  for v in $variants; do
     for kc in gemm_relu_f16:BM=64,BN=64,BK=32 gemm_relu_f16:BM=128,BN=128,BK=64 gemm_relu_f16:BM=64,BN=128,BK=64 \
               gemm_relu_f16:BM=128,BN=64,BK=32 gemm_gelu_bf16:BM=128,BN=128,BK=64 gemm_gelu_bf16:BM=64,BN=64,BK=32; do
       [ $(( $(date +%s) - t0 )) -lt ${TMA_BUDGET_S:-215} ] || { echo "out of time: $v $kc not checked"; continue; }

@@ -273,13 +273,13 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   PassManager lowerPm(ctx);
   lowerPm.enableVerifier(verifyEachPass());
   // L2 reuse across the CTAs of a wave; PH_TILEGPU_RASTER=0 turns it off for A/B measurements.
+  // Added below, before tilegpu-pipeline, once the pipeline's options say whether the kernel is
+  // made persistent (which then walks its tiles in the same order).
   const char *raster = std::getenv("PH_TILEGPU_RASTER");
-  if (gemmShaped(m) && !(raster && std::string(raster) == "0")) {
-    tilegpu::TileGPURasterizeOptions ro;
-    // PH_TILEGPU_RASTER_GROUP: row blocks per group, for A/B measurements of the default.
-    if (const char *e = std::getenv("PH_TILEGPU_RASTER_GROUP")) ro.group = std::max(1, std::atoi(e));
-    lowerPm.addPass(tilegpu::createTileGPURasterize(ro));
-  }
+  bool rasterize = gemmShaped(m) && !(raster && std::string(raster) == "0");
+  tilegpu::TileGPURasterizeOptions ro;
+  // PH_TILEGPU_RASTER_GROUP: row blocks per group, for A/B measurements of the default.
+  if (const char *e = std::getenv("PH_TILEGPU_RASTER_GROUP")) ro.group = std::max(1, std::atoi(e));
   tilegpu::TileGPUPipelineOptions po;
   // Tuning knobs for measuring pipeline depth (default 3 stages, 4 for wgmma operands). The
   // SIMT policy's FMA dots read their rings in place: 2 stages (one block ahead) leave room for
@@ -344,14 +344,20 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // pipelining; docs/tilegpu.md, "P·V under the next softmax"): PH_TILEGPU_OVERLAP=1 until a GPU
   // run has timed it.
   if (const char *e = std::getenv("PH_TILEGPU_OVERLAP")) po.overlapSoftmax = std::string(e) == "1";
-  // A CTA that walks the grid's tiles, the next tile's first K and V boxes issued under this tile's
-  // last blocks (docs/tilegpu.md, "Persistent CTAs"): attention-shaped wgmma kernels filled by TMA
-  // whose tiles all do the same work (tilegpu-persistent refuses the others), one CTA an SM by its
-  // shared memory (where a second CTA hides a tile's start and end already).
-  // PH_TILEGPU_PERSISTENT=1 until a GPU run has timed it.
-  if (const char *e = std::getenv("PH_TILEGPU_PERSISTENT"); e && std::string(e) == "1" && res.policy == "wgmma" &&
-      po.tma && !po.warpSpecialize && !po.overlapSoftmax && !gemmShaped(m))
-    lowerPm.addPass(tilegpu::createTileGPUPersistent());
+  // A CTA that walks the grid's tiles, the next tile's first boxes issued under this tile's last
+  // iterations (docs/tilegpu.md, "Persistent CTAs"): wgmma kernels filled by TMA whose tiles all do
+  // the same work (tilegpu-persistent refuses the others); a GEMM walks them in the rasterized
+  // order. PH_TILEGPU_PERSISTENT=1 until a GPU run has timed it.
+  const char *persist = std::getenv("PH_TILEGPU_PERSISTENT");
+  if (persist && std::string(persist) == "1" && res.policy == "wgmma" && po.tma && !po.warpSpecialize &&
+      !po.overlapSoftmax) {
+    tilegpu::TileGPUPersistentOptions pso;
+    if (rasterize) pso.group = ro.group;
+    lowerPm.addPass(tilegpu::createTileGPUPersistent(pso));
+  }
+  // After a persistent wrap there is no block id left to renumber; a kernel it refused keeps its
+  // rasterized grid.
+  if (rasterize) lowerPm.addPass(tilegpu::createTileGPURasterize(ro));
   // Q in flight with the ring's first K and V boxes (docs/tilegpu.md, "Q with the first K and V"):
   // PH_TILEGPU_Q_AFTER_PROLOGUE=1 until a GPU run has checked and timed it.
   if (const char *e = std::getenv("PH_TILEGPU_Q_AFTER_PROLOGUE")) po.onceAfterPrologue = std::string(e) == "1";

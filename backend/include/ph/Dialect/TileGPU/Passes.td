@@ -224,8 +224,14 @@ def TileGPUPersistent : Pass<"tilegpu-persistent", "::mlir::ModuleOp"> {
     keeps a ring's stages and mbarrier phases across tiles and issues the next
     tile's first stages in this tile's last iterations, so a CTA alone on its SM
     does not wait for its first K and V at every tile. Runs before
-    tilegpu-pipeline.
+    tilegpu-pipeline. With `group` > 0 a kernel that uses block ids x and y (a
+    GEMM) walks its tiles in tilegpu-rasterize's grouped order instead, which
+    it then replaces.
   }];
+  let options = [
+    Option<"group", "group", "int64_t", /*default=*/"0",
+           "row blocks (along x) per group of the tiles' order, as tilegpu-rasterize (0: x fastest)">,
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 

@@ -61,7 +61,7 @@ bool uniformTiles(func::FuncOp f, ArrayRef<tile::BlockIdOp> ids) {
   return uniform;
 }
 
-void makePersistent(func::FuncOp f) {
+void makePersistent(func::FuncOp f, int64_t group) {
   auto grid = f->getAttrOfType<DenseI64ArrayAttr>(kGridAttr);
   if (!grid || grid.size() != 12 || !f.getBody().hasOneBlock()) return;
   Block &entry = f.getBody().front();
@@ -125,6 +125,23 @@ void makePersistent(func::FuncOp f) {
   Value coord[3] = {arith::RemUIOp::create(in, loc, t, extent[0]),
                     arith::RemUIOp::create(in, loc, arith::DivUIOp::create(in, loc, t, extent[0]), extent[1]),
                     arith::DivUIOp::create(in, loc, t, plane)};
+  bool usesXY[2] = {false, false};
+  for (tile::BlockIdOp id : ids)
+    if (id.getAxis() < 2) usesXY[id.getAxis()] = true;
+  if (group > 0 && usesXY[0] && usesXY[1]) {
+    // tilegpu-rasterize's grouped order (Rasterize.cpp), over the tile's id within its plane:
+    // consecutive tiles walk `group` row blocks before the next column, so a wave's A and B
+    // slices stay in L2.
+    auto ci = [&](int64_t v) { return arith::ConstantIntOp::create(in, loc, i32, v).getResult(); };
+    Value pid = arith::RemUIOp::create(in, loc, t, plane);
+    Value g = ci(group);
+    Value perGroup = arith::MulIOp::create(in, loc, g, extent[1]);
+    Value firstRow = arith::MulIOp::create(in, loc, arith::DivUIOp::create(in, loc, pid, perGroup), g);
+    Value rows = arith::MinUIOp::create(in, loc, arith::SubIOp::create(in, loc, extent[0], firstRow), g);
+    Value inGroup = arith::RemUIOp::create(in, loc, pid, perGroup);
+    coord[0] = arith::AddIOp::create(in, loc, firstRow, arith::RemUIOp::create(in, loc, inGroup, rows));
+    coord[1] = arith::DivUIOp::create(in, loc, inGroup, rows);
+  }
   for (tile::BlockIdOp id : ids) {
     int64_t axis = id.getAxis();
     if (axis < 0 || axis > 2) continue;
@@ -136,7 +153,11 @@ void makePersistent(func::FuncOp f) {
 struct PersistentPass : impl::TileGPUPersistentBase<PersistentPass> {
   using TileGPUPersistentBase::TileGPUPersistentBase;
   void runOnOperation() override {
-    getOperation().walk([&](func::FuncOp f) { makePersistent(f); });
+    if (group < 0) {
+      getOperation().emitError() << "tilegpu-persistent needs group >= 0, not " << static_cast<int64_t>(group);
+      return signalPassFailure();
+    }
+    getOperation().walk([&](func::FuncOp f) { makePersistent(f, group); });
   }
 };
 
