@@ -512,6 +512,9 @@ bool compileForGpu(const kir::Kernel &k, const GpuOptions &opts, GpuBinary &out,
   out.meta.symbol = tg.kernelName;
   out.meta.dynamicShared = int(tg.sharedBytes);
   out.meta.persistent = tg.persistent;
+  if (tg.persistent)
+    out.meta.notes.push_back("persistent: its CTAs walk the grid's tiles, the next tile's first loads under this "
+                             "tile's end (the launcher starts as many CTAs as the GPU holds at once)");
   // A warp-specialized kernel launches its producer warpgroup beside the threads it was written for.
   m->walk([&](Operation *op) {
     if (auto t = op->getAttrOfType<IntegerAttr>(tilegpu::kLaunchThreadsAttr)) out.meta.sig.threads = int(t.getInt());
