@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "GroupedOrder.h"
 
 #include "ph/Dialect/Tile/TileDialect.h"
 
@@ -129,18 +130,10 @@ void makePersistent(func::FuncOp f, int64_t group) {
   for (tile::BlockIdOp id : ids)
     if (id.getAxis() < 2) usesXY[id.getAxis()] = true;
   if (group > 0 && usesXY[0] && usesXY[1]) {
-    // tilegpu-rasterize's grouped order (Rasterize.cpp), over the tile's id within its plane:
-    // consecutive tiles walk `group` row blocks before the next column, so a wave's A and B
-    // slices stay in L2.
-    auto ci = [&](int64_t v) { return arith::ConstantIntOp::create(in, loc, i32, v).getResult(); };
-    Value pid = arith::RemUIOp::create(in, loc, t, plane);
-    Value g = ci(group);
-    Value perGroup = arith::MulIOp::create(in, loc, g, extent[1]);
-    Value firstRow = arith::MulIOp::create(in, loc, arith::DivUIOp::create(in, loc, pid, perGroup), g);
-    Value rows = arith::MinUIOp::create(in, loc, arith::SubIOp::create(in, loc, extent[0], firstRow), g);
-    Value inGroup = arith::RemUIOp::create(in, loc, pid, perGroup);
-    coord[0] = arith::AddIOp::create(in, loc, firstRow, arith::RemUIOp::create(in, loc, inGroup, rows));
-    coord[1] = arith::DivUIOp::create(in, loc, inGroup, rows);
+    // tilegpu-rasterize's order, over the tile's id within its plane.
+    std::array<Value, 2> xy = groupedOrder(in, loc, arith::RemUIOp::create(in, loc, t, plane), extent[0], extent[1], group);
+    coord[0] = xy[0];
+    coord[1] = xy[1];
   }
   for (tile::BlockIdOp id : ids) {
     int64_t axis = id.getAxis();

@@ -59,12 +59,6 @@ void Pipeliner::stageOnce(Staged s, bool inLoop) {
   if (!inLoop || (parent && parent->hasAttr(kTileLoopAttr))) onceWaits_.push_back({copy, wait, fence, barrier, read});
 }
 
-/// Attention's Q is copied once before its key loop; waiting for it there keeps the ring's first
-/// K and V boxes from being issued until Q has landed, so a CTA pays two memory latencies before
-/// its first dot. Where the ring's prologue issues no cp.async group (TMA, or cp.async completing
-/// on mbarriers), the wait for Q, the fence and barrier that publish it and its read move past the
-/// prologue: Q and the first stages are in flight together. The wait still covers every group
-/// committed before it, and nothing before the loop reads Q.
 /// In a persistent kernel's tile loop, an operand staged once before the ring's loop (Q) is copied
 /// for the next tile as soon as this tile's loop is done with it (after the barrier that ends the
 /// loop), so that it lands under this tile's epilogue; only the CTA's first tile copies its own.
@@ -95,6 +89,12 @@ void Pipeliner::prefetchOnceAcrossTiles(scf::ForOp loop, scf::ForOp tileLoop, Op
   }
 }
 
+/// Attention's Q is copied once before its key loop; waiting for it there keeps the ring's first
+/// K and V boxes from being issued until Q has landed, so a CTA pays two memory latencies before
+/// its first dot. Where the ring's prologue issues no cp.async group (TMA, or cp.async completing
+/// on mbarriers), the wait for Q, the fence and barrier that publish it and its read move past the
+/// prologue: Q and the first stages are in flight together. The wait still covers every group
+/// committed before it, and nothing before the loop reads Q.
 void Pipeliner::waitAfterPrologue(scf::ForOp loop) {
   Block *block = loop->getBlock();
   for (OnceWait &w : onceWaits_) {
@@ -174,8 +174,7 @@ void Pipeliner::pipelineLoop(scf::ForOp loop, SmallVector<Staged> loads) {
   // only the CTA's first tile runs the prologue. Where the loop runs fewer iterations than the
   // copies run ahead, or an address needs more than arithmetic of the tile id, every tile runs
   // the prologue (after the barrier that ends the previous tile, every stage is free).
-  auto tileLoop = dyn_cast<scf::ForOp>(loop->getParentOp());
-  if (tileLoop && !(tileLoop->hasAttr(kTileLoopAttr) && (mb || tma))) tileLoop = {};
+  scf::ForOp tileLoop = mb || tma ? tileLoopAround(loop) : scf::ForOp();
   SmallVector<SmallVector<Operation *>> outer(loads.size());
   bool crossable = bool(tileLoop);
   for (size_t i = 0; tileLoop && i < loads.size(); ++i)

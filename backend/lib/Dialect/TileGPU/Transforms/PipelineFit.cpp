@@ -104,9 +104,7 @@ bool Pipeliner::byMBarriers(scf::ForOp loop, bool async, int64_t stages) const {
   if (!mbarriers_ || async || stages < 3 || chainsAccumulator(loop)) return false;
   // Not with P·V under the next softmax, whose release of a stage one iteration late does not
   // carry across tiles: its ring stays on the CTA barrier there.
-  if (auto tiles = dyn_cast<scf::ForOp>(loop->getParentOp());
-      tiles && tiles->hasAttr(kTileLoopAttr) && isa<mlir::func::FuncOp>(tiles->getParentOp()))
-    return !overlapSoftmax_;
+  if (tileLoopAround(loop)) return !overlapSoftmax_;
   for (Operation *p = loop->getParentOp(); p && p != f_; p = p->getParentOp())
     if (!isa<scf::IfOp>(p)) return false;
   return true;

@@ -50,6 +50,11 @@ bool sliceInLoop(tile::LoadOp ld, mlir::scf::ForOp loop, llvm::SmallVectorImpl<m
 /// its slice in `loop` are computed from, in program order: false where one has an effect or a region.
 bool sliceInTile(mlir::Operation *ld, llvm::ArrayRef<mlir::Operation *> inLoop, mlir::scf::ForOp tileLoop,
                  llvm::SmallVectorImpl<mlir::Operation *> &slice);
+/// The persistent kernel's tile loop (tilegpu-persistent) whose body `loop` sits in directly, or null.
+inline mlir::scf::ForOp tileLoopAround(mlir::scf::ForOp loop) {
+  auto tiles = llvm::dyn_cast_or_null<mlir::scf::ForOp>(loop->getParentOp());
+  return tiles && tiles->hasAttr(kTileLoopAttr) ? tiles : mlir::scf::ForOp();
+}
 mlir::Value indexOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 mlir::Value constIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 /// A cp.async of the load (its operands through `map`) into `stage` of `buffer`.

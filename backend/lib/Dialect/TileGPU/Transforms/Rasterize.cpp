@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
+#include "GroupedOrder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,18 +38,10 @@ void rasterize(func::FuncOp f, int64_t group) {
   if (ids[0].empty() || ids[1].empty()) return;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   Location loc = f.getLoc();
-  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x), by = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   Value gx = gpu::GridDimOp::create(b, loc, gpu::Dimension::x), gy = gpu::GridDimOp::create(b, loc, gpu::Dimension::y);
   Value pid = arith::AddIOp::create(b, loc, bx, arith::MulIOp::create(b, loc, by, gx));
-  Value g = c(group);
-  Value perGroup = arith::MulIOp::create(b, loc, g, gy);
-  Value first = arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, pid, perGroup), g);
-  // The last group has the rows that are left.
-  Value rows = arith::MinUIOp::create(b, loc, arith::SubIOp::create(b, loc, gx, first), g);
-  Value inGroup = arith::RemUIOp::create(b, loc, pid, perGroup);
-  Value block[2] = {arith::AddIOp::create(b, loc, first, arith::RemUIOp::create(b, loc, inGroup, rows)),
-                    arith::DivUIOp::create(b, loc, inGroup, rows)};
+  std::array<Value, 2> block = groupedOrder(b, loc, pid, gx, gy, group);
   for (int axis = 0; axis < 2; ++axis)
     for (tile::BlockIdOp op : ids[axis]) {
       OpBuilder at(op);
