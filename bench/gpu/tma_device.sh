@@ -26,6 +26,9 @@ build)
       tma) envs="PH_TILEGPU_TMA=1" ;;
       tmaws) envs="PH_TILEGPU_TMA=1 PH_TILEGPU_WARPSPEC=1" ;;
       persist) envs="PH_TILEGPU_TMA=1 PH_TILEGPU_PERSISTENT=1" ;;
+      tstore) envs="PH_TILEGPU_TMA=1 PH_TILEGPU_TMA_STORE=1" ;;
+      flat) envs="PH_TILEGPU_TMA=1 PH_TILEGPU_PERSISTENT=0" ;;
+      pstore) envs="PH_TILEGPU_TMA=1 PH_TILEGPU_PERSISTENT=1 PH_TILEGPU_TMA_STORE=1" ;;
     esac
     mkdir -p "$out/$v"
     for k in gemm_relu_f16 gemm_relu_f16_w8 gemm_gelu_bf16 gemm_relu_f16_ragged; do
@@ -48,7 +51,7 @@ run)
   t0=$(date +%s)
   check() { # LABEL DIR ARGS...
     label=$1 dir=$2; shift 2
-    sms=; case $label in persist*) sms=3 ;; esac
+    sms=; case $label in persist*|pstore*) sms=3 ;; esac
     if PH_RUN_PERSISTENT_SMS=$sms timeout 60 "$R" "$dir" "$@" --check > "$logs/one.log" 2>&1
     then echo "ok   $label: $(grep -o 'rel L2 error [^,]*' "$logs/one.log" | head -1)"
     else echo "FAIL $label"; tail -4 "$logs/one.log"; fails=$((fails+1)); fi

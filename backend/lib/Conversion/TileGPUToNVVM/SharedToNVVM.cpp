@@ -355,6 +355,20 @@ struct LocalLoadPattern : OpConversionPattern<LocalLoadOp> {
   }
 };
 
+/// Registers a thread writes as one vector into a swizzled buffer (an epilogue's, for TMA):
+/// the run it holds contiguously along the last dimension, within one 16-byte chunk (the
+/// swizzle moves chunks, not bytes within them). 1 for every other buffer.
+int64_t sharedStoreWidth(LocalStoreOp op, const RegisterLayout &rl, const BufferShape &bs) {
+  unsigned last = rl.rank() - 1;
+  if (!bs.swizzled() || rl.rank() != 2 || op->hasAttr(kWindowAttr) || rl.wraps(last)) return 1;
+  ArrayRef<int64_t> offs = rl.elemOffset[last];
+  int64_t run = 1;
+  while (run < int64_t(offs.size()) && offs[run] == run) ++run;
+  int64_t w = std::min<int64_t>(run, 16 / bs.elem);
+  while (w > 1 && (run % w || rl.shape[last] % w)) w /= 2;
+  return w;
+}
+
 struct LocalStorePattern : OpConversionPattern<LocalStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(LocalStoreOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
@@ -364,12 +378,19 @@ struct LocalStorePattern : OpConversionPattern<LocalStoreOp> {
     BufferShape bs = bufferShape(op.getBuffer().getType(), addressRank(op, rt));
     SmallVector<Value> base = threadBase(rw, loc, rt.getEncoding(), rl);
     SmallVector<Value> regs = unpack(rw, loc, a.getValue());
-    for (int64_t r = 0; r < rl.numRegs(); ++r) {
+    int64_t w = sharedStoreWidth(op, rl, bs);
+    for (int64_t r = 0; r < rl.numRegs(); r += w) {
       SmallVector<Value> idx;
       for (unsigned d = 0; d < rl.rank(); ++d) idx.push_back(position(rw, loc, rl, base, r, d));
       idx = bufferIndex(rw, loc, op, idx);
       Value ptr = gep(rw, loc, a.getBuffer(), byteOffset(rw, loc, bs, idx, a.getStage()));
-      LLVM::StoreOp::create(rw, loc, regs[r], ptr, unsigned(bs.elem));
+      Value v = regs[r];
+      if (w > 1) {
+        v = LLVM::UndefOp::create(rw, loc, VectorType::get({w}, rt.getElementType()));
+        for (int64_t i = 0; i < w; ++i)
+          v = LLVM::InsertElementOp::create(rw, loc, v, regs[r + i], arith::ConstantIntOp::create(rw, loc, i, 32));
+      }
+      LLVM::StoreOp::create(rw, loc, v, ptr, unsigned(w * bs.elem));
     }
     rw.eraseOp(op);
     return success();

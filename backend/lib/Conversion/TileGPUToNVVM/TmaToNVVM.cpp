@@ -1,4 +1,4 @@
-//===- TmaToNVVM.cpp - tilegpu.tma_copy: one thread's TMA boxes onto an mbarrier ---===//
+//===- TmaToNVVM.cpp - tilegpu.tma_copy and tma_store: one thread's TMA boxes ---===//
 //
 // A ring stage filled by TMA: the issuing thread announces the stage's bytes on
 // the stage's full mbarrier (`mbarrier.arrive.expect_tx`) and starts one
@@ -7,7 +7,9 @@
 // SharedLayout.h addresses, so wgmma's descriptors read it unchanged). The
 // copies' bytes complete the barrier's phase; no other thread spends an
 // instruction or a register on addresses. The tensor map is a kernel argument,
-// a device pointer to the 128 bytes the runtime encoded (docs/abi.md).
+// a device pointer to the 128 bytes the runtime encoded (docs/abi.md). An
+// epilogue's tilegpu.tma_store moves a swizzled buffer the other way, in one
+// bulk group that tilegpu.tma_store_wait waits for.
 //
 //===----------------------------------------------------------------------===//
 #include "PatternBase.h"
@@ -64,8 +66,57 @@ struct TmaCopyPattern : OpConversionPattern<TmaCopyOp> {
   }
 };
 
+/// The epilogue's converse: the issuing thread starts one `cp.async.bulk.tensor` per column
+/// block from the swizzled buffer to the tensor and commits them as one bulk group.
+struct TmaStorePattern : OpConversionPattern<TmaStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TmaStoreOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    BufferShape s = bufferShape(op.getBuffer().getType(), 2);
+    int64_t rows = s.dims[0], cols = s.dims[1];
+    int64_t perBlock = std::min<int64_t>(cols, s.rowBytes() / s.elem);
+    if (perBlock < 1 || cols % perBlock) return rw.notifyMatchFailure(op, "a tile that is no whole number of boxes");
+    Value mine = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, threadId(rw, loc),
+                                       cIndex(rw, loc, op.getIssuer()));
+    auto guard = scf::IfOp::create(rw, loc, mine, /*withElseRegion=*/false);
+    OpBuilder in = guard.getThenBodyBuilder(rw.getListener());
+    Value map = LLVM::AddrSpaceCastOp::create(in, loc, LLVM::LLVMPointerType::get(rw.getContext()), a.getMap());
+    auto i32 = [&](Value index) { return arith::IndexCastOp::create(in, loc, in.getI32Type(), index).getResult(); };
+    SmallVector<Value> coords;
+    for (Value o : llvm::reverse(a.getOffsets())) coords.push_back(i32(o));
+    Value col0 = coords[0];
+    for (int64_t j = 0; j < cols / perBlock; ++j) {
+      Value src = j ? gep(in, loc, a.getBuffer(), cIndex(in, loc, j * rows * perBlock * s.elem)) : a.getBuffer();
+      coords[0] = j ? arith::AddIOp::create(in, loc, col0, arith::ConstantIntOp::create(in, loc, j * perBlock, 32)).getResult()
+                    : col0;
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(in, loc, map, src, coords, /*l2CacheHint=*/Value(),
+                                                         NVVM::TMAStoreModeAttr::get(rw.getContext(), NVVM::TMAStoreMode::TILE),
+                                                         /*predicate=*/Value());
+    }
+    NVVM::CpAsyncBulkCommitGroupOp::create(in, loc);
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaStoreWaitPattern : OpConversionPattern<TmaStoreWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(TmaStoreWaitOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    Value mine = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, threadId(rw, loc),
+                                       cIndex(rw, loc, op.getIssuer()));
+    auto guard = scf::IfOp::create(rw, loc, mine, /*withElseRegion=*/false);
+    OpBuilder in = guard.getThenBodyBuilder(rw.getListener());
+    NVVM::CpAsyncBulkWaitGroupOp::create(in, loc, uint32_t(op.getPending()), in.getUnitAttr());
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
-void populateTmaPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) { p.add<TmaCopyPattern>(tc, p.getContext()); }
+void populateTmaPatterns(TileGPUTypeConverter &tc, RewritePatternSet &p) {
+  p.add<TmaCopyPattern, TmaStorePattern, TmaStoreWaitPattern>(tc, p.getContext());
+}
 
 } // namespace ph::tilegpu

@@ -347,12 +347,16 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // A CTA that walks the grid's tiles, the next tile's first boxes issued under this tile's last
   // iterations (docs/tilegpu.md, "Persistent CTAs"): wgmma kernels filled by TMA whose tiles all do
   // the same work (tilegpu-persistent refuses the others); a GEMM walks them in the rasterized
-  // order. PH_TILEGPU_PERSISTENT=1 until a GPU run has timed it.
+  // order. By default only kernels of one dot (GEMMs: 8192³ 618 -> 653 TFLOP/s on an H100);
+  // attention measured no faster at D = 128 and spilled at D = 64. PH_TILEGPU_PERSISTENT=1 takes
+  // attention too, =0 none.
   const char *persist = std::getenv("PH_TILEGPU_PERSISTENT");
-  if (persist && std::string(persist) == "1" && res.policy == "wgmma" && po.tma && !po.warpSpecialize &&
-      !po.overlapSoftmax) {
+  bool persistAll = persist && std::string(persist) == "1";
+  bool persistNone = persist && std::string(persist) == "0";
+  if (!persistNone && res.policy == "wgmma" && po.tma && !po.warpSpecialize && !po.overlapSoftmax) {
     tilegpu::TileGPUPersistentOptions pso;
     if (rasterize) pso.group = ro.group;
+    pso.oneDot = !persistAll;
     lowerPm.addPass(tilegpu::createTileGPUPersistent(pso));
   }
   // After a persistent wrap there is no block id left to renumber; a kernel it refused keeps its
@@ -381,12 +385,22 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   if (const char *e = std::getenv("PH_TILEGPU_HOISTED_REGS")) fo.maxHoistedRegs = std::atoi(e);
   if (!(atUse && std::string(atUse) == "0")) lowerPm.addPass(tilegpu::createTileGPUFragmentsAtUse(fo));
   lowerPm.addPass(tilegpu::createTileGPUThroughShared());
+  // The epilogue's store through a swizzled shared buffer and one TMA store (docs/tilegpu.md,
+  // "The epilogue by TMA"), where the K loop's rings are filled by TMA and no warpgroups
+  // specialize or take turns: PH_TILEGPU_TMA_STORE=1 until a GPU run has checked and timed it.
+  const char *pingpong = std::getenv("PH_TILEGPU_PINGPONG");
+  bool turns = pingpong && std::string(pingpong) == "1";
+  if (const char *e = std::getenv("PH_TILEGPU_TMA_STORE");
+      e && std::string(e) == "1" && res.policy == "wgmma" && po.tma && !po.warpSpecialize && !turns) {
+    tilegpu::TileGPUTmaStoreOptions tso;
+    tso.sharedPerBlock = po.sharedPerBlock;
+    lowerPm.addPass(tilegpu::createTileGPUTmaStore(tso));
+  }
   lowerPm.addPass(tilegpu::createTileGPUAllocateShared());
   lowerPm.addPass(tilegpu::createTileGPUInsertBarriers());
   // Two warpgroups take turns at the tensor cores (FlashAttention-3's ping-pong; docs/tilegpu.md,
   // "Warpgroups in turn"): PH_TILEGPU_PINGPONG=1 until a GPU run has timed it.
-  if (const char *e = std::getenv("PH_TILEGPU_PINGPONG"); e && std::string(e) == "1")
-    lowerPm.addPass(tilegpu::createTileGPUPingPong());
+  if (turns) lowerPm.addPass(tilegpu::createTileGPUPingPong());
   if (failed(lowerPm.run(m))) return false;
   m.walk([&](scf::ForOp loop) {
     if (loop->hasAttr(tilegpu::kTileLoopAttr)) res.persistent = true;

@@ -231,6 +231,8 @@ def TileGPUPersistent : Pass<"tilegpu-persistent", "::mlir::ModuleOp"> {
   let options = [
     Option<"group", "group", "int64_t", /*default=*/"0",
            "row blocks (along x) per group of the tiles' order, as tilegpu-rasterize (0: x fastest)">,
+    Option<"oneDot", "one-dot", "bool", /*default=*/"false",
+           "take only kernels with one dot (GEMMs): attention's two measured no faster persistent">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
@@ -248,6 +250,33 @@ def TileGPURasterize : Pass<"tilegpu-rasterize", "::mlir::ModuleOp"> {
     Option<"group", "group", "int64_t", /*default=*/"8", "row blocks (along x) per group">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect"];
+}
+
+def TileGPUTmaStore : Pass<"tilegpu-tma-store", "::mlir::ModuleOp"> {
+  let summary = "An epilogue's store of a register tile through a swizzled shared buffer and one TMA store";
+  let description = [{
+    On sm_90a (the wgmma policy), a `tile.store` of a register tile into a
+    slice of a kernel tensor that TMA can address (a box of the tensor's last
+    two dimensions, at most 256 rows, rows of whole 16-byte chunks, the tensor
+    touched by nothing else in the kernel) becomes: a barrier, a
+    `tilegpu.local_store` into a buffer in the swizzled layout TMA reads, a
+    `tilegpu.fence_async_shared`, a barrier, and one thread's
+    `tilegpu.tma_store` (FlashAttention-3's and CUTLASS's epilogue). TMA
+    clips what lies past the tensor's extents, the masks' semantics. A store
+    inside a loop (a persistent kernel's tile loop) first waits until the
+    last tile's store has read the buffer (`tilegpu.tma_store_wait`); the
+    kernel waits so before it returns. The buffer (`tilegpu.after_dead`) takes
+    the bytes of buffers dead before the epilogue (the K loop's rings), so a
+    kernel that fills shared memory keeps its CTAs an SM; where even that
+    passes `shared-per-block`, or the kernel is warp-specialized, the store
+    stays as it is. Runs after tilegpu-pipeline (the map follows the rings')
+    and before tilegpu-allocate-shared.
+  }];
+  let options = [
+    Option<"sharedPerBlock", "shared-per-block", "int64_t", /*default=*/"0",
+           "bytes of shared memory a CTA may take (0: no limit)">,
+  ];
+  let dependentDialects = ["::ph::tilegpu::TileGPUDialect"];
 }
 
 def TileGPUThroughShared : Pass<"tilegpu-through-shared", "::mlir::ModuleOp"> {

@@ -33,6 +33,7 @@ inline constexpr ::llvm::StringLiteral kTmaAttr = TileGPUDialect::TmaAttrHelper:
 inline constexpr ::llvm::StringLiteral kVectorDotRegsAttr = TileGPUDialect::VectorDotRegsAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kGridAttr = TileGPUDialect::GridAttrHelper::getNameStr();
 inline constexpr ::llvm::StringLiteral kTileLoopAttr = TileGPUDialect::TileLoopAttrHelper::getNameStr();
+inline constexpr ::llvm::StringLiteral kAfterDeadAttr = TileGPUDialect::AfterDeadAttrHelper::getNameStr();
 
 /// What the shared-memory ops read and write (kept apart from global memory).
 struct SharedMemoryResource : mlir::SideEffects::Resource::Base<SharedMemoryResource> {

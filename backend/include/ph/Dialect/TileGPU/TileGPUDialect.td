@@ -71,7 +71,11 @@ def TileGPU_Dialect : Dialect {
     "::mlir::DenseI64ArrayAttr":$grid,
     // On the scf.for tilegpu-persistent wraps a kernel's body in: the loop over the grid's
     // linear tile ids, this CTA's first to the grid's size, a CTA count apart.
-    "::mlir::UnitAttr":$tile_loop
+    "::mlir::UnitAttr":$tile_loop,
+    // On a local_alloc (tilegpu-tma-store's epilogue buffer): the buffer may take the bytes
+    // of buffers whose live ranges end before its first use, which a barrier precedes; it
+    // lives to the kernel's end (a TMA store reads it asynchronously).
+    "::mlir::UnitAttr":$after_dead
   );
   let hasOperationAttrVerify = 1;
 }

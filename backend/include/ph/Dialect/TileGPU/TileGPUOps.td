@@ -200,6 +200,41 @@ def TileGPU_TmaCopyOp : TileGPU_Op<"tma_copy", [
   let hasVerifier = 1;
 }
 
+def TileGPU_TmaStoreOp : TileGPU_Op<"tma_store", [
+    MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "TMA of a 2-D shared buffer into a slice of a global tensor, in one bulk group";
+  let description = [{
+    The converse of `tilegpu.tma_copy`, for an epilogue: `%buffer` holds the
+    tile in the swizzled layout TMA reads (a tile wider than the swizzle's row
+    as one box per column block), and `%map` is the kernel argument holding
+    the tensor map of the destination (the kernel's `tilegpu.tma` entry). One
+    thread, `issuer`, starts one `cp.async.bulk.tensor` per box and commits
+    them as one bulk group. Elements past the tensor's extents are not
+    written, the masks' semantics. The threads that wrote the buffer must have
+    fenced their writes for the async proxy and met at a barrier first, and
+    the buffer may be written again only after `tilegpu.tma_store_wait`.
+  }];
+  let arguments = (ins Arg<Tile_PtrType, "", [MemRead]>:$map, Variadic<Index>:$offsets,
+                       TileGPU_MemDescType:$buffer, DenseBoolArrayAttr:$squeezed,
+                       DefaultValuedAttr<I64Attr, "0">:$issuer);
+  let assemblyFormat = [{
+    $buffer `into` $map `[` $offsets `]` attr-dict `:` qualified(type($buffer)) `,` qualified(type($map))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_TmaStoreWaitOp : TileGPU_Op<"tma_store_wait", [MemoryEffects<[MemRead<SharedMemoryResource>]>]> {
+  let summary = "the issuing thread waits until at most `pending` of its TMA stores still read shared memory";
+  let description = [{
+    `cp.async.bulk.wait_group.read pending` on thread `issuer` (other threads
+    have no bulk groups). Before a buffer a `tilegpu.tma_store` reads is
+    written again (then followed by a barrier), and before the kernel returns,
+    so that the CTA's shared memory outlives the reads.
+  }];
+  let arguments = (ins DefaultValuedAttr<I64Attr, "0">:$pending, DefaultValuedAttr<I64Attr, "0">:$issuer);
+  let assemblyFormat = "attr-dict";
+}
+
 def TileGPU_AsyncCommitGroupOp : TileGPU_Op<"async_commit_group"> {
   let summary = "closes the group of async copies issued since the last one";
   let assemblyFormat = "attr-dict";

@@ -138,6 +138,11 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op, NamedAttri
     if (!isa<UnitAttr>(c.value)) return c.fail("a unit attribute");
     return success();
   }
+  if (name == kAfterDeadAttr) {
+    if (!isa<LocalAllocOp>(op)) return c.misplaced("`tilegpu.local_alloc`");
+    if (!isa<UnitAttr>(c.value)) return c.fail("a unit attribute");
+    return success();
+  }
   return op->emitError() << "unknown attribute `" << name << "` of the tilegpu dialect (known: " << kPolicyAttr
                          << ", " << kSharedBytesAttr << ", " << kConsumerThreadsAttr << ", " << kLaunchThreadsAttr
                          << ", " << kMinCtasAttr << ", " << kThreadsAttr << ", " << kThreadBaseAttr << ", " << kWindowAttr << ", "

@@ -7,11 +7,14 @@
 // live range meets its own. Reusing the bytes of a dead buffer is only safe
 // once a barrier separates its last read from the next buffer's first write:
 // until tilegpu-insert-barriers proves that, `reuse` stays off and every
-// buffer gets bytes of its own. A row reduction split over warps (the SIMT
+// buffer gets bytes of its own, except a `tilegpu.after_dead` buffer (an
+// epilogue's, tilegpu-tma-store), whose first write a barrier precedes: it takes
+// the bytes of buffers dead before it, and lives to the kernel's end. A row reduction split over warps (the SIMT
 // policy's few rows) exchanges its partials through the first bytes of shared
 // memory, kept for it before any buffer (ReduceToNVVM, between its own barriers).
 //
 //===----------------------------------------------------------------------===//
+#include "SharedPlan.h"
 #include "ph/Dialect/TileGPU/Passes.h"
 #include "ph/Dialect/TileGPU/TileGPUDialect.h"
 #include "ph/Dialect/Tile/TileDialect.h"
@@ -31,8 +34,9 @@ namespace ph::tilegpu {
 namespace {
 
 struct Interval {
-  LocalAllocOp alloc;
-  int64_t bytes = 0, begin = 0, end = 0, offset = 0;
+  LocalAllocOp alloc; // null for the planned buffer of plannedSharedBytes
+  int64_t bytes = 0, begin = 0, end = 0, offset = 0, align = 128;
+  bool afterDead = false;
 };
 
 int64_t allocBytes(LocalAllocOp a) {
@@ -76,7 +80,8 @@ int64_t reduceScratchBytes(func::FuncOp f) {
   return need;
 }
 
-void allocate(func::FuncOp f, bool reuse) {
+/// Offsets for every buffer of `f` (and `extra`, when given), largest first; the total.
+int64_t plan(func::FuncOp f, bool reuse, SmallVectorImpl<Interval> &bufs, std::optional<Interval> extra) {
   int64_t scratch = reduceScratchBytes(f);
   DenseMap<Operation *, int64_t> index;
   int64_t n = 0;
@@ -87,38 +92,40 @@ void allocate(func::FuncOp f, bool reuse) {
     op->walk([&](Operation *inner) { last = std::max(last, index[inner]); });
     return last;
   };
-  SmallVector<Interval> bufs;
+  auto outermostLoop = [&](Operation *u) {
+    Operation *outer = u;
+    for (Operation *p = u->getParentOp(); p && p != f; p = p->getParentOp())
+      if (isa<scf::ForOp>(p)) outer = p;
+    return outer;
+  };
   f.walk([&](LocalAllocOp a) {
-    Interval iv{a, allocBytes(a), INT64_MAX, -1, 0};
+    Interval iv{a, allocBytes(a), INT64_MAX, -1, 0, alignmentOf(a), a->hasAttr(kAfterDeadAttr)};
     for (Operation *u : a.getResult().getUsers()) {
-      Operation *outer = u;
-      for (Operation *p = u->getParentOp(); p && p != f; p = p->getParentOp())
-        if (isa<scf::ForOp>(p)) outer = p;
+      Operation *outer = outermostLoop(u);
       iv.begin = std::min(iv.begin, index[outer]);
       iv.end = std::max(iv.end, outer == u ? index[u] : lastInside(outer));
     }
-    if (!reuse) {
-      iv.begin = 0;
-      iv.end = INT64_MAX;
-    }
+    // A TMA store reads its buffer asynchronously, until a wait that names no buffer.
+    if (iv.afterDead) iv.end = INT64_MAX;
     if (iv.end >= 0) bufs.push_back(iv);
   });
+  if (extra) bufs.push_back(*extra);
   SmallVector<Interval *> order;
   for (Interval &b : bufs) order.push_back(&b);
   llvm::stable_sort(order, [](Interval *a, Interval *b) { return a->bytes > b->bytes; });
   SmallVector<Interval *> placed;
   int64_t total = scratch;
   for (Interval *b : order) {
-    int64_t align = alignmentOf(b->alloc);
-    int64_t off = (scratch + align - 1) / align * align;
+    int64_t off = (scratch + b->align - 1) / b->align * b->align;
     bool moved = true;
     while (moved) {
       moved = false;
       for (Interval *p : placed) {
-        bool live = !(p->end < b->begin || b->end < p->begin);
+        // Without `reuse`, only a buffer that a barrier separates from the dead ones shares.
+        bool apart = (reuse || b->afterDead || p->afterDead) && (p->end < b->begin || b->end < p->begin);
         bool overlap = off < p->offset + p->bytes && p->offset < off + b->bytes;
-        if (live && overlap) {
-          off = (p->offset + p->bytes + align - 1) / align * align;
+        if (!apart && overlap) {
+          off = (p->offset + p->bytes + b->align - 1) / b->align * b->align;
           moved = true;
         }
       }
@@ -127,6 +134,12 @@ void allocate(func::FuncOp f, bool reuse) {
     placed.push_back(b);
     total = std::max(total, off + b->bytes);
   }
+  return total;
+}
+
+void allocate(func::FuncOp f, bool reuse) {
+  SmallVector<Interval> bufs;
+  int64_t total = plan(f, reuse, bufs, std::nullopt);
   Builder builder(f.getContext());
   for (Interval &b : bufs) b.alloc.setOffsetAttr(builder.getI64IntegerAttr(b.offset));
   f->setAttr(kSharedBytesAttr, builder.getI64IntegerAttr(total));
@@ -140,4 +153,23 @@ struct AllocateSharedPass : impl::TileGPUAllocateSharedBase<AllocateSharedPass> 
 };
 
 } // namespace
+
+int64_t plannedSharedBytes(func::FuncOp f, bool reuse, Operation *firstUse, int64_t bytes, int64_t align) {
+  SmallVector<Interval> bufs;
+  std::optional<Interval> extra;
+  if (firstUse) {
+    // Numbered as plan() numbers ops: its first use's outermost loop begins its live range.
+    int64_t n = 0, begin = 0;
+    Operation *outer = firstUse;
+    for (Operation *p = firstUse->getParentOp(); p && p != f; p = p->getParentOp())
+      if (isa<scf::ForOp>(p)) outer = p;
+    f.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op == outer) begin = n;
+      ++n;
+    });
+    extra = Interval{LocalAllocOp(), bytes, begin, INT64_MAX, 0, align, true};
+  }
+  return plan(f, reuse, bufs, extra);
+}
+
 } // namespace ph::tilegpu

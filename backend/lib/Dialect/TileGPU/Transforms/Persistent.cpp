@@ -62,7 +62,7 @@ bool uniformTiles(func::FuncOp f, ArrayRef<tile::BlockIdOp> ids) {
   return uniform;
 }
 
-void makePersistent(func::FuncOp f, int64_t group) {
+void makePersistent(func::FuncOp f, int64_t group, bool oneDot) {
   auto grid = f->getAttrOfType<DenseI64ArrayAttr>(kGridAttr);
   if (!grid || grid.size() != 12 || !f.getBody().hasOneBlock()) return;
   Block &entry = f.getBody().front();
@@ -75,6 +75,11 @@ void makePersistent(func::FuncOp f, int64_t group) {
     if (auto loop = dyn_cast<scf::ForOp>(op); loop && loop->hasAttr(kTileLoopAttr)) nested = true;
   });
   if (ids.empty() || nested || !uniformTiles(f, ids)) return;
+  if (oneDot) {
+    int dots = 0;
+    f.walk([&](Operation *op) { dots += isa<DotOp, WarpgroupDotOp, tile::DotOp>(op); });
+    if (dots != 1) return;
+  }
   unsigned tensors = 0;
   while (tensors < f.getNumArguments() && isa<tile::PtrType>(f.getArgument(tensors).getType())) ++tensors;
   ArrayRef<int64_t> g = grid.asArrayRef();
@@ -150,7 +155,7 @@ struct PersistentPass : impl::TileGPUPersistentBase<PersistentPass> {
       getOperation().emitError() << "tilegpu-persistent needs group >= 0, not " << static_cast<int64_t>(group);
       return signalPassFailure();
     }
-    getOperation().walk([&](func::FuncOp f) { makePersistent(f, group); });
+    getOperation().walk([&](func::FuncOp f) { makePersistent(f, group, oneDot); });
   }
 };
 

@@ -59,9 +59,8 @@ bool feedsOnlyFmaDots(Value v) {
 /// hit eight distinct groups of four banks whatever the row length. For
 /// wgmma, the swizzle its descriptors name: 16-byte chunks of row r XORed
 /// by (r / perPhase) % maxPhase within rows of 32, 64 or 128 bytes.
-MemDescType bufferType(tile::LoadOp ld, int64_t stages, bool wgmma) {
-  auto t = cast<RankedTensorType>(ld.getResult().getType());
-  MLIRContext *ctx = ld.getContext();
+MemDescType bufferType(RankedTensorType t, int64_t stages, bool wgmma) {
+  MLIRContext *ctx = t.getContext();
   unsigned elem = (t.getElementTypeBitWidth() + 7) / 8;
   unsigned pad = 16 / elem;
   SmallVector<unsigned> order;
@@ -75,6 +74,10 @@ MemDescType bufferType(tile::LoadOp ld, int64_t stages, bool wgmma) {
   if (stages > 1) shape.push_back(stages);
   shape.append(t.getShape().begin(), t.getShape().end());
   return MemDescType::get(ctx, shape, t.getElementType(), enc);
+}
+
+MemDescType bufferType(tile::LoadOp ld, int64_t stages, bool wgmma) {
+  return bufferType(cast<RankedTensorType>(ld.getResult().getType()), stages, wgmma);
 }
 
 /// The ops inside `loop`'s body that the load's operands are computed from, in

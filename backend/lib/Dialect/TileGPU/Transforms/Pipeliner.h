@@ -44,6 +44,7 @@ bool forWgmma(mlir::Type t);
 bool feedsOnlyFmaDots(mlir::Value v);
 /// The type of a ring of `stages` buffers of the load's tile (1: one buffer, no stage dimension).
 MemDescType bufferType(tile::LoadOp ld, int64_t stages, bool wgmma);
+MemDescType bufferType(mlir::RankedTensorType t, int64_t stages, bool wgmma);
 /// The ops inside `loop`'s body that the load's operands are computed from, in program order.
 bool sliceInLoop(tile::LoadOp ld, mlir::scf::ForOp loop, llvm::SmallVectorImpl<mlir::Operation *> &slice);
 /// The ops of a persistent kernel's tile loop body (outside `loop`) that the op's operands and
@@ -71,6 +72,15 @@ bool chainsAccumulator(mlir::scf::ForOp loop);
 
 /// Whether TMA can copy the load into a wgmma ring.
 bool tmaCanCopy(tile::LoadOp ld, mlir::func::FuncOp f);
+bool tmaCanMove(mlir::Value ptr, llvm::ArrayRef<int64_t> lens, llvm::ArrayRef<bool> squeezed, mlir::Value lastExtent,
+                mlir::RankedTensorType rt, mlir::func::FuncOp f);
+/// The `tilegpu.tma` entry of a map over tensor argument `tensor` whose box moves one column
+/// block of `buffer`'s swizzle row (or the whole tile when narrower).
+mlir::DictionaryAttr tmaMapEntry(unsigned tensor, llvm::ArrayRef<int64_t> lens, llvm::ArrayRef<bool> squeezed,
+                                 mlir::RankedTensorType rt, MemDescType buffer);
+/// The kernel argument holding the map `entry` describes: an existing one, or a new
+/// `!tile.ptr<i8>` appended after the kernel's arguments and its entry after `tilegpu.tma`'s.
+mlir::Value tmaMapArgument(mlir::func::FuncOp f, mlir::DictionaryAttr entry, mlir::Location loc);
 
 class Pipeliner {
 public:
@@ -141,7 +151,6 @@ private:
   /// Loops whose FMA operands go through registers (streamsByRegisters), once decided.
   llvm::DenseMap<mlir::Operation *, bool> byRegisters_;
   /// The kernel's TMA map arguments so far (`tilegpu.tma`), one per tensor, box and swizzle.
-  llvm::SmallVector<mlir::Attribute> tmaMaps_;
   mlir::func::FuncOp f_;
   int64_t stages_, wgmmaStages_, ringBytes_;
   bool mbarriers_, warpSpecialize_;
