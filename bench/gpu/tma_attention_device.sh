@@ -19,7 +19,8 @@
 # own register count); notie = wgmma's registers not tied before its fence (PH_TILEGPU_WGMMA_TIE=0);
 # st2 = rings of 2 stages (PH_TILEGPU_STAGES=2); qafter = Q waited for after the ring's prologue, in
 # flight with the first K/V boxes (PH_TILEGPU_Q_AFTER_PROLOGUE=1); persist = CTAs that walk the grid's
-# tiles, the next tile's first K/V boxes and Q issued under this tile's end (PH_TILEGPU_PERSISTENT=1).
+# tiles, the next tile's first K/V boxes and Q issued under this tile's end (PH_TILEGPU_PERSISTENT=1);
+# pq = both; tstore = the epilogue through shared memory and one TMA store (PH_TILEGPU_TMA_STORE=1).
 # Since the twelfth session base has ftz and two CTAs where shared memory allows,
 # so ftz builds the same as base; tie = wgmma's registers
 # written before its fence everywhere (PH_TILEGPU_WGMMA_TIE=1; since the thirteenth session base ties

@@ -9,10 +9,12 @@
 #   tma_device.sh build PH OUT      (here: needs the compiler)
 #   tma_device.sh run OUT [LOGS]    (on the device; exits 77 without a GPU)
 #
-# TMA_VARIANTS (at build and run, default "base tma tmaws") may add persist: the TMA kernels made
-# persistent (PH_TILEGPU_PERSISTENT=1; docs/tilegpu.md, "Persistent CTAs"), checked with 3 SMs
-# filled (PH_RUN_PERSISTENT_SMS=3) so that every CTA walks several tiles. TMA_SANITIZE (default
-# "tma tmaws") picks the sanitizers' variants.
+# TMA_VARIANTS (at build and run, default "base tma tmaws"; tma is persistent since the fifteenth
+# session, docs/tilegpu.md, "Persistent CTAs") may add flat: the TMA kernels one tile a CTA
+# (PH_TILEGPU_PERSISTENT=0); persist: PH_TILEGPU_PERSISTENT=1; tstore: the epilogue by TMA
+# (PH_TILEGPU_TMA_STORE=1, "The epilogue by TMA"); pstore: persistent with the TMA store. persist
+# and pstore are checked with 3 SMs filled (PH_RUN_PERSISTENT_SMS=3) so that every CTA walks
+# several tiles. TMA_SANITIZE (default "tma tmaws") picks the sanitizers' variants.
 set -u
 mode=$1; shift
 variants=${TMA_VARIANTS:-base tma tmaws}
