@@ -3,6 +3,7 @@
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline="mbarriers=1 tma=1" --tilegpu-tma-store="shared-per-block=65536" | %FileCheck %s --check-prefix=LIMIT
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-persistent --tilegpu-pipeline="mbarriers=1 tma=1" --tilegpu-tma-store="shared-per-block=232448" --tilegpu-allocate-shared | %FileCheck %s --check-prefix=PERSIST
 // RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-pipeline="mbarriers=1 tma=1" --tilegpu-tma-store --tilegpu-through-shared --tilegpu-allocate-shared --tilegpu-insert-barriers --convert-tilegpu-to-nvvm | %FileCheck %s --check-prefix=NVVM
+// RUN: ph-opt %s --tilegpu-assign-layouts="arch=sm_90a policy=wgmma" --tilegpu-persistent --tilegpu-pipeline="mbarriers=1 tma=1" --tilegpu-tma-store --canonicalize | %FileCheck %s --check-prefix=CANON
 // REQUIRES: mlir
 // tilegpu-tma-store (docs/tilegpu.md, "The epilogue by TMA"): a GEMM's output tile goes from the
 // accumulator's registers into a swizzled shared buffer (a barrier first: the other warpgroups may
@@ -61,6 +62,16 @@
 // PERSIST-NEXT: } {tilegpu.tile_loop}
 // PERSIST-NEXT: tilegpu.tma_store_wait
 // PERSIST-NEXT: return
+
+// The waits have no result and name no buffer; the canonicalizer keeps them (they write shared
+// memory as far as MLIR knows).
+// CANON-LABEL: func.func @gemm(
+// CANON: tilegpu.tma_store_wait
+// CANON-NEXT: tilegpu.barrier
+// CANON: tilegpu.tma_store
+// CANON: } {tilegpu.tile_loop}
+// CANON-NEXT: tilegpu.tma_store_wait
+// CANON-NEXT: return
 
 // NVVM-LABEL: gpu.func @gemm(
 // NVVM: nvvm.wgmma.wait.group.sync.aligned 0

@@ -223,13 +223,16 @@ def TileGPU_TmaStoreOp : TileGPU_Op<"tma_store", [
   let hasVerifier = 1;
 }
 
-def TileGPU_TmaStoreWaitOp : TileGPU_Op<"tma_store_wait", [MemoryEffects<[MemRead<SharedMemoryResource>]>]> {
+def TileGPU_TmaStoreWaitOp : TileGPU_Op<"tma_store_wait",
+    [MemoryEffects<[MemRead<SharedMemoryResource>, MemWrite<SharedMemoryResource>]>]> {
   let summary = "the issuing thread waits until at most `pending` of its TMA stores still read shared memory";
   let description = [{
     `cp.async.bulk.wait_group.read pending` on thread `issuer` (other threads
     have no bulk groups). Before a buffer a `tilegpu.tma_store` reads is
     written again (then followed by a barrier), and before the kernel returns,
-    so that the CTA's shared memory outlives the reads.
+    so that the CTA's shared memory outlives the reads. It writes shared memory
+    as far as MLIR knows: an op that only read would be dead to the
+    canonicalizer, and the buffer would be overwritten under the store.
   }];
   let arguments = (ins DefaultValuedAttr<I64Attr, "0">:$pending, DefaultValuedAttr<I64Attr, "0">:$issuer);
   let assemblyFormat = "attr-dict";

@@ -414,8 +414,8 @@ LogicalResult TmaStoreOp::verify() {
     return emitOpError("needs one offset and squeeze flag per dimension of the tensor (at most 5)");
   MemDescType t = getBuffer().getType();
   auto enc = dyn_cast_or_null<SharedEncodingAttr>(t.getEncoding());
-  if (t.getShape().size() != 2 || !enc || enc.getPad() != 0)
-    return emitOpError("needs a 2-D buffer without padding (`!tilegpu.memdesc<R x C>`, swizzled or not)");
+  if (t.getShape().size() != 2 || !enc || enc.getPad() != 0 || enc.getMaxPhase() < 2)
+    return emitOpError("needs a swizzled 2-D buffer (`!tilegpu.memdesc<R x C>`, rows of 32, 64 or 128 bytes)");
   if (llvm::count(getSqueezed(), false) != 2 || getSqueezed().back() || getSqueezed()[getSqueezed().size() - 2])
     return emitOpError("stores a tile of the tensor's last two dimensions: only the others may be squeezed");
   if (t.getShape()[0] > 256) return emitOpError("stores at most 256 rows (TMA's box)");

@@ -8,9 +8,10 @@
 // once a barrier separates its last read from the next buffer's first write:
 // until tilegpu-insert-barriers proves that, `reuse` stays off and every
 // buffer gets bytes of its own, except a `tilegpu.after_dead` buffer (an
-// epilogue's, tilegpu-tma-store), whose first write a barrier precedes: it takes
-// the bytes of buffers dead before it, and lives to the kernel's end. A row reduction split over warps (the SIMT
-// policy's few rows) exchanges its partials through the first bytes of shared
+// epilogue's, tilegpu-tma-store), whose first write a barrier precedes: it
+// takes the bytes of buffers dead before it (not mbarriers', which would need
+// an mbarrier.inval first), and lives to the kernel's end. A row reduction
+// split over warps (the SIMT policy's few rows) exchanges its partials through the first bytes of shared
 // memory, kept for it before any buffer (ReduceToNVVM, between its own barriers).
 //
 //===----------------------------------------------------------------------===//
@@ -37,6 +38,7 @@ struct Interval {
   LocalAllocOp alloc; // null for the planned buffer of plannedSharedBytes
   int64_t bytes = 0, begin = 0, end = 0, offset = 0, align = 128;
   bool afterDead = false;
+  bool barriers = false; // mbarriers: never share bytes (no mbarrier.inval before reuse)
 };
 
 int64_t allocBytes(LocalAllocOp a) {
@@ -100,13 +102,16 @@ int64_t plan(func::FuncOp f, bool reuse, SmallVectorImpl<Interval> &bufs, std::o
   };
   f.walk([&](LocalAllocOp a) {
     Interval iv{a, allocBytes(a), INT64_MAX, -1, 0, alignmentOf(a), a->hasAttr(kAfterDeadAttr)};
+    iv.barriers = llvm::any_of(a.getResult().getUsers(), [](Operation *u) { return isa<MBarrierInitOp>(u); });
     for (Operation *u : a.getResult().getUsers()) {
       Operation *outer = outermostLoop(u);
       iv.begin = std::min(iv.begin, index[outer]);
       iv.end = std::max(iv.end, outer == u ? index[u] : lastInside(outer));
     }
-    // A TMA store reads its buffer asynchronously, until a wait that names no buffer.
-    if (iv.afterDead) iv.end = INT64_MAX;
+    // A TMA store reads its buffer asynchronously, until a wait that names no buffer; without
+    // `reuse`, a buffer nothing uses still gets bytes (as every buffer did before after_dead).
+    if (iv.afterDead || (!reuse && iv.end < 0)) iv.end = INT64_MAX;
+    if (!reuse && iv.begin == INT64_MAX) iv.begin = 0;
     if (iv.end >= 0) bufs.push_back(iv);
   });
   if (extra) bufs.push_back(*extra);
@@ -122,7 +127,8 @@ int64_t plan(func::FuncOp f, bool reuse, SmallVectorImpl<Interval> &bufs, std::o
       moved = false;
       for (Interval *p : placed) {
         // Without `reuse`, only a buffer that a barrier separates from the dead ones shares.
-        bool apart = (reuse || b->afterDead || p->afterDead) && (p->end < b->begin || b->end < p->begin);
+        bool apart = (reuse || ((b->afterDead || p->afterDead) && !b->barriers && !p->barriers)) &&
+                     (p->end < b->begin || b->end < p->begin);
         bool overlap = off < p->offset + p->bytes && p->offset < off + b->bytes;
         if (!apart && overlap) {
           off = (p->offset + p->bytes + b->align - 1) / b->align * b->align;

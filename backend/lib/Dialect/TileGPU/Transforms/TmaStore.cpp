@@ -40,11 +40,17 @@ bool takes(tile::StoreOp st, func::FuncOp f) {
   if (rt.getElementTypeBitWidth() != 16 && rt.getElementTypeBitWidth() != 32) return false;
   if (!pipeline::tmaCanMove(st.getPtr(), st.getLens(), st.getSqueezed(), st.getExtents().back(), rt, f)) return false;
   if (!llvm::hasSingleElement(st.getPtr().getUses())) return false;
+  // A ring's TMA copy of the same tensor has replaced its tile.load already.
+  unsigned tensor = cast<BlockArgument>(st.getPtr()).getArgNumber();
+  if (auto maps = f->getAttrOfType<ArrayAttr>(kTmaAttr))
+    for (Attribute m : maps)
+      if (auto t = cast<DictionaryAttr>(m).getAs<IntegerAttr>("tensor"); t && t.getInt() == int64_t(tensor)) return false;
   for (Operation *p = st->getParentOp(); p && p != f; p = p->getParentOp())
     if (!isa<scf::ForOp, scf::IfOp>(p)) return false;
-  // A tile narrower than 16 bytes a row, or wider than whole swizzle rows, is no box.
+  // The swizzles TMA and the buffer share: rows of 32, 64 or 128 bytes, or whole 128-byte
+  // column blocks (a 96-byte row would need a swizzle that does not exist).
   int64_t rowBytes = rt.getShape().back() * ((rt.getElementTypeBitWidth() + 7) / 8);
-  return rowBytes >= 32 && (rowBytes <= 128 || rowBytes % 128 == 0);
+  return rowBytes == 32 || rowBytes == 64 || rowBytes % 128 == 0;
 }
 
 /// Rewrites `st`; false (nothing changed) when its buffer would pass `limit` bytes of shared
