@@ -23,23 +23,34 @@ using namespace mlir;
 namespace ph::tilegpu {
 namespace {
 
+/// Columns of one box: a swizzle row (or the whole tile when it is narrower); 0 when the tile
+/// is no whole number of boxes.
+int64_t boxColumns(const BufferShape &s) {
+  int64_t cols = s.dims[1];
+  int64_t perBlock = std::min<int64_t>(cols, s.rowBytes() / s.elem);
+  return perBlock < 1 || cols % perBlock ? 0 : perBlock;
+}
+
+/// A builder inside `if (thread == issuer)`, with the rewriter as listener (MBarrierToNVVM.cpp
+/// says why).
+OpBuilder issuerOnly(ConversionPatternRewriter &rw, Location loc, int64_t issuer) {
+  Value mine = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, threadId(rw, loc), cIndex(rw, loc, issuer));
+  auto guard = scf::IfOp::create(rw, loc, mine, /*withElseRegion=*/false);
+  return guard.getThenBodyBuilder(rw.getListener());
+}
+
 struct TmaCopyPattern : OpConversionPattern<TmaCopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TmaCopyOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     BufferShape s = bufferShape(op.getBuffer().getType(), 2);
     int64_t rows = s.dims[0], cols = s.dims[1];
-    // Columns of one box: a swizzle row (or the whole tile when it is narrower).
-    int64_t perBlock = std::min<int64_t>(cols, s.rowBytes() / s.elem);
-    if (perBlock < 1 || cols % perBlock) return rw.notifyMatchFailure(op, "a tile that is no whole number of boxes");
+    int64_t perBlock = boxColumns(s);
+    if (!perBlock) return rw.notifyMatchFailure(op, "a tile that is no whole number of boxes");
     int64_t blocks = cols / perBlock;
     int64_t bytes = rows * cols * s.elem;
 
-    Value mine = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, threadId(rw, loc),
-                                       cIndex(rw, loc, op.getIssuer()));
-    auto guard = scf::IfOp::create(rw, loc, mine, /*withElseRegion=*/false);
-    // With the rewriter as listener (MBarrierToNVVM.cpp says why).
-    OpBuilder in = guard.getThenBodyBuilder(rw.getListener());
+    OpBuilder in = issuerOnly(rw, loc, op.getIssuer());
     Value bar = gep(in, loc, a.getBarriers(), arith::MulIOp::create(in, loc, a.getBarrierStage(), cIndex(in, loc, 8)));
     NVVM::MBarrierArriveExpectTxOp::create(in, loc, Type(), bar, arith::ConstantIntOp::create(in, loc, bytes, 32),
                                            NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
@@ -74,12 +85,9 @@ struct TmaStorePattern : OpConversionPattern<TmaStoreOp> {
     Location loc = op.getLoc();
     BufferShape s = bufferShape(op.getBuffer().getType(), 2);
     int64_t rows = s.dims[0], cols = s.dims[1];
-    int64_t perBlock = std::min<int64_t>(cols, s.rowBytes() / s.elem);
-    if (perBlock < 1 || cols % perBlock) return rw.notifyMatchFailure(op, "a tile that is no whole number of boxes");
-    Value mine = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, threadId(rw, loc),
-                                       cIndex(rw, loc, op.getIssuer()));
-    auto guard = scf::IfOp::create(rw, loc, mine, /*withElseRegion=*/false);
-    OpBuilder in = guard.getThenBodyBuilder(rw.getListener());
+    int64_t perBlock = boxColumns(s);
+    if (!perBlock) return rw.notifyMatchFailure(op, "a tile that is no whole number of boxes");
+    OpBuilder in = issuerOnly(rw, loc, op.getIssuer());
     Value map = LLVM::AddrSpaceCastOp::create(in, loc, LLVM::LLVMPointerType::get(rw.getContext()), a.getMap());
     auto i32 = [&](Value index) { return arith::IndexCastOp::create(in, loc, in.getI32Type(), index).getResult(); };
     SmallVector<Value> coords;
@@ -102,12 +110,8 @@ struct TmaStorePattern : OpConversionPattern<TmaStoreOp> {
 struct TmaStoreWaitPattern : OpConversionPattern<TmaStoreWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TmaStoreWaitOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
-    Location loc = op.getLoc();
-    Value mine = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, threadId(rw, loc),
-                                       cIndex(rw, loc, op.getIssuer()));
-    auto guard = scf::IfOp::create(rw, loc, mine, /*withElseRegion=*/false);
-    OpBuilder in = guard.getThenBodyBuilder(rw.getListener());
-    NVVM::CpAsyncBulkWaitGroupOp::create(in, loc, uint32_t(op.getPending()), in.getUnitAttr());
+    OpBuilder in = issuerOnly(rw, op.getLoc(), op.getIssuer());
+    NVVM::CpAsyncBulkWaitGroupOp::create(in, op.getLoc(), uint32_t(op.getPending()), in.getUnitAttr());
     rw.eraseOp(op);
     return success();
   }
