@@ -363,7 +363,7 @@ bool runTileGpu(ModuleOp m, const std::string &arch, bool lower, TileGpuResult &
   // rasterized grid.
   if (rasterize) lowerPm.addPass(tilegpu::createTileGPURasterize(ro));
   // Q in flight with the ring's first K and V boxes (docs/tilegpu.md, "Q with the first K and V"):
-  // PH_TILEGPU_Q_AFTER_PROLOGUE=1 until a GPU run has checked and timed it.
+  // correct, and within the noise on an H100 (+0-3 % at D = 128), so PH_TILEGPU_Q_AFTER_PROLOGUE=1 only.
   if (const char *e = std::getenv("PH_TILEGPU_Q_AFTER_PROLOGUE")) po.onceAfterPrologue = std::string(e) == "1";
   lowerPm.addPass(tilegpu::createTileGPUPipeline(po));
   // Row loops read their next block while this one is reduced (loops without rings, stores or
