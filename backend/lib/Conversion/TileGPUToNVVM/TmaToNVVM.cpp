@@ -39,16 +39,32 @@ OpBuilder issuerOnly(ConversionPatternRewriter &rw, Location loc, int64_t issuer
   return guard.getThenBodyBuilder(rw.getListener());
 }
 
+/// Each box of a tile at `tile` (a `!llvm.ptr<3>`) whose slice starts at `offsets`: its
+/// shared-memory address and its coordinates, innermost first as the map's dimensions are (the
+/// column block j starts j * perBlock columns and j whole column blocks of bytes further on).
+void forEachBox(OpBuilder &in, Location loc, const BufferShape &s, int64_t perBlock, Value tile, ValueRange offsets,
+                function_ref<void(Value smem, ArrayRef<Value> coords)> box) {
+  if (offsets.empty()) return; // the ops' verifiers ask for two kept dimensions at least
+  auto i32 = [&](Value index) { return arith::IndexCastOp::create(in, loc, in.getI32Type(), index).getResult(); };
+  Value col0 = i32(offsets.back());
+  SmallVector<Value> coords = {col0};
+  for (Value o : llvm::reverse(offsets.drop_back())) coords.push_back(i32(o));
+  for (int64_t j = 0; j < s.dims[1] / perBlock; ++j) {
+    Value smem = j ? gep(in, loc, tile, cIndex(in, loc, j * s.dims[0] * perBlock * s.elem)) : tile;
+    coords[0] = j ? arith::AddIOp::create(in, loc, col0, arith::ConstantIntOp::create(in, loc, j * perBlock, 32)).getResult()
+                  : col0;
+    box(smem, coords);
+  }
+}
+
 struct TmaCopyPattern : OpConversionPattern<TmaCopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(TmaCopyOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     BufferShape s = bufferShape(op.getBuffer().getType(), 2);
-    int64_t rows = s.dims[0], cols = s.dims[1];
     int64_t perBlock = boxColumns(s);
     if (!perBlock) return rw.notifyMatchFailure(op, "a tile that is no whole number of boxes");
-    int64_t blocks = cols / perBlock;
-    int64_t bytes = rows * cols * s.elem;
+    int64_t bytes = s.dims[0] * s.dims[1] * s.elem;
 
     OpBuilder in = issuerOnly(rw, loc, op.getIssuer());
     Value bar = gep(in, loc, a.getBarriers(), arith::MulIOp::create(in, loc, a.getBarrierStage(), cIndex(in, loc, 8)));
@@ -56,22 +72,14 @@ struct TmaCopyPattern : OpConversionPattern<TmaCopyOp> {
                                            NVVM::MemScopeKind::CTA, /*relaxed=*/false, Value());
     Value map = LLVM::AddrSpaceCastOp::create(in, loc, LLVM::LLVMPointerType::get(rw.getContext()), a.getMap());
     Value stage = gep(in, loc, a.getBuffer(), arith::MulIOp::create(in, loc, a.getStage(), cIndex(in, loc, s.stageBytes)));
-    auto i32 = [&](Value index) { return arith::IndexCastOp::create(in, loc, in.getI32Type(), index).getResult(); };
-    // Coordinates innermost first, as the map's dimensions are.
-    SmallVector<Value> coords;
-    for (Value o : llvm::reverse(a.getOffsets())) coords.push_back(i32(o));
-    Value col0 = coords[0];
-    for (int64_t j = 0; j < blocks; ++j) {
-      Value dst = j ? gep(in, loc, stage, cIndex(in, loc, j * rows * perBlock * s.elem)) : stage;
-      coords[0] = j ? arith::AddIOp::create(in, loc, col0, arith::ConstantIntOp::create(in, loc, j * perBlock, 32)).getResult()
-                    : col0;
+    forEachBox(in, loc, s, perBlock, stage, a.getOffsets(), [&](Value dst, ArrayRef<Value> coords) {
       // The PTX 8.0 form names the destination in shared::cluster (address space 7): a CTA's
       // own shared memory is part of it.
       Value cdst = LLVM::AddrSpaceCastOp::create(in, loc, LLVM::LLVMPointerType::get(rw.getContext(), 7), dst);
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(in, loc, cdst, map, coords, bar, ValueRange{}, Value(),
                                                              Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
                                                              NVVM::CTAGroupKindAttr(), Value());
-    }
+    });
     rw.eraseOp(op);
     return success();
   }
@@ -84,23 +92,15 @@ struct TmaStorePattern : OpConversionPattern<TmaStoreOp> {
   LogicalResult matchAndRewrite(TmaStoreOp op, OpAdaptor a, ConversionPatternRewriter &rw) const override {
     Location loc = op.getLoc();
     BufferShape s = bufferShape(op.getBuffer().getType(), 2);
-    int64_t rows = s.dims[0], cols = s.dims[1];
     int64_t perBlock = boxColumns(s);
     if (!perBlock) return rw.notifyMatchFailure(op, "a tile that is no whole number of boxes");
     OpBuilder in = issuerOnly(rw, loc, op.getIssuer());
     Value map = LLVM::AddrSpaceCastOp::create(in, loc, LLVM::LLVMPointerType::get(rw.getContext()), a.getMap());
-    auto i32 = [&](Value index) { return arith::IndexCastOp::create(in, loc, in.getI32Type(), index).getResult(); };
-    SmallVector<Value> coords;
-    for (Value o : llvm::reverse(a.getOffsets())) coords.push_back(i32(o));
-    Value col0 = coords[0];
-    for (int64_t j = 0; j < cols / perBlock; ++j) {
-      Value src = j ? gep(in, loc, a.getBuffer(), cIndex(in, loc, j * rows * perBlock * s.elem)) : a.getBuffer();
-      coords[0] = j ? arith::AddIOp::create(in, loc, col0, arith::ConstantIntOp::create(in, loc, j * perBlock, 32)).getResult()
-                    : col0;
+    forEachBox(in, loc, s, perBlock, a.getBuffer(), a.getOffsets(), [&](Value src, ArrayRef<Value> coords) {
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(in, loc, map, src, coords, /*l2CacheHint=*/Value(),
                                                          NVVM::TMAStoreModeAttr::get(rw.getContext(), NVVM::TMAStoreMode::TILE),
                                                          /*predicate=*/Value());
-    }
+    });
     NVVM::CpAsyncBulkCommitGroupOp::create(in, loc);
     rw.eraseOp(op);
     return success();

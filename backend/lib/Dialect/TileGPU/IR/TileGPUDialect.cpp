@@ -409,30 +409,43 @@ LogicalResult MBarrierInitOp::verify() {
 LogicalResult MBarrierArriveOp::verify() { return checkBarriers(*this, getBarriers().getType()); }
 LogicalResult MBarrierWaitOp::verify() { return checkBarriers(*this, getBarriers().getType()); }
 
-LogicalResult TmaStoreOp::verify() {
-  if (getSqueezed().size() != getOffsets().size() || getOffsets().size() > 5)
-    return emitOpError("needs one offset and squeeze flag per dimension of the tensor (at most 5)");
-  MemDescType t = getBuffer().getType();
-  auto enc = dyn_cast_or_null<SharedEncodingAttr>(t.getEncoding());
-  if (t.getShape().size() != 2 || !enc || enc.getPad() != 0 || enc.getMaxPhase() < 2)
-    return emitOpError("needs a swizzled 2-D buffer (`!tilegpu.memdesc<R x C>`, rows of 32, 64 or 128 bytes)");
-  if (llvm::count(getSqueezed(), false) != 2 || getSqueezed().back() || getSqueezed()[getSqueezed().size() - 2])
-    return emitOpError("stores a tile of the tensor's last two dimensions: only the others may be squeezed");
-  if (t.getShape()[0] > 256) return emitOpError("stores at most 256 rows (TMA's box)");
-  if (getIssuer() >= 1024) return emitOpError("`issuer` must be a thread of the CTA");
+/// What tma_copy and tma_store ask of the slice they move, in this order: one offset and squeeze
+/// flag per dimension (at most 5), the op's own buffer (`buffer`, which gives the tile's rows),
+/// the last two dimensions kept, at most 256 rows (TMA's box), a thread of the CTA.
+static LogicalResult verifyTmaSlice(Operation *op, size_t offsets, ArrayRef<bool> squeezed,
+                                    function_ref<LogicalResult(int64_t &rows)> buffer, int64_t issuer, StringRef verb) {
+  if (squeezed.size() != offsets || offsets > 5)
+    return op->emitOpError("needs one offset and squeeze flag per dimension of the tensor (at most 5)");
+  int64_t rows = 0;
+  if (failed(buffer(rows))) return failure();
+  if (llvm::count(squeezed, false) != 2 || squeezed.back() || squeezed[squeezed.size() - 2])
+    return op->emitOpError() << verb << " a tile of the tensor's last two dimensions: only the others may be squeezed";
+  if (rows > 256) return op->emitOpError() << verb << " at most 256 rows (TMA's box)";
+  if (issuer >= 1024) return op->emitOpError("`issuer` must be a thread of the CTA");
   return success();
 }
 
+LogicalResult TmaStoreOp::verify() {
+  auto buffer = [&](int64_t &rows) -> LogicalResult {
+    MemDescType t = getBuffer().getType();
+    auto enc = dyn_cast_or_null<SharedEncodingAttr>(t.getEncoding());
+    if (t.getShape().size() != 2 || !enc || enc.getPad() != 0 || enc.getMaxPhase() < 2)
+      return emitOpError("needs a swizzled 2-D buffer (`!tilegpu.memdesc<R x C>`, rows of 32, 64 or 128 bytes)");
+    rows = t.getShape()[0];
+    return success();
+  };
+  return verifyTmaSlice(*this, getOffsets().size(), getSqueezed(), buffer, getIssuer(), "stores");
+}
+
 LogicalResult TmaCopyOp::verify() {
-  if (getSqueezed().size() != getOffsets().size() || getOffsets().size() > 5)
-    return emitOpError("needs one offset and squeeze flag per dimension of the tensor (at most 5)");
-  MemDescType t = getBuffer().getType();
-  auto enc = dyn_cast_or_null<SharedEncodingAttr>(t.getEncoding());
-  if (t.getShape().size() != 3 || !enc || enc.getPad() != 0)
-    return emitOpError("needs a ring of 2-D stages without padding (`!tilegpu.memdesc<S x R x C>`, swizzled or not)");
-  if (llvm::count(getSqueezed(), false) != 2 || getSqueezed().back() || getSqueezed()[getSqueezed().size() - 2])
-    return emitOpError("copies a tile of the tensor's last two dimensions: only the others may be squeezed");
-  if (t.getShape()[1] > 256) return emitOpError("copies at most 256 rows (TMA's box)");
-  if (getIssuer() >= 1024) return emitOpError("`issuer` must be a thread of the CTA");
+  auto ring = [&](int64_t &rows) -> LogicalResult {
+    MemDescType t = getBuffer().getType();
+    auto enc = dyn_cast_or_null<SharedEncodingAttr>(t.getEncoding());
+    if (t.getShape().size() != 3 || !enc || enc.getPad() != 0)
+      return emitOpError("needs a ring of 2-D stages without padding (`!tilegpu.memdesc<S x R x C>`, swizzled or not)");
+    rows = t.getShape()[1];
+    return success();
+  };
+  if (failed(verifyTmaSlice(*this, getOffsets().size(), getSqueezed(), ring, getIssuer(), "copies"))) return failure();
   return checkBarriers(*this, getBarriers().getType());
 }

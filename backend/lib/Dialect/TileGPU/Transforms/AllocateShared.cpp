@@ -11,8 +11,9 @@
 // epilogue's, tilegpu-tma-store), whose first write a barrier precedes: it
 // takes the bytes of buffers dead before it (not mbarriers', which would need
 // an mbarrier.inval first), and lives to the kernel's end. A row reduction
-// split over warps (the SIMT policy's few rows) exchanges its partials through the first bytes of shared
-// memory, kept for it before any buffer (ReduceToNVVM, between its own barriers).
+// split over warps (the SIMT policy's few rows) exchanges its partials through
+// the first bytes of shared memory, kept for it before any buffer (ReduceToNVVM,
+// between its own barriers).
 //
 //===----------------------------------------------------------------------===//
 #include "SharedPlan.h"
@@ -82,8 +83,14 @@ int64_t reduceScratchBytes(func::FuncOp f) {
   return need;
 }
 
+/// A buffer plannedSharedBytes adds to the plan: first used at `firstUse`, `tilegpu.after_dead`.
+struct Planned {
+  Operation *firstUse;
+  int64_t bytes, align;
+};
+
 /// Offsets for every buffer of `f` (and `extra`, when given), largest first; the total.
-int64_t plan(func::FuncOp f, bool reuse, SmallVectorImpl<Interval> &bufs, std::optional<Interval> extra) {
+int64_t plan(func::FuncOp f, bool reuse, SmallVectorImpl<Interval> &bufs, std::optional<Planned> extra) {
   int64_t scratch = reduceScratchBytes(f);
   DenseMap<Operation *, int64_t> index;
   int64_t n = 0;
@@ -114,7 +121,9 @@ int64_t plan(func::FuncOp f, bool reuse, SmallVectorImpl<Interval> &bufs, std::o
     if (!reuse && iv.begin == INT64_MAX) iv.begin = 0;
     if (iv.end >= 0) bufs.push_back(iv);
   });
-  if (extra) bufs.push_back(*extra);
+  if (extra)
+    bufs.push_back(Interval{LocalAllocOp(), extra->bytes, index[outermostLoop(extra->firstUse)], INT64_MAX, 0,
+                            extra->align, /*afterDead=*/true});
   SmallVector<Interval *> order;
   for (Interval &b : bufs) order.push_back(&b);
   llvm::stable_sort(order, [](Interval *a, Interval *b) { return a->bytes > b->bytes; });
@@ -162,19 +171,8 @@ struct AllocateSharedPass : impl::TileGPUAllocateSharedBase<AllocateSharedPass> 
 
 int64_t plannedSharedBytes(func::FuncOp f, bool reuse, Operation *firstUse, int64_t bytes, int64_t align) {
   SmallVector<Interval> bufs;
-  std::optional<Interval> extra;
-  if (firstUse) {
-    // Numbered as plan() numbers ops: its first use's outermost loop begins its live range.
-    int64_t n = 0, begin = 0;
-    Operation *outer = firstUse;
-    for (Operation *p = firstUse->getParentOp(); p && p != f; p = p->getParentOp())
-      if (isa<scf::ForOp>(p)) outer = p;
-    f.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (op == outer) begin = n;
-      ++n;
-    });
-    extra = Interval{LocalAllocOp(), bytes, begin, INT64_MAX, 0, align, true};
-  }
+  std::optional<Planned> extra;
+  if (firstUse) extra = Planned{firstUse, bytes, align};
   return plan(f, reuse, bufs, extra);
 }
 
